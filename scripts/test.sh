@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds with -Werror under AddressSanitizer and UndefinedBehaviorSanitizer
+# (the `ci` preset, in build-ci/), and runs every test with ctest. This is what CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake --preset ci
+cmake --build --preset ci -j "$(nproc)"
+ctest --preset ci

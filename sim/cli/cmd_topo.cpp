@@ -1,0 +1,147 @@
+// `linksim topo ...`: show, check, import, dot, list.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/cli/commands.hpp"
+#include "sim/core/atomic_write.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/json_view.hpp"
+#include "sim/core/schema_check.hpp"
+#include "sim/topo/describe.hpp"
+#include "sim/topo/dot.hpp"
+#include "sim/topo/loader.hpp"
+#include "sim/topo/smi_matrix.hpp"
+#include "sim/topo/summary.hpp"
+
+namespace linksim::cli {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open file for reading");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Schema problems in a file, reported like loader errors.
+void check_schema(const std::string& path) {
+  const std::string schema_path = topo::shipped_topology_dir() + "/schema.json";
+  std::ifstream probe(schema_path);
+  if (!probe) return;  // installed without the schema: the loader's checks still apply
+  const Json schema = read_json_file(schema_path);
+  const Json doc = read_json_file(topo::resolve_topology_path(path));
+  auto problems = schema_violations(doc, schema);
+  if (!problems.empty()) {
+    throw InputError(topo::resolve_topology_path(path), "",
+                     fmt::format("does not match topologies/schema.json: {}",
+                                 fmt::join(problems, "; ")));
+  }
+}
+
+}  // namespace
+
+void register_topo(CLI::App& app) {
+  auto* topo_cmd = app.add_subcommand("topo", "Describe, check, import and draw machines");
+  topo_cmd->require_subcommand(1);
+
+  {
+    auto* cmd = topo_cmd->add_subcommand(
+        "show", "The nvidia-smi topo -m matrix of a machine, then a summary");
+    auto file = std::make_shared<std::string>();
+    cmd->add_option("file", *file, "Topology file, or the name of a shipped machine")->required();
+    cmd->callback([file] {
+      const topo::Topology t = topo::load_topology(*file);
+      const topo::Router router(t);
+      std::string out = topo::format_smi_matrix(topo::smi_matrix(t, router));
+      out += "\n" + topo::describe_summary(t, topo::summarize(t, router));
+      std::cout << out;
+    });
+  }
+  {
+    auto* cmd = topo_cmd->add_subcommand("check", "Validate a machine and explain what it is");
+    auto file = std::make_shared<std::string>();
+    cmd->add_option("file", *file, "Topology file, or the name of a shipped machine")->required();
+    cmd->callback([file] {
+      const topo::Topology t = topo::load_topology(*file);
+      check_schema(*file);
+      const topo::Router router(t);
+      std::cout << topo::explain_machine(t, router, topo::summarize(t, router));
+    });
+  }
+  {
+    auto* cmd = topo_cmd->add_subcommand(
+        "import", "Turn a real `nvidia-smi topo -m` printout into a topology file");
+    auto printout = std::make_shared<std::string>();
+    auto gpu = std::make_shared<std::string>();
+    auto output = std::make_shared<std::string>();
+    auto vendor = std::make_shared<std::string>("intel");
+    auto title = std::make_shared<std::string>();
+    auto force = std::make_shared<bool>(false);
+    cmd->add_option("printout", *printout, "File holding the printout ('-' for stdin)")->required();
+    cmd->add_option("--gpu", *gpu, "GPU model (see docs/topology-format.md)")->required();
+    cmd->add_option("-o,--output", *output, "Topology file to write (default: stdout)");
+    cmd->add_option("--cpu-vendor", *vendor, "CPU vendor: intel, amd, ...")
+        ->check(CLI::IsMember({"intel", "amd", "nvidia", "ibm", "other"}));
+    cmd->add_option("--title", *title, "Title for the machine");
+    cmd->add_flag("--force", *force, "Overwrite the output file");
+    cmd->callback([=] {
+      std::string text;
+      if (*printout == "-") {
+        std::ostringstream s;
+        s << std::cin.rdbuf();
+        text = s.str();
+      } else {
+        text = read_text(*printout);
+      }
+      const auto matrix = topo::parse_smi_printout(text, *printout);
+      topo::SmiImportOptions options;
+      options.gpu_model = *gpu;
+      options.cpu_vendor = *vendor;
+      options.title = *title;
+      options.source = *printout;
+      const auto imported = topo::import_smi(matrix, options);
+      // Check the result loads before writing anything.
+      const std::string out_name = output->empty() ? std::string("<stdout>") : *output;
+      const topo::Topology t = topo::parse_topology(imported.document, out_name);
+      const topo::Router router(t);
+      const auto diffs = topo::compare_smi(matrix, topo::smi_matrix(t, router));
+      const std::string body = imported.document.dump(2) + "\n";
+      if (output->empty()) {
+        std::cout << body;
+      } else {
+        write_file_atomically(*output, body, *force);
+      }
+      std::string report = "linksim: assumed:\n";
+      for (const auto& a : imported.assumed) report += "  - " + a + "\n";
+      if (diffs.empty()) {
+        report += "linksim: the imported machine reproduces the printout cell by cell\n";
+      } else {
+        report += "linksim: the imported machine differs from the printout:\n";
+        for (const auto& d : diffs) report += "  - " + d + "\n";
+      }
+      std::cerr << report;
+    });
+  }
+  {
+    auto* cmd = topo_cmd->add_subcommand("dot", "Graphviz DOT of a machine");
+    auto file = std::make_shared<std::string>();
+    cmd->add_option("file", *file, "Topology file, or the name of a shipped machine")->required();
+    cmd->callback([file] { std::cout << topo::to_dot(topo::load_topology(*file)); });
+  }
+  {
+    auto* cmd = topo_cmd->add_subcommand("list", "One line per shipped machine");
+    cmd->callback([] {
+      std::string out = fmt::format("{:<28} {:<28} {:<10} {}\n", "name", "GPUs", "price", "title");
+      for (const auto& f : topo::shipped_topology_files()) {
+        out += topo::one_line(topo::load_topology(f)) + "\n";
+      }
+      std::cout << out;
+    });
+  }
+}
+
+}  // namespace linksim::cli

@@ -1,0 +1,219 @@
+#include "sim/core/json_view.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
+
+namespace linksim {
+namespace {
+
+// Line and column (both 1-based) of a byte offset, for parse errors.
+std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t offset) {
+  std::size_t line = 1;
+  std::size_t column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+}  // namespace
+
+Json parse_json_text(const std::string& text, const std::string& source_name) {
+  try {
+    return Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann reports the byte just past the problem; point at the offending byte.
+    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    auto [line, column] = line_column(text, offset);
+    std::string what = e.what();
+    // Keep nlohmann's description but drop its own "[json.exception...] parse error at..." prefix.
+    const auto colon = what.find(": ", what.find("parse error"));
+    std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
+    throw InputError(source_name, fmt::format("line {}, column {}", line, column),
+                     "malformed JSON: " + detail);
+  }
+}
+
+Json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open file for reading");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_json_text(buffer.str(), path);
+}
+
+std::string json_type_name(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float: return "a number";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::object: return "an object";
+    default: return "an unsupported value";
+  }
+}
+
+std::string json_pointer_escape(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+JsonView::JsonView(const Json& value, std::string file, std::string pointer)
+    : value_(&value), file_(std::move(file)), pointer_(std::move(pointer)) {}
+
+void JsonView::fail(const std::string& message) const {
+  throw InputError(file_, pointer(), message);
+}
+
+void JsonView::expect_type(bool ok, const char* expected) const {
+  if (!ok) fail(fmt::format("expected {}, got {}", expected, json_type_name(*value_)));
+}
+
+bool JsonView::has(std::string_view key) const {
+  return value_->is_object() && value_->contains(key);
+}
+
+JsonView JsonView::at(std::string_view key) const {
+  expect_type(value_->is_object(), "an object");
+  auto it = value_->find(key);
+  if (it == value_->end()) fail(fmt::format("missing required field \"{}\"", key));
+  return JsonView(*it, file_, pointer_ + "/" + json_pointer_escape(key));
+}
+
+std::optional<JsonView> JsonView::get(std::string_view key) const {
+  expect_type(value_->is_object(), "an object");
+  auto it = value_->find(key);
+  if (it == value_->end()) return std::nullopt;
+  return JsonView(*it, file_, pointer_ + "/" + json_pointer_escape(key));
+}
+
+std::vector<JsonView> JsonView::elements() const {
+  expect_type(value_->is_array(), "an array");
+  std::vector<JsonView> out;
+  out.reserve(value_->size());
+  for (std::size_t i = 0; i < value_->size(); ++i) {
+    out.emplace_back((*value_)[i], file_, pointer_ + "/" + std::to_string(i));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, JsonView>> JsonView::members() const {
+  expect_type(value_->is_object(), "an object");
+  std::vector<std::pair<std::string, JsonView>> out;
+  for (auto it = value_->begin(); it != value_->end(); ++it) {
+    out.emplace_back(it.key(), JsonView(it.value(), file_, pointer_ + "/" + json_pointer_escape(it.key())));
+  }
+  return out;
+}
+
+std::string JsonView::as_string() const {
+  expect_type(value_->is_string(), "a string");
+  return value_->get<std::string>();
+}
+
+double JsonView::as_number() const {
+  expect_type(value_->is_number(), "a number");
+  const double v = value_->get<double>();
+  if (!std::isfinite(v)) fail("expected a finite number");
+  return v;
+}
+
+std::int64_t JsonView::as_integer() const {
+  expect_type(value_->is_number_integer(), "an integer");
+  return value_->get<std::int64_t>();
+}
+
+bool JsonView::as_bool() const {
+  expect_type(value_->is_boolean(), "true or false");
+  return value_->get<bool>();
+}
+
+std::string JsonView::string_or(std::string_view key, std::string fallback) const {
+  auto v = get(key);
+  return v ? v->as_string() : std::move(fallback);
+}
+double JsonView::number_or(std::string_view key, double fallback) const {
+  auto v = get(key);
+  return v ? v->as_number() : fallback;
+}
+std::int64_t JsonView::integer_or(std::string_view key, std::int64_t fallback) const {
+  auto v = get(key);
+  return v ? v->as_integer() : fallback;
+}
+bool JsonView::bool_or(std::string_view key, bool fallback) const {
+  auto v = get(key);
+  return v ? v->as_bool() : fallback;
+}
+
+double JsonView::as_bandwidth_Bps() const {
+  expect_type(value_->is_string(), "a bandwidth string such as \"25 GB/s\" or \"200 Gb/s\"");
+  auto v = units::parse_bandwidth_Bps(value_->get<std::string>());
+  if (!v) {
+    fail(fmt::format("expected a bandwidth such as \"25 GB/s\" or \"200 Gb/s\", got \"{}\"",
+                     value_->get<std::string>()));
+  }
+  return *v;
+}
+
+double JsonView::as_time_s() const {
+  expect_type(value_->is_string(), "a time string such as \"1.2 us\"");
+  auto v = units::parse_time_s(value_->get<std::string>());
+  if (!v) {
+    fail(fmt::format("expected a time such as \"1.2 us\", \"500 ns\" or \"3 ms\", got \"{}\"",
+                     value_->get<std::string>()));
+  }
+  return *v;
+}
+
+double JsonView::as_bytes() const {
+  expect_type(value_->is_string(), "a size string such as \"80 GiB\"");
+  auto v = units::parse_bytes(value_->get<std::string>());
+  if (!v) {
+    fail(fmt::format("expected a size such as \"80 GiB\" or \"10 GB\", got \"{}\"",
+                     value_->get<std::string>()));
+  }
+  return *v;
+}
+
+void JsonView::expect_only(std::initializer_list<std::string_view> allowed) const {
+  std::vector<std::string> list(allowed.begin(), allowed.end());
+  expect_only(list);
+}
+
+void JsonView::expect_only(const std::vector<std::string>& allowed) const {
+  expect_type(value_->is_object(), "an object");
+  for (auto it = value_->begin(); it != value_->end(); ++it) {
+    bool known = false;
+    for (const auto& a : allowed) known = known || a == it.key();
+    if (!known) {
+      throw InputError(file_, pointer_ + "/" + json_pointer_escape(it.key()),
+                       fmt::format("unknown field \"{}\"; expected one of: {}", it.key(),
+                                   fmt::join(allowed, ", ")));
+    }
+  }
+}
+
+}  // namespace linksim

@@ -1,0 +1,365 @@
+#include "sim/engine/simulation.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <queue>
+
+#include "sim/net/solver.hpp"
+
+namespace linksim::engine {
+
+Simulation::Simulation(std::vector<double> channel_capacity_Bps, std::size_t gpu_count)
+    : capacity_Bps_(std::move(channel_capacity_Bps)), gpu_count_(gpu_count) {
+  for ([[maybe_unused]] double c : capacity_Bps_)
+    assert(c > 0 && "channel capacity must be > 0");
+}
+
+PathId Simulation::add_path(std::span<const ChannelId> channels, double latency_s) {
+  assert(latency_s >= 0);
+  for ([[maybe_unused]] ChannelId c : channels)
+    assert(c < capacity_Bps_.size());
+  path_channels_.insert(path_channels_.end(), channels.begin(), channels.end());
+  path_begin_.push_back(static_cast<std::uint32_t>(path_channels_.size()));
+  path_latency_s_.push_back(latency_s);
+  return static_cast<PathId>(path_latency_s_.size() - 1);
+}
+
+TaskId Simulation::add_task(Task task, std::span<const TaskId> deps) {
+  const auto id = static_cast<TaskId>(tasks_.size());
+  for ([[maybe_unused]] TaskId d : deps)
+    assert(d < id && "dependencies must be added first");
+  task.dep_begin = static_cast<std::uint32_t>(deps_.size());
+  deps_.insert(deps_.end(), deps.begin(), deps.end());
+  task.dep_end = static_cast<std::uint32_t>(deps_.size());
+  tasks_.push_back(task);
+  return id;
+}
+
+TaskId Simulation::add_compute(int gpu, double duration_s, std::span<const TaskId> deps) {
+  assert(gpu >= 0 && static_cast<std::size_t>(gpu) < gpu_count_ && duration_s >= 0);
+  Task t;
+  t.kind = TaskKind::compute;
+  t.gpu = gpu;
+  t.amount = duration_s;
+  return add_task(t, deps);
+}
+
+TaskId Simulation::add_transfer(double bytes, std::span<const PathShare> paths, int src_gpu,
+                                int dst_gpu, std::span<const TaskId> deps) {
+  assert(bytes >= 0);
+  assert(src_gpu < static_cast<int>(gpu_count_) && dst_gpu < static_cast<int>(gpu_count_));
+  Task t;
+  t.kind = TaskKind::transfer;
+  t.gpu = src_gpu;
+  t.peer_gpu = dst_gpu;
+  t.amount = bytes;
+  t.path_begin = static_cast<std::uint32_t>(path_shares_.size());
+  for (const PathShare& p : paths) {
+    assert(p.path < path_latency_s_.size() && p.share > 0);
+    path_shares_.push_back(p);
+  }
+  t.path_end = static_cast<std::uint32_t>(path_shares_.size());
+  return add_task(t, deps);
+}
+
+TaskId Simulation::add_delay(double duration_s, std::span<const TaskId> deps) {
+  assert(duration_s >= 0);
+  Task t;
+  t.kind = TaskKind::delay;
+  t.amount = duration_s;
+  return add_task(t, deps);
+}
+
+TaskId Simulation::add_barrier(std::span<const TaskId> deps) {
+  return add_task(Task{}, deps);
+}
+
+std::span<const TaskId> Simulation::deps(TaskId task) const {
+  const Task& t = tasks_[task];
+  return {deps_.data() + t.dep_begin, t.dep_end - t.dep_begin};
+}
+
+std::span<const PathShare> Simulation::paths(TaskId task) const {
+  const Task& t = tasks_[task];
+  return {path_shares_.data() + t.path_begin, t.path_end - t.path_begin};
+}
+
+std::span<const ChannelId> Simulation::path_channels(PathId path) const {
+  return {path_channels_.data() + path_begin_[path], path_begin_[path + 1] - path_begin_[path]};
+}
+
+// One run's mutable state.
+class Runner {
+ public:
+  Runner(const Simulation& sim, const RunOptions& options) : sim_(sim), options_(options) {}
+  Timeline run();
+
+ private:
+  // Kinds in the order they are handled within an instant.
+  enum class EventKind : std::uint8_t { task_end, flow_end, path_ready };
+  struct Event {
+    double time_s;
+    EventKind kind;
+    TaskId task;
+    std::uint32_t path_index;  // within the task's paths
+    net::FlowId flow;          // flow_end only
+    std::uint32_t version;     // flow_end: matches Flow::version unless superseded
+    bool operator>(const Event& o) const {
+      if (time_s != o.time_s) return time_s > o.time_s;
+      if (kind != o.kind) return kind > o.kind;
+      if (task != o.task) return task > o.task;
+      return path_index > o.path_index;
+    }
+  };
+  struct Flow {  // indexed by solver flow id
+    TaskId task = 0;
+    std::uint32_t path_index = 0;
+    double remaining_bytes = 0;
+    double rate_Bps = 0;
+    double since_s = 0;  // when remaining_bytes was last brought up to date
+    std::uint32_t version = 0;
+  };
+
+  void push(double time_s, EventKind kind, TaskId task, std::uint32_t path_index,
+            net::FlowId flow = 0, std::uint32_t version = 0) {
+    queue_.push({time_s, kind, task, path_index, flow, version});
+  }
+  void start_task(TaskId id);
+  void finish_task(TaskId id);
+  void path_ready(TaskId id, std::uint32_t path_index);
+  void path_done(TaskId id);
+  void flow_end(const Event& e);
+  void drain_ready();
+  void after_instant();
+  void record_channel_states();
+
+  const Simulation& sim_;
+  const RunOptions& options_;
+  Timeline tl_;
+  net::Solver solver_;
+  double now_s_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
+  std::vector<std::uint32_t> waiting_on_;  // unfinished dependencies per task
+  std::vector<std::uint32_t> dependents_begin_;
+  std::vector<TaskId> dependents_;
+  std::vector<std::uint32_t> open_paths_;  // per transfer: paths still in flight
+  std::vector<TaskId> ready_;
+  std::size_t ready_head_ = 0;
+  std::vector<Flow> flows_;
+  std::vector<double> busy_since_s_;  // per channel; NaN when idle
+  std::vector<double> saturated_since_s_;
+};
+
+void Runner::start_task(TaskId id) {
+  const Simulation::Task& t = sim_.tasks_[id];
+  tl_.task_start_s[id] = now_s_;
+  switch (t.kind) {
+    case TaskKind::compute:
+    case TaskKind::delay:
+      push(now_s_ + t.amount, EventKind::task_end, id, 0);
+      return;
+    case TaskKind::barrier:
+      finish_task(id);
+      return;
+    case TaskKind::transfer: {
+      const auto paths = sim_.paths(id);
+      open_paths_[id] = static_cast<std::uint32_t>(paths.size());
+      if (paths.empty()) {
+        finish_task(id);
+        return;
+      }
+      for (std::uint32_t i = 0; i < paths.size(); ++i) {
+        push(now_s_ + sim_.path_latency_s(paths[i].path), EventKind::path_ready, id, i);
+      }
+      return;
+    }
+  }
+}
+
+void Runner::finish_task(TaskId id) {
+  tl_.task_end_s[id] = now_s_;
+  tl_.makespan_s = std::max(tl_.makespan_s, now_s_);
+  const Simulation::Task& t = sim_.tasks_[id];
+  if (options_.record_intervals) {
+    const TaskInterval iv{tl_.task_start_s[id], now_s_, id};
+    if (t.kind == TaskKind::compute) tl_.gpu_compute[static_cast<std::size_t>(t.gpu)].push_back(iv);
+    if (t.kind == TaskKind::transfer) {
+      if (t.gpu != kNoGpu) tl_.gpu_comm[static_cast<std::size_t>(t.gpu)].push_back(iv);
+      if (t.peer_gpu != kNoGpu && t.peer_gpu != t.gpu) {
+        tl_.gpu_comm[static_cast<std::size_t>(t.peer_gpu)].push_back(iv);
+      }
+    }
+  }
+  for (std::uint32_t i = dependents_begin_[id]; i < dependents_begin_[id + 1]; ++i) {
+    const TaskId d = dependents_[i];
+    if (--waiting_on_[d] == 0) ready_.push_back(d);
+  }
+}
+
+void Runner::drain_ready() {
+  while (ready_head_ < ready_.size())
+    start_task(ready_[ready_head_++]);
+  ready_.clear();
+  ready_head_ = 0;
+}
+
+void Runner::path_ready(TaskId id, std::uint32_t path_index) {
+  const PathShare& p = sim_.paths(id)[path_index];
+  const auto channels = sim_.path_channels(p.path);
+  const double bytes = sim_.tasks_[id].amount * p.share;
+  if (channels.empty() || bytes <= 0) {  // nothing to share: done once the latency is paid
+    path_done(id);
+    return;
+  }
+  const net::FlowId f = solver_.add_flow(channels);
+  if (f >= flows_.size()) flows_.resize(f + 1);
+  Flow& flow = flows_[f];
+  flow.task = id;
+  flow.path_index = path_index;
+  flow.remaining_bytes = bytes;
+  flow.rate_Bps = 0;
+  flow.since_s = now_s_;
+  ++flow.version;
+  for (ChannelId c : channels)
+    tl_.channels[c].bytes += bytes;
+  ++tl_.flow_starts;
+}
+
+void Runner::path_done(TaskId id) {
+  if (--open_paths_[id] == 0) finish_task(id);
+}
+
+void Runner::flow_end(const Event& e) {
+  const net::FlowId f = e.flow;
+  Flow& flow = flows_[f];
+  if (flow.version != e.version || flow.task != e.task) return;  // superseded by a new rate
+  ++flow.version;
+  solver_.remove_flow(f);
+  ++tl_.flow_ends;
+  path_done(flow.task);
+}
+
+void Runner::record_channel_states() {
+  for (net::LinkId l : solver_.resolved_links()) {
+    const bool busy = solver_.flows_on(l) > 0;
+    const bool saturated = solver_.saturated(l);
+    ChannelUsage& u = tl_.channels[l];
+    if (busy != !std::isnan(busy_since_s_[l])) {
+      if (busy) {
+        busy_since_s_[l] = now_s_;
+      } else {
+        u.busy_s += now_s_ - busy_since_s_[l];
+        if (options_.record_intervals) u.busy.push_back({busy_since_s_[l], now_s_});
+        busy_since_s_[l] = std::numeric_limits<double>::quiet_NaN();
+      }
+    }
+    if (saturated != !std::isnan(saturated_since_s_[l])) {
+      if (saturated) {
+        saturated_since_s_[l] = now_s_;
+      } else {
+        u.saturated_s += now_s_ - saturated_since_s_[l];
+        saturated_since_s_[l] = std::numeric_limits<double>::quiet_NaN();
+      }
+    }
+  }
+}
+
+// Re-solves what this instant touched and reschedules the flows whose rate changed.
+void Runner::after_instant() {
+  solver_.solve();
+  ++tl_.solves;
+  for (net::FlowId f : solver_.resolved_flows()) {
+    Flow& flow = flows_[f];
+    const double rate = solver_.rate(f);
+    if (rate == flow.rate_Bps) continue;  // its scheduled end still holds
+    flow.remaining_bytes =
+        std::max(0.0, flow.remaining_bytes - flow.rate_Bps * (now_s_ - flow.since_s));
+    flow.since_s = now_s_;
+    flow.rate_Bps = rate;
+    ++flow.version;
+    push(now_s_ + flow.remaining_bytes / rate, EventKind::flow_end, flow.task, flow.path_index, f,
+         flow.version);
+  }
+  record_channel_states();
+}
+
+Timeline Runner::run() {
+  const std::size_t n = sim_.task_count();
+  tl_.task_start_s.assign(n, std::numeric_limits<double>::quiet_NaN());
+  tl_.task_end_s.assign(n, std::numeric_limits<double>::quiet_NaN());
+  tl_.channels.resize(sim_.channel_count());
+  if (options_.record_intervals) {
+    tl_.gpu_compute.resize(sim_.gpu_count());
+    tl_.gpu_comm.resize(sim_.gpu_count());
+  }
+  for (double c : sim_.capacity_Bps_)
+    solver_.add_link(c);
+  busy_since_s_.assign(sim_.channel_count(), std::numeric_limits<double>::quiet_NaN());
+  saturated_since_s_ = busy_since_s_;
+  open_paths_.assign(n, 0);
+
+  // Dependents in compressed rows; waiting counts.
+  waiting_on_.assign(n, 0);
+  dependents_begin_.assign(n + 1, 0);
+  for (TaskId id = 0; id < n; ++id) {
+    const auto deps = sim_.deps(id);
+    waiting_on_[id] = static_cast<std::uint32_t>(deps.size());
+    for (TaskId d : deps)
+      ++dependents_begin_[d + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    dependents_begin_[i + 1] += dependents_begin_[i];
+  dependents_.resize(sim_.deps_.size());
+  {
+    std::vector<std::uint32_t> fill(dependents_begin_.begin(), dependents_begin_.end() - 1);
+    for (TaskId id = 0; id < n; ++id) {
+      for (TaskId d : sim_.deps(id))
+        dependents_[fill[d]++] = id;
+    }
+  }
+
+  for (TaskId id = 0; id < n; ++id) {
+    if (waiting_on_[id] == 0) ready_.push_back(id);
+  }
+  drain_ready();
+
+  while (!queue_.empty()) {
+    now_s_ = queue_.top().time_s;
+    ++tl_.event_times;
+    // Everything due now, including zero-duration work that this instant's events start.
+    while (!queue_.empty() && queue_.top().time_s <= now_s_) {
+      const Event e = queue_.top();
+      queue_.pop();
+      switch (e.kind) {
+        case EventKind::task_end:
+          finish_task(e.task);
+          break;
+        case EventKind::flow_end:
+          flow_end(e);
+          break;
+        case EventKind::path_ready:
+          path_ready(e.task, e.path_index);
+          break;
+      }
+      drain_ready();
+    }
+    after_instant();
+  }
+
+  for (auto* per_gpu : {&tl_.gpu_compute, &tl_.gpu_comm}) {
+    for (auto& v : *per_gpu) {
+      std::sort(v.begin(), v.end(), [](const TaskInterval& a, const TaskInterval& b) {
+        return a.start_s != b.start_s ? a.start_s < b.start_s : a.task < b.task;
+      });
+    }
+  }
+  return std::move(tl_);
+}
+
+Timeline Simulation::run(const RunOptions& options) const {
+  return Runner(*this, options).run();
+}
+
+}  // namespace linksim::engine

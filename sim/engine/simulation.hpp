@@ -1,0 +1,93 @@
+#pragma once
+// The discrete-event loop. A Simulation is built from channel capacities, paths over them and a
+// DAG of tasks, then run() plays it out:
+//
+// - A task starts when all its dependencies have ended; tasks without any start at time 0.
+// - compute and delay last their duration; a barrier ends the instant it starts.
+// - A transfer splits into one flow per path carrying bytes x share. Each flow waits its path
+//   latency, then streams at its max-min fair rate (sim/net) until its bytes are through. The
+//   transfer ends when its last flow does. Rates change only when some flow starts or ends.
+// - Everything due at the same instant is processed together, then the sharing is re-solved
+//   once, for the affected components only.
+//
+// Deterministic: simultaneous events are ordered by (kind, task id, path index), never by
+// pointer or hash, so a run depends only on what was added, in the order it was added. Callers
+// that want output independent of their input's order add tasks in a canonical order.
+//
+// Knows nothing of topologies: callers pass capacities by channel id and paths as channel ids.
+
+#include <span>
+#include <vector>
+
+#include "sim/engine/task.hpp"
+#include "sim/engine/timeline.hpp"
+
+namespace linksim::engine {
+
+struct RunOptions {
+  // Per-GPU intervals and per-channel busy intervals (memory grows with the event count; turn
+  // off for very large runs that only need totals).
+  bool record_intervals = true;
+};
+
+class Simulation {
+ public:
+  // Capacity of each channel in bytes per second, by channel id (REQUIRES: all > 0), and the
+  // number of GPUs tasks may name (0..gpu_count-1).
+  Simulation(std::vector<double> channel_capacity_Bps, std::size_t gpu_count);
+
+  // A path: channels in order from source to destination, and the latency paid once before
+  // streaming. An empty channel list is a path of infinite bandwidth (only latency).
+  PathId add_path(std::span<const ChannelId> channels, double latency_s);
+
+  // Each `deps` entry must be a task added earlier, so the graph is acyclic by construction.
+  // REQUIRES: durations >= 0; bytes >= 0; shares > 0 summing to 1 (not checked); gpu in range.
+  TaskId add_compute(int gpu, double duration_s, std::span<const TaskId> deps);
+  TaskId add_transfer(double bytes, std::span<const PathShare> paths, int src_gpu, int dst_gpu,
+                      std::span<const TaskId> deps);
+  TaskId add_delay(double duration_s, std::span<const TaskId> deps);
+  TaskId add_barrier(std::span<const TaskId> deps);
+
+  std::size_t task_count() const { return tasks_.size(); }
+  std::size_t channel_count() const { return capacity_Bps_.size(); }
+  std::size_t gpu_count() const { return gpu_count_; }
+  double channel_capacity_Bps(ChannelId c) const { return capacity_Bps_[c]; }
+
+  TaskKind kind(TaskId task) const { return tasks_[task].kind; }
+  // The GPU of a compute task; the source / destination GPU of a transfer; else kNoGpu.
+  int gpu(TaskId task) const { return tasks_[task].gpu; }
+  int peer_gpu(TaskId task) const { return tasks_[task].peer_gpu; }
+  // Duration of compute/delay tasks; bytes of transfers; 0 for barriers.
+  double amount(TaskId task) const { return tasks_[task].amount; }
+  std::span<const TaskId> deps(TaskId task) const;
+  std::span<const PathShare> paths(TaskId task) const;
+  std::span<const ChannelId> path_channels(PathId path) const;
+  double path_latency_s(PathId path) const { return path_latency_s_[path]; }
+
+  Timeline run(const RunOptions& options = {}) const;
+
+ private:
+  friend class Runner;
+  struct Task {
+    double amount = 0;
+    std::uint32_t dep_begin = 0;
+    std::uint32_t dep_end = 0;
+    std::uint32_t path_begin = 0;
+    std::uint32_t path_end = 0;
+    int gpu = kNoGpu;
+    int peer_gpu = kNoGpu;
+    TaskKind kind = TaskKind::barrier;
+  };
+  TaskId add_task(Task task, std::span<const TaskId> deps);
+
+  std::vector<double> capacity_Bps_;
+  std::size_t gpu_count_ = 0;
+  std::vector<Task> tasks_;
+  std::vector<TaskId> deps_;
+  std::vector<PathShare> path_shares_;
+  std::vector<ChannelId> path_channels_;
+  std::vector<std::uint32_t> path_begin_{0};  // path p spans [path_begin_[p], path_begin_[p+1])
+  std::vector<double> path_latency_s_;
+};
+
+}  // namespace linksim::engine

@@ -1,0 +1,127 @@
+#pragma once
+// Max-min fair sharing of link capacities between flows, by progressive filling.
+//
+// The system: links l with capacity C_l (bytes per second; one direction of a physical link),
+// flows f with a weight w_f > 0, an optional rate cap K_f, and the set of links they cross.
+// The allocation r_f is the weighted max-min fair one:
+//
+//   raise a common level t from 0; every unfrozen flow runs at r_f = w_f * t;
+//   when a link fills (sum of rates on it = C_l) its unfrozen flows freeze at w_f * t;
+//   when a flow reaches its cap (w_f * t = K_f) it freezes at K_f;
+//   repeat until every flow is frozen.
+//
+// Then no link carries more than its capacity, and every flow either sits at its cap or crosses
+// a saturated link on which no flow has a higher rate per unit weight (the max-min definition).
+//
+// Incremental: adding or removing a flow marks its links dirty; solve() re-solves only the
+// connected components (flows joined by shared links) that contain a dirty link, so the cost of
+// an event is the size of what it touches, not of the whole system. Within a component flows
+// are frozen in ascending id order, so the rates (to the last bit) depend only on the sequence
+// of operations, and an incremental solve equals a full one.
+//
+// Knows nothing of time, events, JSON or GPUs.
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace linksim::net {
+
+using LinkId = std::uint32_t;
+using FlowId = std::uint32_t;
+
+inline constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+
+class Solver {
+ public:
+  // REQUIRES: capacity_Bps > 0.
+  LinkId add_link(double capacity_Bps);
+  std::size_t link_count() const { return links_.size(); }
+  double capacity(LinkId link) const { return links_[link].capacity_Bps; }
+
+  // Adds a flow across `links` (each at most once). REQUIRES: weight > 0, cap_Bps > 0, and at
+  // least one link or a finite cap (otherwise the rate would be unbounded). Ids of removed
+  // flows are reused, most recently freed first.
+  FlowId add_flow(std::span<const LinkId> links, double weight = 1.0, double cap_Bps = kUnlimited);
+  void remove_flow(FlowId flow);
+  std::size_t active_flow_count() const { return active_flows_; }
+
+  // Re-solves every component that holds a link touched since the last solve.
+  void solve();
+  // Forgets what is dirty and re-solves everything (for tests: must equal incremental results).
+  void solve_all();
+
+  // What the last solve() re-solved: flows (ascending ids) and links (ascending ids), including
+  // links that became idle. Rates of other flows did not change.
+  const std::vector<FlowId>& resolved_flows() const { return resolved_flows_; }
+  const std::vector<LinkId>& resolved_links() const { return resolved_links_; }
+
+  double rate(FlowId flow) const { return flows_[flow].rate_Bps; }
+  std::span<const LinkId> links_of(FlowId flow) const { return flows_[flow].links; }
+  // Sum of the rates of the flows on a link.
+  double load(LinkId link) const;
+  // Whether the link is full: load within a relative 1e-9 of capacity.
+  bool saturated(LinkId link) const { return links_[link].saturated; }
+  std::size_t flows_on(LinkId link) const { return links_[link].flows.size(); }
+
+ private:
+  struct Member {  // one flow on a link; `slot` indexes the flow's own link list
+    FlowId flow;
+    std::uint32_t slot;
+  };
+  struct Link {
+    double capacity_Bps = 0;
+    std::vector<Member> flows;
+    bool saturated = false;
+    bool dirty = false;
+    std::uint64_t mark = 0;  // visit epoch
+    // Scratch for progressive filling.
+    double remaining_Bps = 0;
+    double weight_sum = 0;
+    std::uint32_t unfrozen = 0;
+    std::uint32_t version = 0;
+  };
+  struct Flow {
+    std::vector<LinkId> links;
+    std::vector<std::uint32_t> positions;  // index of this flow in links[i]'s member list
+    double weight = 1;
+    double cap_Bps = kUnlimited;
+    double rate_Bps = 0;
+    bool active = false;
+    bool frozen = false;
+    std::uint64_t mark = 0;
+  };
+
+  void mark_dirty(LinkId link);
+  void collect_component(LinkId seed);
+  void fill_component();
+
+  std::vector<Link> links_;
+  std::vector<Flow> flows_;
+  std::vector<FlowId> free_flows_;
+  std::vector<LinkId> dirty_;
+  std::size_t active_flows_ = 0;
+  std::uint64_t epoch_ = 0;
+
+  // Current component and the union of what the last solve covered.
+  std::vector<FlowId> comp_flows_;
+  std::vector<LinkId> comp_links_;
+  std::vector<LinkId> stack_;
+  std::vector<FlowId> to_freeze_;
+  struct Capped {
+    double level;
+    FlowId flow;
+  };
+  std::vector<Capped> capped_;
+  struct HeapEntry {
+    double level;
+    LinkId link;
+    std::uint32_t version;
+  };
+  std::vector<HeapEntry> heap_;
+  std::vector<FlowId> resolved_flows_;
+  std::vector<LinkId> resolved_links_;
+};
+
+}  // namespace linksim::net

@@ -1,0 +1,35 @@
+#pragma once
+// GPU models: the figures a simulation needs from a GPU. The built-in catalog cites a public
+// source for each model; a topology file may define more under "gpu_models".
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace linksim::topo {
+
+struct GpuModel {
+  std::string name;          // "A100-SXM4-80GB"
+  std::string architecture;  // "volta", "ampere", "ada", "hopper", "blackwell"
+  double memory_bytes = 0;
+  double hbm_bandwidth_Bps = 0;
+  // Peak dense throughput per dtype in FLOP/s ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8",
+  // "int8"); only the dtypes the GPU supports are present.
+  std::map<std::string, double> peak_flops;
+  int nvlink_generation = 0;  // 0: no NVLink
+  int nvlink_links = 0;       // links per GPU
+  int pcie_generation = 4;
+  int pcie_width = 16;
+  // Whether the driver allows PCIe peer-to-peer for this GPU (GeForce cards: no).
+  bool pcie_p2p = true;
+  int sm_count = 0;
+  std::string source;
+};
+
+// The built-in catalog, sorted by name.
+const std::map<std::string, GpuModel>& gpu_catalog();
+std::optional<GpuModel> find_gpu_model(const std::string& name);
+std::vector<std::string> gpu_model_names();
+
+}  // namespace linksim::topo

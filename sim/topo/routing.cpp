@@ -1,0 +1,360 @@
+#include "sim/topo/routing.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <stdexcept>
+
+namespace linksim::topo {
+namespace {
+
+constexpr std::size_t kMaxEqualPaths = 64;
+
+bool is_nvlink(LinkKind k) { return k == LinkKind::nvlink; }
+// The host fabric: PCIe plus socket interconnects and C2C.
+bool is_fabric(LinkKind k) {
+  return k == LinkKind::pcie || k == LinkKind::upi || k == LinkKind::qpi ||
+         k == LinkKind::xgmi || k == LinkKind::soc || k == LinkKind::c2c;
+}
+bool is_socket_link(LinkKind k) {
+  return k == LinkKind::upi || k == LinkKind::qpi || k == LinkKind::xgmi || k == LinkKind::soc;
+}
+
+using ChannelFilter = std::function<bool(ChannelId)>;
+using NodeFilter = std::function<bool(NodeId)>;
+
+}  // namespace
+
+std::string_view to_string(PathClass c) {
+  switch (c) {
+    case PathClass::self: return "X";
+    case PathClass::nvlink: return "NV";
+    case PathClass::pix: return "PIX";
+    case PathClass::pxb: return "PXB";
+    case PathClass::phb: return "PHB";
+    case PathClass::node: return "NODE";
+    case PathClass::sys: return "SYS";
+  }
+  return "?";
+}
+
+std::string_view to_string(Transport t) {
+  switch (t) {
+    case Transport::local: return "local";
+    case Transport::nvlink: return "nvlink";
+    case Transport::nvlink_relay: return "nvlink-relay";
+    case Transport::pcie_p2p: return "pcie-p2p";
+    case Transport::host_bounce: return "host-bounce";
+    case Transport::pcie: return "pcie";
+    case Transport::network: return "network";
+  }
+  return "?";
+}
+
+double Route::bandwidth_Bps() const {
+  // Each path carries `share` of the bytes at up to its bottleneck: the transfer finishes when
+  // the slowest path does, so the aggregate is min over paths of bottleneck / share.
+  double bw = 0;
+  bool first = true;
+  for (const auto& p : paths) {
+    if (p.share <= 0) continue;
+    const double implied = p.bottleneck_Bps / p.share;
+    bw = first ? implied : std::min(bw, implied);
+    first = false;
+  }
+  return bw;
+}
+
+double Route::latency_s() const {
+  double lat = 0;
+  for (const auto& p : paths) lat = std::max(lat, p.latency_s);
+  return lat;
+}
+
+struct Router::Impl {
+  const Topology* topo = nullptr;
+
+  // All shortest (fewest hops) paths from src to dst using channels that pass `use`, whose
+  // intermediate nodes pass `via`. Ties keep every path, up to kMaxEqualPaths, in a stable order.
+  std::vector<std::vector<ChannelId>> shortest_paths(NodeId src, NodeId dst, const ChannelFilter& use,
+                                                     const NodeFilter& via) const {
+    const auto& g = topo->graph();
+    const std::size_t n = topo->nodes().size();
+    std::vector<int> dist(n, -1);
+    std::vector<std::vector<ChannelId>> pred(n);  // channels arriving on a shortest path
+    std::deque<NodeId> queue{src};
+    dist[src] = 0;
+    while (!queue.empty()) {
+      const NodeId u = queue.front();
+      queue.pop_front();
+      if (u == dst) continue;
+      if (u != src && !via(u)) continue;
+      if (dist[dst] >= 0 && dist[u] >= dist[dst]) continue;
+      // Visit out-channels in channel order for determinism.
+      std::vector<ChannelId> outs;
+      for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) {
+        const LinkId l = g[*e].link;
+        const auto t = static_cast<NodeId>(boost::target(*e, g));
+        const Link& link = topo->link(l);
+        outs.push_back(Topology::channel(l, link.a == u && link.b == t));
+      }
+      std::sort(outs.begin(), outs.end());
+      for (ChannelId c : outs) {
+        if (!use(c)) continue;
+        const NodeId t = topo->channel_to(c);
+        if (dist[t] < 0) {
+          dist[t] = dist[u] + 1;
+          pred[t].push_back(c);
+          queue.push_back(t);
+        } else if (dist[t] == dist[u] + 1) {
+          pred[t].push_back(c);
+        }
+      }
+    }
+    std::vector<std::vector<ChannelId>> out;
+    if (dist[dst] < 0) return out;
+    // Walk predecessors back from dst.
+    std::vector<ChannelId> suffix;
+    std::function<void(NodeId)> walk = [&](NodeId v) {
+      if (out.size() >= kMaxEqualPaths) return;
+      if (v == src) {
+        out.emplace_back(suffix.rbegin(), suffix.rend());
+        return;
+      }
+      for (ChannelId c : pred[v]) {
+        suffix.push_back(c);
+        walk(topo->channel_from(c));
+        suffix.pop_back();
+      }
+    };
+    walk(dst);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  Path make_path(std::vector<ChannelId> channels) const {
+    Path p;
+    p.bottleneck_Bps = 0;
+    bool first = true;
+    for (ChannelId c : channels) {
+      const Link& l = topo->link(Topology::link_of(c));
+      p.latency_s += l.latency_s;
+      p.bottleneck_Bps = first ? l.bandwidth_Bps : std::min(p.bottleneck_Bps, l.bandwidth_Bps);
+      first = false;
+    }
+    p.channels = std::move(channels);
+    return p;
+  }
+
+  // Paths split in proportion to their bottleneck bandwidth.
+  std::vector<Path> weighted(const std::vector<std::vector<ChannelId>>& raw) const {
+    std::vector<Path> paths;
+    double total = 0;
+    for (const auto& r : raw) {
+      paths.push_back(make_path(r));
+      total += paths.back().bottleneck_Bps;
+    }
+    for (auto& p : paths) p.share = total > 0 ? p.bottleneck_Bps / total : 1.0 / paths.size();
+    return paths;
+  }
+
+  ChannelFilter kind_filter(bool (*pred)(LinkKind)) const {
+    return [this, pred](ChannelId c) { return pred(topo->link(Topology::link_of(c)).kind); };
+  }
+
+  // Host-fabric paths may pass through PCIe switches and CPUs, never through a GPU or NIC.
+  NodeFilter fabric_via() const {
+    return [this](NodeId n) {
+      const NodeKind k = topo->node(n).kind;
+      return k == NodeKind::pcie_switch || k == NodeKind::cpu;
+    };
+  }
+
+  std::vector<ChannelId> fabric_path(NodeId a, NodeId b) const {
+    auto paths = shortest_paths(a, b, kind_filter(is_fabric), fabric_via());
+    if (paths.empty()) return {};
+    return paths.front();
+  }
+};
+
+Router::Router(const Topology& topology) : topo_(&topology) {
+  auto impl = std::make_shared<Impl>();
+  impl->topo = &topology;
+  impl_ = std::move(impl);
+}
+
+std::optional<NodeId> Router::host_socket(NodeId device) const {
+  const Topology& t = *topo_;
+  if (t.node(device).kind == NodeKind::cpu) return device;
+  // Nearest cpu over the fabric, through PCIe switches only.
+  std::optional<NodeId> best;
+  std::size_t best_len = 0;
+  for (NodeId cpu : t.nodes_of(NodeKind::cpu)) {
+    auto paths = impl_->shortest_paths(
+        device, cpu, impl_->kind_filter(is_fabric),
+        [&t](NodeId n) { return t.node(n).kind == NodeKind::pcie_switch; });
+    if (paths.empty()) continue;
+    if (!best || paths.front().size() < best_len) {
+      best = cpu;
+      best_len = paths.front().size();
+    }
+  }
+  return best;
+}
+
+int Router::nvlink_count(NodeId a, NodeId b) const {
+  const Topology& t = *topo_;
+  int direct = 0;
+  std::vector<int> a_to_switch(t.nodes().size(), 0);
+  std::vector<int> b_to_switch(t.nodes().size(), 0);
+  for (const auto& l : t.links()) {
+    if (l.kind != LinkKind::nvlink) continue;
+    if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) direct += l.lanes;
+    for (auto [self, counts] : {std::pair{a, &a_to_switch}, std::pair{b, &b_to_switch}}) {
+      if (l.a == self && t.node(l.b).kind == NodeKind::nvswitch) (*counts)[l.b] += l.lanes;
+      if (l.b == self && t.node(l.a).kind == NodeKind::nvswitch) (*counts)[l.a] += l.lanes;
+    }
+  }
+  int via_switch = 0;
+  for (std::size_t s = 0; s < a_to_switch.size(); ++s) {
+    if (a_to_switch[s] > 0 && b_to_switch[s] > 0) via_switch += a_to_switch[s];
+  }
+  return direct + via_switch;
+}
+
+PathClass Router::path_class(NodeId a, NodeId b) const {
+  if (a == b) return PathClass::self;
+  if (nvlink_count(a, b) > 0) return PathClass::nvlink;
+  const auto path = impl_->fabric_path(a, b);
+  if (path.empty()) return PathClass::sys;
+  int switches = 0;
+  int cpus = 0;
+  bool crosses_sockets = false;
+  std::vector<int> bridges;  // host bridges used entering/leaving a cpu
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const Link& l = topo_->link(Topology::link_of(path[i]));
+    if (is_socket_link(l.kind)) crosses_sockets = true;
+    const NodeId to = topo_->channel_to(path[i]);
+    const NodeId from = topo_->channel_from(path[i]);
+    if (l.kind == LinkKind::pcie &&
+        (topo_->node(to).kind == NodeKind::cpu || topo_->node(from).kind == NodeKind::cpu)) {
+      bridges.push_back(l.host_bridge);
+    }
+    if (i + 1 < path.size()) {
+      const NodeKind k = topo_->node(to).kind;
+      switches += k == NodeKind::pcie_switch ? 1 : 0;
+      cpus += k == NodeKind::cpu ? 1 : 0;
+    }
+  }
+  if (crosses_sockets) return PathClass::sys;
+  if (cpus == 0) return switches <= 1 ? PathClass::pix : PathClass::pxb;
+  if (bridges.size() == 2 && bridges[0] != bridges[1]) return PathClass::node;
+  return PathClass::phb;
+}
+
+bool Router::p2p_possible(NodeId a, NodeId b) const {
+  const Topology& t = *topo_;
+  for (NodeId n : {a, b}) {
+    if (t.node(n).gpu && !t.node(n).gpu->pcie_p2p) return false;
+  }
+  const auto path = impl_->fabric_path(a, b);
+  if (path.empty()) return false;
+  bool crosses_sockets = false;
+  bool all_amd = true;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    const Node& via = t.node(t.channel_to(path[i]));
+    if (via.kind == NodeKind::cpu) {
+      if (!via.cpu->pcie_p2p) return false;
+      all_amd = all_amd && via.cpu->vendor == "amd";
+    }
+    crosses_sockets =
+        crosses_sockets || is_socket_link(t.link(Topology::link_of(path[i])).kind);
+  }
+  // CUDA reports no peer access across an Intel QPI/UPI link; AMD xGMI carries P2P.
+  return !crosses_sockets || all_amd;
+}
+
+std::optional<Route> Router::route(NodeId src, NodeId dst, const RouteOptions& options) const {
+  const Topology& t = *topo_;
+  if (src >= t.nodes().size() || dst >= t.nodes().size()) {
+    throw std::logic_error("Router::route: node id out of range");
+  }
+  Route r;
+  r.src = src;
+  r.dst = dst;
+  if (src == dst) return r;
+  const NodeKind sk = t.node(src).kind;
+  const NodeKind dk = t.node(dst).kind;
+
+  if (sk == NodeKind::gpu && dk == NodeKind::gpu && options.allow_nvlink) {
+    // Through NVSwitches only: direct NVLink (NV#).
+    auto direct = impl_->shortest_paths(src, dst, impl_->kind_filter(is_nvlink), [&t](NodeId n) {
+      return t.node(n).kind == NodeKind::nvswitch;
+    });
+    if (!direct.empty()) {
+      r.transport = Transport::nvlink;
+      r.paths = impl_->weighted(direct);
+      return r;
+    }
+    // Relay through other GPUs (NVB).
+    auto relay = impl_->shortest_paths(src, dst, impl_->kind_filter(is_nvlink), [&t](NodeId n) {
+      const NodeKind k = t.node(n).kind;
+      return k == NodeKind::nvswitch || k == NodeKind::gpu;
+    });
+    if (!relay.empty()) {
+      r.transport = Transport::nvlink_relay;
+      r.paths = impl_->weighted(relay);
+      for (const auto& p : r.paths) {
+        for (std::size_t i = 0; i + 1 < p.channels.size(); ++i) {
+          const NodeId v = t.channel_to(p.channels[i]);
+          if (t.node(v).kind == NodeKind::gpu &&
+              std::find(r.relays.begin(), r.relays.end(), v) == r.relays.end()) {
+            r.relays.push_back(v);
+          }
+        }
+      }
+      std::sort(r.relays.begin(), r.relays.end());
+      return r;
+    }
+  }
+
+  const bool src_host = sk == NodeKind::cpu;
+  const bool dst_host = dk == NodeKind::cpu;
+  auto fabric = impl_->fabric_path(src, dst);
+  if (!fabric.empty()) {
+    if (src_host || dst_host) {
+      r.transport = Transport::pcie;
+      r.paths.push_back(impl_->make_path(fabric));
+      return r;
+    }
+    if (options.allow_p2p && p2p_possible(src, dst)) {
+      r.transport = Transport::pcie_p2p;
+      r.paths.push_back(impl_->make_path(fabric));
+      return r;
+    }
+    // Staged through pinned host memory on the source's socket.
+    auto cpu = host_socket(src);
+    if (cpu) {
+      auto up = impl_->fabric_path(src, *cpu);
+      auto down = impl_->fabric_path(*cpu, dst);
+      if (!up.empty() && !down.empty()) {
+        up.insert(up.end(), down.begin(), down.end());
+        r.transport = Transport::host_bounce;
+        r.bounce_cpu = cpu;
+        r.paths.push_back(impl_->make_path(up));
+        return r;
+      }
+    }
+  }
+
+  // Across the network: any links, never relaying through a GPU.
+  auto net = impl_->shortest_paths(
+      src, dst, [](ChannelId) { return true; },
+      [&t](NodeId n) { return t.node(n).kind != NodeKind::gpu; });
+  if (net.empty()) return std::nullopt;
+  r.transport = Transport::network;
+  r.paths = impl_->weighted(net);
+  return r;
+}
+
+}  // namespace linksim::topo

@@ -1,0 +1,95 @@
+#pragma once
+// Routes between endpoints (GPUs, CPU sockets as host memory, NICs), following what the
+// hardware does: direct NVLink or through NVSwitch; relay through a neighbour GPU where no
+// direct NVLink exists (NCCL's NVB); PCIe peer-to-peer through a switch (PIX/PXB) or the host
+// bridge (PHB/NODE); a bounce through host memory when peer-to-peer is not allowed; and across
+// sockets (SYS). A route may hold several equal-cost paths (the NVSwitch planes of a DGX, say);
+// traffic is split over them in proportion to `share`.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/topo/topology.hpp"
+
+namespace linksim::topo {
+
+// nvidia-smi topo -m classes, best first.
+enum class PathClass { self, nvlink, pix, pxb, phb, node, sys };
+std::string_view to_string(PathClass c);
+
+// How data actually moves between two endpoints.
+enum class Transport {
+  local,         // same endpoint
+  nvlink,        // direct NVLink or through NVSwitch
+  nvlink_relay,  // NVLink through an intermediate GPU (NVB)
+  pcie_p2p,      // PCIe peer-to-peer (through switches, possibly the host bridge / sockets)
+  host_bounce,   // staged through host memory (P2P off or not possible)
+  pcie,          // a GPU/NIC talking to host memory over PCIe (or C2C)
+  network,       // through NICs and network switches
+};
+std::string_view to_string(Transport t);
+
+struct Path {
+  std::vector<ChannelId> channels;  // in order from source to destination
+  double share = 1.0;               // fraction of the bytes sent along this path
+  double latency_s = 0;             // sum of channel latencies
+  double bottleneck_Bps = 0;        // slowest channel on the path
+};
+
+struct Route {
+  NodeId src = 0;
+  NodeId dst = 0;
+  Transport transport = Transport::local;
+  std::vector<Path> paths;  // empty for `local`
+  // For host_bounce: the socket whose memory stages the data.
+  std::optional<NodeId> bounce_cpu;
+  // For nvlink_relay: the GPU(s) that forward.
+  std::vector<NodeId> relays;
+
+  // Aggregate bandwidth when every path runs at its bottleneck: sum of share-limited rates.
+  double bandwidth_Bps() const;
+  // Largest path latency (the critical one).
+  double latency_s() const;
+};
+
+struct RouteOptions {
+  // Use PCIe peer-to-peer where the hardware allows it (p2pBandwidthLatencyTest's
+  // "P2P=Enabled"); when false, GPU-to-GPU traffic without NVLink bounces through host memory.
+  bool allow_p2p = true;
+  // Use NVLink (set false to see what a PCIe-only path would do).
+  bool allow_nvlink = true;
+};
+
+// Routes over one topology. Construction precomputes the PCIe tree; routes are computed on
+// demand and cached, so thousands of endpoints cost only what is asked for.
+class Router {
+ public:
+  explicit Router(const Topology& topology);
+
+  // Throws InputError-free std::logic_error only for invalid node ids; an unreachable pair
+  // returns nullopt.
+  std::optional<Route> route(NodeId src, NodeId dst, const RouteOptions& options = {}) const;
+
+  // nvidia-smi topo -m class between two devices (GPUs or NICs), and its NV link count when
+  // the class is nvlink.
+  PathClass path_class(NodeId a, NodeId b) const;
+  int nvlink_count(NodeId a, NodeId b) const;
+
+  // Socket (CPU node) a device hangs off, following PCIe up from it; nullopt for none.
+  std::optional<NodeId> host_socket(NodeId device) const;
+
+  // Whether PCIe peer-to-peer is possible between two GPUs (both GPU models allow it, and
+  // every CPU on the PCIe path between them allows it).
+  bool p2p_possible(NodeId a, NodeId b) const;
+
+  const Topology& topology() const { return *topo_; }
+
+ private:
+  struct Impl;
+  const Topology* topo_;
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace linksim::topo

@@ -1,0 +1,53 @@
+#pragma once
+// The `nvidia-smi topo -m` view of a machine: derive it from a topology, print it in
+// nvidia-smi's layout, read a real printout back, and turn a printout into a topology file.
+
+#include <string>
+#include <vector>
+
+#include "sim/core/json_view.hpp"
+#include "sim/topo/routing.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace linksim::topo {
+
+struct SmiRow {
+  std::string label;               // "GPU0", "NIC3"
+  std::vector<std::string> cells;  // one per column: "X", "NV12", "PIX", "SYS", ...
+  std::string cpu_affinity;        // "" when not printed (NIC rows)
+  std::string numa_affinity;
+  std::string gpu_numa_id;
+};
+
+struct SmiMatrix {
+  std::vector<std::string> columns;  // "GPU0".."GPUn", then NICs
+  std::vector<SmiRow> rows;
+  std::vector<std::string> nic_names;  // NIC legend: names as printed ("mlx5_0"), may be empty
+  bool has_affinity = true;
+};
+
+SmiMatrix smi_matrix(const Topology& topo, const Router& router);
+// nvidia-smi's layout: header, rows, legend (and NIC legend when there are NICs).
+std::string format_smi_matrix(const SmiMatrix& m);
+
+// Reads a printout; the old legend's SOC reads as SYS, NIC columns named mlx5_N read as NICs.
+// Throws InputError naming `source` and the line on anything it cannot read.
+SmiMatrix parse_smi_printout(const std::string& text, const std::string& source);
+
+struct SmiImport {
+  Json document;                     // a topology file
+  std::vector<std::string> assumed;  // defaults the import had to assume, for the user
+};
+struct SmiImportOptions {
+  std::string gpu_model;          // required: printouts do not name the GPU
+  std::string cpu_vendor = "intel";
+  std::string title;              // defaults to "<n>x <gpu> (imported from nvidia-smi topo -m)"
+  std::string source;             // printout file name, recorded in "sources"
+};
+SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options);
+
+// Cells where two matrices differ, as "GPU0/NIC3: expected PXB, got SYS"; rows and columns
+// missing from `reference` (a truncated printout) are skipped.
+std::vector<std::string> compare_smi(const SmiMatrix& reference, const SmiMatrix& actual);
+
+}  // namespace linksim::topo

@@ -1,0 +1,48 @@
+#pragma once
+// What a machine is, in the figures a planner compares: GPUs, link kinds, how much each GPU can
+// inject, the bisection bandwidth, and the slowest GPU pair.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/topo/routing.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace linksim::topo {
+
+struct PairFigure {
+  NodeId a = 0;
+  NodeId b = 0;
+  Transport transport = Transport::local;
+  double bandwidth_Bps = 0;  // one direction, the route's bottleneck-limited rate
+};
+
+struct MachineSummary {
+  std::size_t gpu_count = 0;
+  std::map<std::string, int> gpu_models;   // model -> count
+  std::map<std::string, int> link_labels;  // "NVLink 3 x2" -> count of physical links
+  std::size_t nvswitch_count = 0;
+  std::size_t pcie_switch_count = 0;
+  std::size_t cpu_count = 0;   // NUMA domains
+  std::size_t socket_count = 0;
+  std::size_t nic_count = 0;
+  // Per GPU, per direction: least over GPUs of the NVLink and host-fabric capacity leaving it.
+  double nvlink_injection_Bps = 0;
+  double pcie_injection_Bps = 0;
+  // Least over balanced GPU partitions of the max flow across the cut, one direction;
+  // nullopt past 16 GPUs (the exact search grows combinatorially).
+  std::optional<double> bisection_Bps;
+  std::optional<PairFigure> slowest_pair;
+  std::optional<PairFigure> fastest_pair;
+  std::map<std::string, int> transports;  // transport name -> ordered GPU pairs using it
+};
+
+MachineSummary summarize(const Topology& topo, const Router& router);
+
+// Max flow from GPUs in `side_a` to the others over all channels, one direction.
+double cut_bandwidth_Bps(const Topology& topo, const std::vector<NodeId>& side_a,
+                         const std::vector<NodeId>& side_b);
+
+}  // namespace linksim::topo

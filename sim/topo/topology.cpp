@@ -1,0 +1,92 @@
+#include "sim/topo/topology.hpp"
+
+#include <array>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace linksim::topo {
+namespace {
+struct KindName {
+  NodeKind kind;
+  std::string_view name;
+};
+constexpr std::array<KindName, 6> kNodeKinds{{
+    {NodeKind::gpu, "gpu"},
+    {NodeKind::nvswitch, "nvswitch"},
+    {NodeKind::pcie_switch, "pcie_switch"},
+    {NodeKind::cpu, "cpu"},
+    {NodeKind::nic, "nic"},
+    {NodeKind::net_switch, "net_switch"},
+}};
+}  // namespace
+
+std::string_view to_string(NodeKind kind) {
+  for (const auto& k : kNodeKinds) {
+    if (k.kind == kind) return k.name;
+  }
+  return "unknown";
+}
+
+std::optional<NodeKind> node_kind_from_string(std::string_view name) {
+  for (const auto& k : kNodeKinds) {
+    if (k.name == name) return k.kind;
+  }
+  return std::nullopt;
+}
+
+NodeId Topology::add_node(Node node) {
+  if (index_.count(node.id) != 0) throw std::logic_error("Topology::add_node: duplicate id " + node.id);
+  node.ordinal = static_cast<int>(kind_counts_[static_cast<std::size_t>(node.kind)]++);
+  index_.emplace(node.id, static_cast<NodeId>(nodes_.size()));
+  nodes_.push_back(std::move(node));
+  const auto v = boost::add_vertex(graph_);
+  return static_cast<NodeId>(v);
+}
+
+LinkId Topology::add_link(Link link) {
+  if (link.a >= nodes_.size() || link.b >= nodes_.size()) {
+    throw std::logic_error("Topology::add_link: endpoint out of range");
+  }
+  const auto id = static_cast<LinkId>(links_.size());
+  links_.push_back(link);
+  boost::add_edge(link.a, link.b, ChannelProps{id}, graph_);
+  boost::add_edge(link.b, link.a, ChannelProps{id}, graph_);
+  return id;
+}
+
+std::optional<NodeId> Topology::find(std::string_view id) const {
+  auto it = index_.find(id);
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<NodeId> Topology::nodes_of(NodeKind kind) const {
+  std::vector<NodeId> out;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].kind == kind) out.push_back(static_cast<NodeId>(i));
+  }
+  return out;
+}
+
+std::size_t Topology::count(NodeKind kind) const {
+  return kind_counts_[static_cast<std::size_t>(kind)];
+}
+
+NodeId Topology::channel_from(ChannelId channel) const {
+  const Link& l = links_.at(link_of(channel));
+  return channel % 2 == 0 ? l.a : l.b;
+}
+
+NodeId Topology::channel_to(ChannelId channel) const {
+  const Link& l = links_.at(link_of(channel));
+  return channel % 2 == 0 ? l.b : l.a;
+}
+
+std::string Topology::channel_name(ChannelId channel) const {
+  const Link& l = links_.at(link_of(channel));
+  return fmt::format("{}->{} ({})", nodes_[channel_from(channel)].id, nodes_[channel_to(channel)].id,
+                     link_label(l.kind, l.generation, l.lanes, l.width));
+}
+
+}  // namespace linksim::topo

@@ -1,0 +1,139 @@
+#pragma once
+// A machine: nodes (GPUs, switches, CPU sockets, NICs) joined by physical links. Each physical
+// link is full duplex; its two directions are separate capacities ("channels"), numbered
+// 2*link (a->b) and 2*link+1 (b->a), so the network solver can use channel ids directly.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "sim/topo/gpu_model.hpp"
+#include "sim/topo/link_kind.hpp"
+
+namespace linksim::topo {
+
+using NodeId = std::uint32_t;
+using LinkId = std::uint32_t;
+using ChannelId = std::uint32_t;
+
+enum class NodeKind { gpu, nvswitch, pcie_switch, cpu, nic, net_switch };
+std::string_view to_string(NodeKind kind);
+std::optional<NodeKind> node_kind_from_string(std::string_view name);
+
+struct CpuInfo {
+  std::string vendor;  // "intel", "amd", "nvidia", "ibm", "other"
+  std::string model;
+  // Whether PCIe peer-to-peer traffic may cross this socket's root complex. Some AMD platforms
+  // and many virtualised hosts do not allow it (the seed: "some AMD CPU platforms").
+  bool pcie_p2p = true;
+  double memory_bandwidth_Bps = 0;  // 0 when unknown
+  // A cpu node is one NUMA domain: a whole socket, or part of one (AMD NPS4, Intel SNC).
+  int socket = 0;
+  int numa_node = 0;
+  std::string cores;  // CPU affinity as nvidia-smi prints it, e.g. "48-63,176-191"
+};
+
+struct NicInfo {
+  std::string model;
+  double port_bandwidth_Bps = 0;  // per direction, 0 when unknown
+};
+
+struct Node {
+  std::string id;   // unique, e.g. "gpu3"
+  NodeKind kind = NodeKind::gpu;
+  int ordinal = 0;  // index among nodes of the same kind, in file order (GPU0..GPUn-1)
+  std::string model;  // free-form model name (GPU model name for GPUs)
+  std::optional<GpuModel> gpu;
+  std::optional<CpuInfo> cpu;
+  std::optional<NicInfo> nic;
+};
+
+// Where a figure came from: "theoretical" (a line rate from a spec) or "effective"
+// (a measured or calibrated rate), plus a citation.
+struct Provenance {
+  std::string basis;   // "theoretical" or "effective"
+  std::string source;  // URL or document
+};
+
+struct Link {
+  NodeId a = 0;
+  NodeId b = 0;
+  LinkKind kind = LinkKind::pcie;
+  int generation = 0;  // NVLink / PCIe / UPI generation, 0 when not applicable
+  int lanes = 1;       // NVLink: links bundled between a and b; UPI/xGMI: link count
+  int width = 0;       // PCIe: lane width (x16 = 16)
+  double bandwidth_Bps = 0;  // per direction
+  double latency_s = 0;      // one traversal
+  // PCIe only: which host bridge of the CPU this link enters (nvidia-smi's PHB vs NODE).
+  int host_bridge = 0;
+  Provenance provenance;
+};
+
+struct Instance {
+  std::string provider;  // "aws", "alibaba", ...
+  std::string name;      // "p4d.24xlarge"
+  double price_per_hour_usd = 0;
+  std::string network;   // human description, e.g. "4x 100 Gb/s EFA"
+  double network_bandwidth_Bps = 0;
+  std::vector<std::string> sources;
+};
+
+struct ChannelProps {
+  LinkId link = 0;
+};
+// Directed multigraph over node ids; edge = one direction of a physical link.
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
+                                    boost::no_property, ChannelProps>;
+
+class Topology {
+ public:
+  std::string name;         // file stem, e.g. "dgx-a100"
+  std::string title;        // one line for people
+  std::string description;  // what the machine is
+  std::string file;         // where it was loaded from
+  std::vector<std::string> sources;
+  std::vector<std::string> notes;
+  std::optional<Instance> instance;
+  std::string base;  // base machine for cloud instances, empty otherwise
+
+  // Adds a node or link. Node ids must be unique (std::logic_error otherwise: the loader checks
+  // first and reports bad input as InputError).
+  NodeId add_node(Node node);
+  LinkId add_link(Link link);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Link>& links() const { return links_; }
+  const Node& node(NodeId id) const { return nodes_.at(id); }
+  const Link& link(LinkId id) const { return links_.at(id); }
+  std::optional<NodeId> find(std::string_view id) const;
+
+  // GPUs, CPUs, NICs in ordinal order.
+  std::vector<NodeId> nodes_of(NodeKind kind) const;
+  std::size_t count(NodeKind kind) const;
+
+  std::size_t channel_count() const { return 2 * links_.size(); }
+  static ChannelId channel(LinkId link, bool a_to_b) { return 2 * link + (a_to_b ? 0 : 1); }
+  static LinkId link_of(ChannelId channel) { return channel / 2; }
+  // Source and destination node of a channel.
+  NodeId channel_from(ChannelId channel) const;
+  NodeId channel_to(ChannelId channel) const;
+  double channel_bandwidth_Bps(ChannelId channel) const { return links_[link_of(channel)].bandwidth_Bps; }
+  // "gpu0->nvswitch2 (NVLink 3 x2)".
+  std::string channel_name(ChannelId channel) const;
+
+  const Graph& graph() const { return graph_; }
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<Link> links_;
+  std::map<std::string, NodeId, std::less<>> index_;
+  std::array<std::size_t, 6> kind_counts_{};
+  Graph graph_;
+};
+
+}  // namespace linksim::topo

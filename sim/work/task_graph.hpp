@@ -1,0 +1,32 @@
+#pragma once
+// The generic task-graph workload (format: docs/task-graph-format.md): a JSON list of compute,
+// transfer, delay and barrier tasks with dependencies, placed on a topology. Loading checks
+// everything (ids, kinds, fields, endpoints, routes, sizes, missing dependencies, cycles) and
+// throws InputError naming the file, the JSON pointer and the task.
+//
+// Tasks enter the simulation in a canonical order: dependencies first, ties broken by task id
+// (string order). The result is therefore the same, to the byte, whatever order the file lists
+// its tasks in.
+
+#include <string>
+#include <vector>
+
+#include "sim/core/json_view.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/topo/routing.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace linksim::work {
+
+struct TaskGraph {
+  engine::Simulation simulation;
+  std::vector<std::string> task_names;  // by engine task id
+  std::vector<std::string> gpu_names;   // by engine GPU index: the topology's GPUs in order
+  std::string description;
+};
+
+TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology);
+TaskGraph parse_task_graph(const Json& document, const std::string& file,
+                           const topo::Topology& topology);
+
+}  // namespace linksim::work

@@ -1,0 +1,64 @@
+#include "tests/support/temp_files.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace linksim::testing {
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  static std::atomic<int> counter{0};
+  const fs::path p = fs::temp_directory_path() /
+                     ("linksim-test-" + std::to_string(::getpid()) + "-" +
+                      std::to_string(counter++));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  path_ = p.string();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string TempDir::write(const std::string& name, const std::string& contents) const {
+  const std::string full = path_ + "/" + name;
+  std::ofstream out(full, std::ios::binary);
+  out << contents;
+  if (!out) throw std::runtime_error("cannot write " + full);
+  return full;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string source_dir() { return LINKSIM_DATA_DIR; }
+
+CommandResult run_linksim(const std::string& args) {
+  TempDir dir;
+  const std::string out_path = dir.path() + "/stdout";
+  const std::string err_path = dir.path() + "/stderr";
+  const std::string command = std::string("'") + LINKSIM_CLI_PATH + "' " + args + " >'" +
+                              out_path + "' 2>'" + err_path + "'";
+  const int status = std::system(command.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(out_path);
+  r.err = read_file(err_path);
+  return r;
+}
+
+}  // namespace linksim::testing

@@ -1,0 +1,174 @@
+// Routing and nvidia-smi classes on small hand-built machines.
+#include "sim/topo/routing.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/topo/loader.hpp"
+
+namespace linksim::topo {
+namespace {
+
+Topology parse(const char* text) { return parse_topology(Json::parse(text), "test.json"); }
+
+// gpu0..1 behind one switch (sw) on cpu0, plus an NVLink bridge of `lanes` links.
+Topology two_gpus(const char* model, int lanes) {
+  Json doc = Json::parse(R"({
+    "title": "t", "nodes": [
+      {"id": "gpu", "kind": "gpu", "count": 2, "model": "A100-SXM4-80GB"},
+      {"id": "cpu0", "kind": "cpu", "vendor": "intel"},
+      {"id": "sw", "kind": "pcie_switch"}],
+    "links": [
+      {"for": {"g": "0..1"}, "a": "gpu{g}", "b": "sw", "kind": "pcie", "generation": 4},
+      {"a": "sw", "b": "cpu0", "kind": "pcie", "generation": 4}]})");
+  doc["nodes"][0]["model"] = model;
+  if (lanes > 0) {
+    doc["links"].push_back(
+        Json{{"a", "gpu0"}, {"b", "gpu1"}, {"kind", "nvlink"}, {"generation", 3}, {"lanes", lanes}});
+  }
+  return parse_topology(doc, "test.json");
+}
+
+TEST(RoutingTest, DirectNvlinkIsOnePathAtTheBundleRate) {
+  const Topology t = two_gpus("A100-SXM4-80GB", 4);
+  const Router r(t);
+  auto route = r.route(0, 1);
+  ASSERT_TRUE(route);
+  EXPECT_EQ(route->transport, Transport::nvlink);
+  ASSERT_EQ(route->paths.size(), 1u);
+  // Link 3 is the NVLink bridge; gpu0 is its "a" end, so the channel is 2*3 = 6.
+  EXPECT_EQ(route->paths[0].channels, std::vector<ChannelId>{6});
+  // 4 links * 25 GB/s = 100 GB/s per direction.
+  EXPECT_DOUBLE_EQ(route->bandwidth_Bps(), 100e9);
+  EXPECT_DOUBLE_EQ(route->latency_s(), 0.2e-6);
+  EXPECT_EQ(r.path_class(0, 1), PathClass::nvlink);
+  EXPECT_EQ(r.nvlink_count(0, 1), 4);
+}
+
+TEST(RoutingTest, PcieP2pThroughOneSwitchIsPix) {
+  const Topology t = two_gpus("A100-SXM4-80GB", 0);
+  const Router r(t);
+  auto route = r.route(0, 1);
+  ASSERT_TRUE(route);
+  EXPECT_EQ(route->transport, Transport::pcie_p2p);
+  // gpu0->sw is channel 0 (link 0, a->b); sw->gpu1 is channel 3 (link 1, b->a).
+  EXPECT_EQ(route->paths[0].channels, (std::vector<ChannelId>{0, 3}));
+  // Two PCIe hops of 0.25 us each.
+  EXPECT_DOUBLE_EQ(route->latency_s(), 0.5e-6);
+  EXPECT_DOUBLE_EQ(route->bandwidth_Bps(), 32e9);
+  EXPECT_EQ(r.path_class(0, 1), PathClass::pix);
+}
+
+TEST(RoutingTest, GeforceCardsBounceThroughHostMemory) {
+  const Topology t = two_gpus("RTX-4090", 0);
+  const Router r(t);
+  EXPECT_FALSE(r.p2p_possible(0, 1));
+  auto route = r.route(0, 1);
+  ASSERT_TRUE(route);
+  EXPECT_EQ(route->transport, Transport::host_bounce);
+  EXPECT_EQ(route->bounce_cpu, std::optional<NodeId>(2));
+  // gpu0->sw (0), sw->cpu0 (4), cpu0->sw (5), sw->gpu1 (3).
+  EXPECT_EQ(route->paths[0].channels, (std::vector<ChannelId>{0, 4, 5, 3}));
+  // nvidia-smi still prints the PCIe class: one switch between them.
+  EXPECT_EQ(r.path_class(0, 1), PathClass::pix);
+}
+
+TEST(RoutingTest, DisablingP2pForcesTheBounce) {
+  const Topology t = two_gpus("A100-SXM4-80GB", 0);
+  const Router r(t);
+  RouteOptions no_p2p;
+  no_p2p.allow_p2p = false;
+  EXPECT_EQ(r.route(0, 1, no_p2p)->transport, Transport::host_bounce);
+}
+
+TEST(RoutingTest, NvswitchPlanesSplitTrafficByLinkCount) {
+  const Topology t = parse(R"({
+    "title": "t", "nodes": [
+      {"id": "gpu", "kind": "gpu", "count": 2, "model": "H100-SXM5-80GB"},
+      {"id": "nvs", "kind": "nvswitch", "count": 2}],
+    "links": [
+      {"for": {"g": "0..1"}, "a": "gpu{g}", "b": "nvs0", "kind": "nvlink", "generation": 4, "lanes": 5},
+      {"for": {"g": "0..1"}, "a": "gpu{g}", "b": "nvs1", "kind": "nvlink", "generation": 4, "lanes": 4}]})");
+  const Router r(t);
+  auto route = r.route(0, 1);
+  ASSERT_TRUE(route);
+  EXPECT_EQ(route->transport, Transport::nvlink);
+  ASSERT_EQ(route->paths.size(), 2u);
+  // Bottlenecks 5*25 = 125 GB/s and 4*25 = 100 GB/s; shares 125/225 = 5/9 and 100/225 = 4/9.
+  EXPECT_DOUBLE_EQ(route->paths[0].share, 5.0 / 9.0);
+  EXPECT_DOUBLE_EQ(route->paths[1].share, 4.0 / 9.0);
+  // Both planes finish together: 125e9 / (5/9) = 225 GB/s.
+  EXPECT_DOUBLE_EQ(route->bandwidth_Bps(), 225e9);
+  EXPECT_EQ(r.nvlink_count(0, 1), 9);
+}
+
+TEST(RoutingTest, NoDirectNvlinkRelaysThroughANeighbour) {
+  const Topology t = parse(R"({
+    "title": "t", "nodes": [{"id": "gpu", "kind": "gpu", "count": 3, "model": "A100-SXM4-80GB"}],
+    "links": [
+      {"a": "gpu0", "b": "gpu1", "kind": "nvlink", "generation": 3, "lanes": 4},
+      {"a": "gpu1", "b": "gpu2", "kind": "nvlink", "generation": 3, "lanes": 2}]})");
+  const Router r(t);
+  auto route = r.route(0, 2);
+  ASSERT_TRUE(route);
+  EXPECT_EQ(route->transport, Transport::nvlink_relay);
+  EXPECT_EQ(route->relays, std::vector<NodeId>{1});
+  // Bottleneck is the 2-link hop: 50 GB/s; two hops of 0.2 us.
+  EXPECT_DOUBLE_EQ(route->bandwidth_Bps(), 50e9);
+  EXPECT_DOUBLE_EQ(route->latency_s(), 0.4e-6);
+  // nvidia-smi shows no NVLink between them (and, with no PCIe here, SYS).
+  EXPECT_EQ(r.path_class(0, 2), PathClass::sys);
+}
+
+TEST(RoutingTest, PcieClassesFollowTheTree) {
+  // cpu0: host bridge 0 -> upper switch up0 -> leaf switches l0 {gpu0, gpu1}, l1 {gpu2};
+  //       host bridge 0 directly -> gpu5; host bridge 1 directly -> gpu3.
+  // cpu1 (other socket, UPI) -> gpu4.
+  const Topology t = parse(R"({
+    "title": "t", "nodes": [
+      {"id": "gpu", "kind": "gpu", "count": 6, "model": "A100-PCIE-80GB"},
+      {"id": "cpu", "kind": "cpu", "count": 2, "vendor": "intel", "socket": "{i}"},
+      {"id": "up0", "kind": "pcie_switch"}, {"id": "l", "kind": "pcie_switch", "count": 2}],
+    "links": [
+      {"a": "up0", "b": "cpu0", "kind": "pcie", "generation": 4, "host_bridge": 0},
+      {"for": {"s": "0..1"}, "a": "l{s}", "b": "up0", "kind": "pcie", "generation": 4},
+      {"for": {"g": "0..1"}, "a": "gpu{g}", "b": "l0", "kind": "pcie", "generation": 4},
+      {"a": "gpu2", "b": "l1", "kind": "pcie", "generation": 4},
+      {"a": "gpu5", "b": "cpu0", "kind": "pcie", "generation": 4, "host_bridge": 0},
+      {"a": "gpu3", "b": "cpu0", "kind": "pcie", "generation": 4, "host_bridge": 1},
+      {"a": "gpu4", "b": "cpu1", "kind": "pcie", "generation": 4},
+      {"a": "cpu0", "b": "cpu1", "kind": "upi", "lanes": 2}]})");
+  const Router r(t);
+  EXPECT_EQ(r.path_class(0, 0), PathClass::self);
+  EXPECT_EQ(r.path_class(0, 1), PathClass::pix);   // one switch (l0)
+  EXPECT_EQ(r.path_class(0, 2), PathClass::pxb);   // l0, up0, l1
+  EXPECT_EQ(r.path_class(0, 5), PathClass::phb);   // through cpu0, same host bridge 0
+  EXPECT_EQ(r.path_class(0, 3), PathClass::node);  // through cpu0, host bridges 0 and 1
+  EXPECT_EQ(r.path_class(0, 4), PathClass::sys);   // across the UPI link
+  EXPECT_EQ(r.path_class(3, 5), PathClass::node);
+  // Intel sockets: no peer-to-peer across UPI, so gpu0 -> gpu4 bounces through host memory.
+  EXPECT_TRUE(r.p2p_possible(0, 3));
+  EXPECT_FALSE(r.p2p_possible(0, 4));
+  EXPECT_EQ(r.route(0, 4)->transport, Transport::host_bounce);
+  EXPECT_EQ(r.host_socket(4), std::optional<NodeId>(7));  // cpu1 is node 7
+  // GPU to host memory is plain PCIe: gpu0 -> l0 -> up0 -> cpu0, three hops at 32 GB/s.
+  auto to_host = r.route(0, 6);
+  EXPECT_EQ(to_host->transport, Transport::pcie);
+  EXPECT_EQ(to_host->paths[0].channels.size(), 3u);
+  EXPECT_DOUBLE_EQ(to_host->bandwidth_Bps(), 32e9);
+}
+
+TEST(RoutingTest, CpuThatForbidsP2pForcesTheBounce) {
+  const Topology t = parse(R"({
+    "title": "t", "nodes": [
+      {"id": "gpu", "kind": "gpu", "count": 2, "model": "A100-PCIE-80GB"},
+      {"id": "cpu0", "kind": "cpu", "vendor": "amd", "pcie_p2p": false}],
+    "links": [{"for": {"g": "0..1"}, "a": "gpu{g}", "b": "cpu0", "kind": "pcie", "generation": 4,
+               "host_bridge": "{g}"}]})");
+  const Router r(t);
+  EXPECT_EQ(r.path_class(0, 1), PathClass::node);
+  EXPECT_FALSE(r.p2p_possible(0, 1));
+  EXPECT_EQ(r.route(0, 1)->transport, Transport::host_bounce);
+}
+
+}  // namespace
+}  // namespace linksim::topo

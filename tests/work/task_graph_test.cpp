@@ -1,0 +1,232 @@
+#include "sim/work/task_graph.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "sim/core/error.hpp"
+#include "sim/report/formats.hpp"
+#include "sim/report/names.hpp"
+#include "sim/report/summary.hpp"
+#include "tests/support/temp_files.hpp"
+
+namespace linksim::work {
+namespace {
+
+// cpu0 with gpu0, gpu1 and nic0 on PCIe 4.0 x16 (32 GB/s per direction, no latency);
+// gpu2 is connected to nothing, so nothing reaches it.
+topo::Topology test_machine() {
+  topo::Topology t;
+  t.name = "test-box";
+  const auto add = [&](const char* id, topo::NodeKind kind, int ordinal) {
+    topo::Node n;
+    n.id = id;
+    n.kind = kind;
+    n.ordinal = ordinal;
+    if (kind == topo::NodeKind::gpu) n.gpu = topo::GpuModel{};
+    if (kind == topo::NodeKind::cpu) n.cpu = topo::CpuInfo{};
+    if (kind == topo::NodeKind::nic) n.nic = topo::NicInfo{};
+    return t.add_node(n);
+  };
+  const auto cpu = add("cpu0", topo::NodeKind::cpu, 0);
+  const auto g0 = add("gpu0", topo::NodeKind::gpu, 0);
+  const auto g1 = add("gpu1", topo::NodeKind::gpu, 1);
+  add("gpu2", topo::NodeKind::gpu, 2);
+  const auto nic = add("nic0", topo::NodeKind::nic, 0);
+  for (auto dev : {g0, g1, nic}) {
+    topo::Link l;
+    l.a = dev;
+    l.b = cpu;
+    l.kind = topo::LinkKind::pcie;
+    l.generation = 4;
+    l.width = 16;
+    l.bandwidth_Bps = 32e9;
+    t.add_link(l);
+  }
+  return t;
+}
+
+TaskGraph parse(const std::string& text, const topo::Topology& t) {
+  return parse_task_graph(parse_json_text(text, "graph.json"), "graph.json", t);
+}
+
+std::string error_of(const std::string& text) {
+  const topo::Topology t = test_machine();
+  try {
+    parse(text, t);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+constexpr const char* kSeed = R"({"tasks": [
+  {"id": "backward", "kind": "compute", "gpu": "gpu0", "duration": "100 ms"},
+  {"id": "gradient", "kind": "transfer", "src": "gpu0", "dst": "gpu1", "bytes": "10 GB",
+   "deps": ["backward"]}]})";
+
+TEST(TaskGraph, SeedOverPcie) {
+  // 0.1 s compute, then 10 GB over PCIe 4.0 x16 at 32 GB/s: 0.1 + 10e9 / 32e9 = 0.4125 s.
+  // Communication is 0.3125 / 0.4125 = 75.8% of the step.
+  const topo::Topology t = test_machine();
+  const TaskGraph g = parse(kSeed, t);
+  const auto tl = g.simulation.run();
+  EXPECT_DOUBLE_EQ(tl.makespan_s, 0.4125);  // 0.1 + 0.3125
+  const report::Names names{g.task_names, g.gpu_names, report::channel_names(t)};
+  const report::Summary s = report::summarize(g.simulation, tl, names);
+  EXPECT_DOUBLE_EQ(s.gpus[0].comm_s, 0.3125);                  // 10e9 / 32e9
+  EXPECT_DOUBLE_EQ(s.gpus[0].comm_fraction, 0.3125 / 0.4125);  // 75.8%
+  EXPECT_DOUBLE_EQ(s.gpus[0].exposed_comm_s, 0.3125);          // nothing overlaps it
+  EXPECT_EQ(g.gpu_names, (std::vector<std::string>{"gpu0", "gpu1", "gpu2"}));
+}
+
+TEST(TaskGraph, ByteCountMayBeAnInteger) {
+  const topo::Topology t = test_machine();
+  const TaskGraph g = parse(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "nic0", "bytes": 32000000000}]})",
+                            t);
+  EXPECT_DOUBLE_EQ(g.simulation.run().makespan_s, 1.0);  // 32e9 / 32e9
+}
+
+TEST(TaskGraph, OutputDoesNotDependOnTaskOrder) {
+  // Shuffle the tasks of a small graph; the JSON report must be byte-identical.
+  const std::vector<std::string> tasks = {
+      R"({"id": "a", "kind": "compute", "gpu": "gpu0", "duration": "1 ms"})",
+      R"({"id": "b", "kind": "transfer", "src": "gpu0", "dst": "gpu1", "bytes": "1 GB", "deps": ["a"]})",
+      R"({"id": "c", "kind": "transfer", "src": "gpu1", "dst": "gpu0", "bytes": "3 GB"})",
+      R"({"id": "d", "kind": "transfer", "src": "gpu0", "dst": "nic0", "bytes": "2 GB", "deps": ["a"]})",
+      R"({"id": "e", "kind": "delay", "duration": "5 us", "deps": ["b"]})",
+      R"({"id": "f", "kind": "barrier", "deps": ["c", "d", "e"]})",
+      R"({"id": "g", "kind": "compute", "gpu": "gpu1", "duration": "2 ms", "deps": ["f"]})"};
+  const topo::Topology t = test_machine();
+  std::string first;
+  std::vector<std::size_t> order(tasks.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::mt19937 rng(7);
+  for (int pass = 0; pass < 10; ++pass) {
+    std::string text = R"({"tasks": [)";
+    for (std::size_t i = 0; i < order.size(); ++i)
+      text += (i ? "," : "") + tasks[order[i]];
+    text += "]}";
+    const TaskGraph g = parse(text, t);
+    const report::Names names{g.task_names, g.gpu_names, report::channel_names(t)};
+    const std::string json =
+        report::to_json(report::summarize(g.simulation, g.simulation.run(), names));
+    if (pass == 0) first = json;
+    EXPECT_EQ(json, first) << "pass " << pass;
+    std::shuffle(order.begin(), order.end(), rng);
+  }
+}
+
+TEST(TaskGraph, RejectsACycleNamingItsTasks) {
+  EXPECT_EQ(error_of(R"({"tasks": [
+      {"id": "a", "kind": "barrier", "deps": ["c"]},
+      {"id": "b", "kind": "barrier", "deps": ["a"]},
+      {"id": "c", "kind": "barrier", "deps": ["b"]}]})"),
+            "graph.json: at /tasks/0/deps: task \"a\": dependency cycle: a -> b -> c -> a");
+}
+
+TEST(TaskGraph, RejectsASelfDependency) {
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "kind": "barrier", "deps": ["a"]}]})"),
+            "graph.json: at /tasks/0/deps: task \"a\": dependency cycle: a -> a");
+}
+
+TEST(TaskGraph, RejectsAnUnknownEndpoint) {
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "gpu9", "bytes": "1 GB"}]})"),
+            "graph.json: at /tasks/0/dst: task \"x\": unknown endpoint \"gpu9\": no such node "
+            "in topology \"test-box\"");
+}
+
+TEST(TaskGraph, RejectsZeroAndNegativeSizes) {
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "gpu1", "bytes": 0}]})"),
+            "graph.json: at /tasks/0/bytes: task \"x\": bytes must be positive, got 0");
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "gpu1", "bytes": "-5 GB"}]})"),
+            "graph.json: at /tasks/0/bytes: task \"x\": bytes must be positive, got \"-5 GB\"");
+}
+
+TEST(TaskGraph, RejectsAnUnreachableDestination) {
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "gpu2", "bytes": "1 GB"}]})"),
+            "graph.json: at /tasks/0/dst: task \"x\": no route from gpu0 to gpu2 in topology "
+            "\"test-box\"");
+}
+
+TEST(TaskGraph, RejectsAMissingDependency) {
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "kind": "barrier", "deps": ["zz"]}]})"),
+            "graph.json: at /tasks/0/deps/0: task \"a\": dependency \"zz\" is not a task id");
+}
+
+TEST(TaskGraph, RejectsADuplicateId) {
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "kind": "barrier"},
+      {"id": "a", "kind": "barrier"}]})"),
+            "graph.json: at /tasks/1/id: duplicate task id \"a\" (first at /tasks/0)");
+}
+
+TEST(TaskGraph, RejectsAnUnknownKindOrField) {
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "kind": "sleep"}]})"),
+            "graph.json: at /tasks/0/kind: task \"a\": unknown kind \"sleep\"; expected one of: "
+            "compute, transfer, delay, barrier");
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "kind": "barrier", "gpu": "gpu0"}]})"),
+            "graph.json: at /tasks/0/gpu: task \"a\": unknown field \"gpu\"; expected one of: "
+            "id, kind, deps, note");
+}
+
+TEST(TaskGraph, RejectsComputeOnANonGpu) {
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "kind": "compute", "gpu": "cpu0",
+      "duration": "1 ms"}]})"),
+            "graph.json: at /tasks/0/gpu: task \"a\": \"cpu0\" is not a GPU");
+}
+
+TEST(TaskGraph, ShippedSeedExampleLoads) {
+  const topo::Topology t = test_machine();
+  const TaskGraph g =
+      load_task_graph(testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json", t);
+  EXPECT_DOUBLE_EQ(g.simulation.run().makespan_s, 0.4125);  // 0.1 + 10e9 / 32e9
+}
+
+TEST(RunGraphCli, SeedOnShippedMachine) {
+  const std::string graph = testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json";
+  const auto r =
+      testing::run_linksim("run-graph '" + graph + "' --topology a10-4x-pcie --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("run,,makespan_s,0.4125\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gpu,gpu0,comm_s,0.3125\n"), std::string::npos) << r.out;
+}
+
+TEST(RunGraphCli, BadGraphExitsWithCode2) {
+  testing::TempDir dir;
+  const std::string graph =
+      dir.write("g.json", R"({"tasks": [{"id": "a", "kind": "barrier", "deps": ["a"]}]})");
+  const auto r = testing::run_linksim("run-graph '" + graph + "' --topology a10-4x-pcie");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("dependency cycle: a -> a"), std::string::npos) << r.err;
+}
+
+TEST(RunGraphCli, WritesTraceAndRefusesToOverwrite) {
+  testing::TempDir dir;
+  const std::string graph = testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json";
+  const std::string trace = dir.path() + "/trace.json";
+  const std::string out = dir.path() + "/out.json";
+  const std::string args = "run-graph '" + graph +
+                           "' --topology a10-4x-pcie --format json --trace '" + trace + "' -o '" +
+                           out + "'";
+  auto r = testing::run_linksim(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json report = parse_json_text(testing::read_file(out), out);
+  EXPECT_EQ(report["makespan_s"].get<double>(), 0.4125);
+  const Json t = parse_json_text(testing::read_file(trace), trace);
+  EXPECT_TRUE(t["traceEvents"].is_array());
+  r = testing::run_linksim(args);
+  EXPECT_EQ(r.exit_code, 2);  // exists, no --force
+  r = testing::run_linksim(args + " --force");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+}  // namespace
+}  // namespace linksim::work
