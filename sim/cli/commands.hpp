@@ -8,5 +8,8 @@ namespace linksim::cli {
 
 void register_topo(CLI::App& app);
 void register_run_graph(CLI::App& app);
+// calibrate/: `linksim calibrate` (measure this node) and `linksim fit` (fit logs).
+void register_calibrate(CLI::App& app);
+void register_fit(CLI::App& app);
 
 }  // namespace linksim::cli

@@ -1,10 +1,13 @@
 #include "sim/engine/simulation.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <queue>
+#include <unordered_map>
 
 #include "sim/net/solver.hpp"
 
@@ -90,6 +93,19 @@ std::span<const ChannelId> Simulation::path_channels(PathId path) const {
   return {path_channels_.data() + path_begin_[path], path_begin_[path + 1] - path_begin_[path]};
 }
 
+namespace {
+
+// Busy intervals that touch (one ends as the next starts) are one interval.
+void append_busy(ChannelUsage& u, double start_s, double end_s) {
+  if (!u.busy.empty() && u.busy.back().end_s == start_s) {
+    u.busy.back().end_s = end_s;
+  } else {
+    u.busy.push_back({start_s, end_s});
+  }
+}
+
+}  // namespace
+
 // One run's mutable state.
 class Runner {
  public:
@@ -98,7 +114,7 @@ class Runner {
 
  private:
   // Kinds in the order they are handled within an instant.
-  enum class EventKind : std::uint8_t { task_end, flow_end, path_ready };
+  enum class EventKind : std::uint8_t { task_end, flow_end, group_end, path_ready };
   struct Event {
     double time_s;
     EventKind kind;
@@ -113,6 +129,20 @@ class Runner {
       return path_index > o.path_index;
     }
   };
+  // An isolated group simulated on its own, relative to its start.
+  struct GroupResult {
+    std::vector<double> end_offset_s;  // per transfer, in group order
+    // Distinct end offsets, ascending, with the group positions that end there.
+    std::vector<std::pair<double, std::vector<std::uint32_t>>> ends;
+    std::vector<ChannelId> channels;  // channels used, with their usage during the group
+    std::vector<ChannelUsage> usage;
+    std::uint64_t flow_starts = 0;
+    std::uint64_t flow_ends = 0;
+  };
+  struct Replay {
+    const GroupResult* result;
+    std::vector<TaskId> tasks;  // group order
+  };
   struct Flow {  // indexed by solver flow id
     TaskId task = 0;
     std::uint32_t path_index = 0;
@@ -124,8 +154,14 @@ class Runner {
 
   void push(double time_s, EventKind kind, TaskId task, std::uint32_t path_index,
             net::FlowId flow = 0, std::uint32_t version = 0) {
+    if (kind != EventKind::flow_end) ++live_other_events_;
     queue_.push({time_s, kind, task, path_index, flow, version});
   }
+  void start_paths(TaskId id);
+  void start_pending_transfers();
+  bool try_replay_group();
+  const GroupResult& simulate_group(const std::vector<std::uint64_t>& key);
+  void group_end(const Event& e);
   void start_task(TaskId id);
   void finish_task(TaskId id);
   void path_ready(TaskId id, std::uint32_t path_index);
@@ -148,6 +184,10 @@ class Runner {
   std::vector<TaskId> ready_;
   std::size_t ready_head_ = 0;
   std::vector<Flow> flows_;
+  std::vector<TaskId> pending_transfers_;  // started this instant, paths not yet scheduled
+  std::size_t live_other_events_ = 0;      // queued events other than flow_end
+  std::map<std::vector<std::uint64_t>, GroupResult> groups_;
+  std::vector<Replay> replays_;
   std::vector<double> busy_since_s_;  // per channel; NaN when idle
   std::vector<double> saturated_since_s_;
 };
@@ -170,12 +210,141 @@ void Runner::start_task(TaskId id) {
         finish_task(id);
         return;
       }
-      for (std::uint32_t i = 0; i < paths.size(); ++i) {
-        push(now_s_ + sim_.path_latency_s(paths[i].path), EventKind::path_ready, id, i);
-      }
+      pending_transfers_.push_back(id);  // scheduled once the instant's starts are all known
       return;
     }
   }
+}
+
+void Runner::start_paths(TaskId id) {
+  const auto paths = sim_.paths(id);
+  for (std::uint32_t i = 0; i < paths.size(); ++i) {
+    push(now_s_ + sim_.path_latency_s(paths[i].path), EventKind::path_ready, id, i);
+  }
+}
+
+void Runner::start_pending_transfers() {
+  if (options_.reuse_isolated_groups && solver_.active_flow_count() == 0 &&
+      live_other_events_ == 0 && try_replay_group()) {
+    pending_transfers_.clear();
+    return;
+  }
+  for (TaskId id : pending_transfers_)
+    start_paths(id);
+  pending_transfers_.clear();
+}
+
+// The group is what pending_transfers_ holds; nothing else is in flight. Its key lists, per
+// transfer, the bytes and each path with its share.
+bool Runner::try_replay_group() {
+  std::vector<std::uint64_t> key;
+  for (TaskId id : pending_transfers_) {
+    const auto paths = sim_.paths(id);
+    key.push_back(std::bit_cast<std::uint64_t>(sim_.tasks_[id].amount));
+    key.push_back(paths.size());
+    for (const PathShare& p : paths) {
+      key.push_back(p.path);
+      key.push_back(std::bit_cast<std::uint64_t>(p.share));
+    }
+  }
+  auto it = groups_.find(key);
+  const GroupResult& r = it != groups_.end() ? it->second : simulate_group(key);
+
+  // Safe only if no dependent can start before the group's last end: a dependent whose
+  // remaining dependencies all lie in the group becomes ready at the latest of their ends.
+  const double last_s = r.ends.back().first;
+  std::unordered_map<TaskId, std::pair<std::uint32_t, double>> reached;  // count, latest end
+  for (std::uint32_t k = 0; k < pending_transfers_.size(); ++k) {
+    const TaskId id = pending_transfers_[k];
+    for (std::uint32_t i = dependents_begin_[id]; i < dependents_begin_[id + 1]; ++i) {
+      auto& [count, latest] = reached[dependents_[i]];
+      ++count;
+      latest = std::max(latest, r.end_offset_s[k]);
+    }
+  }
+  for (const auto& [task, reach] : reached) {
+    if (reach.first == waiting_on_[task] && reach.second < last_s) return false;
+  }
+
+  for (std::size_t i = 0; i < r.channels.size(); ++i) {
+    ChannelUsage& u = tl_.channels[r.channels[i]];
+    const ChannelUsage& d = r.usage[i];
+    u.bytes += d.bytes;
+    u.busy_s += d.busy_s;
+    u.saturated_s += d.saturated_s;
+    for (const Interval& iv : d.busy)
+      append_busy(u, now_s_ + iv.start_s, now_s_ + iv.end_s);
+  }
+  tl_.flow_starts += r.flow_starts;
+  tl_.flow_ends += r.flow_ends;
+  const auto replay = static_cast<std::uint32_t>(replays_.size());
+  replays_.push_back({&r, pending_transfers_});
+  for (std::uint32_t e = 0; e < r.ends.size(); ++e) {
+    push(now_s_ + r.ends[e].first, EventKind::group_end, replay, e);
+  }
+  return true;
+}
+
+// Simulates the pending group alone, from time 0, over only the channels it uses.
+const Runner::GroupResult& Runner::simulate_group(const std::vector<std::uint64_t>& key) {
+  std::unordered_map<ChannelId, ChannelId> channel_index;
+  std::vector<ChannelId> channels;
+  std::unordered_map<PathId, PathId> path_index;
+  std::vector<std::vector<ChannelId>> local_paths;
+  std::vector<double> local_latency;
+  for (TaskId id : pending_transfers_) {
+    for (const PathShare& p : sim_.paths(id)) {
+      if (path_index.count(p.path)) continue;
+      path_index.emplace(p.path, static_cast<PathId>(local_paths.size()));
+      std::vector<ChannelId> local;
+      for (ChannelId c : sim_.path_channels(p.path)) {
+        auto [it, fresh] = channel_index.try_emplace(c, static_cast<ChannelId>(channels.size()));
+        if (fresh) channels.push_back(c);
+        local.push_back(it->second);
+      }
+      local_paths.push_back(std::move(local));
+      local_latency.push_back(sim_.path_latency_s(p.path));
+    }
+  }
+  std::vector<double> capacity;
+  for (ChannelId c : channels)
+    capacity.push_back(sim_.capacity_Bps_[c]);
+  Simulation alone(std::move(capacity), 0);
+  for (std::size_t i = 0; i < local_paths.size(); ++i) {
+    alone.add_path(local_paths[i], local_latency[i]);
+  }
+  std::vector<PathShare> shares;
+  for (TaskId id : pending_transfers_) {
+    shares.clear();
+    for (const PathShare& p : sim_.paths(id))
+      shares.push_back({path_index.at(p.path), p.share});
+    alone.add_transfer(sim_.tasks_[id].amount, shares, kNoGpu, kNoGpu, {});
+  }
+  RunOptions options = options_;
+  options.reuse_isolated_groups = false;
+  Timeline tl = alone.run(options);
+
+  GroupResult r;
+  r.end_offset_s = tl.task_end_s;
+  std::map<double, std::vector<std::uint32_t>> ends;
+  for (std::uint32_t k = 0; k < r.end_offset_s.size(); ++k)
+    ends[r.end_offset_s[k]].push_back(k);
+  r.ends.assign(ends.begin(), ends.end());
+  r.channels = std::move(channels);
+  r.usage = std::move(tl.channels);
+  r.flow_starts = tl.flow_starts;
+  r.flow_ends = tl.flow_ends;
+  return groups_.emplace(key, std::move(r)).first->second;
+}
+
+void Runner::group_end(const Event& e) {
+  Replay& replay = replays_[e.task];
+  for (std::uint32_t k : replay.result->ends[e.path_index].second) {
+    const TaskId id = replay.tasks[k];
+    open_paths_[id] = 0;
+    finish_task(id);
+  }
+  if (e.path_index + 1 == replay.result->ends.size()) std::vector<TaskId>().swap(replay.tasks);
 }
 
 void Runner::finish_task(TaskId id) {
@@ -251,7 +420,7 @@ void Runner::record_channel_states() {
         busy_since_s_[l] = now_s_;
       } else {
         u.busy_s += now_s_ - busy_since_s_[l];
-        if (options_.record_intervals) u.busy.push_back({busy_since_s_[l], now_s_});
+        if (options_.record_intervals) append_busy(u, busy_since_s_[l], now_s_);
         busy_since_s_[l] = std::numeric_limits<double>::quiet_NaN();
       }
     }
@@ -324,20 +493,30 @@ Timeline Runner::run() {
     if (waiting_on_[id] == 0) ready_.push_back(id);
   }
   drain_ready();
+  if (!pending_transfers_.empty()) start_pending_transfers();
 
   while (!queue_.empty()) {
     now_s_ = queue_.top().time_s;
     ++tl_.event_times;
     // Everything due now, including zero-duration work that this instant's events start.
-    while (!queue_.empty() && queue_.top().time_s <= now_s_) {
+    for (;;) {
+      if (queue_.empty() || queue_.top().time_s > now_s_) {
+        if (pending_transfers_.empty()) break;
+        start_pending_transfers();  // may queue more events for now (zero latency)
+        continue;
+      }
       const Event e = queue_.top();
       queue_.pop();
+      if (e.kind != EventKind::flow_end) --live_other_events_;
       switch (e.kind) {
         case EventKind::task_end:
           finish_task(e.task);
           break;
         case EventKind::flow_end:
           flow_end(e);
+          break;
+        case EventKind::group_end:
+          group_end(e);
           break;
         case EventKind::path_ready:
           path_ready(e.task, e.path_index);

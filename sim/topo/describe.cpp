@@ -41,8 +41,10 @@ std::string describe_summary(const Topology& topo, const MachineSummary& s) {
   if (s.fastest_pair) out += fmt::format("  fastest pair        {}\n", pair_text(topo, *s.fastest_pair));
   if (topo.instance) {
     const auto& i = *topo.instance;
-    out += fmt::format("  instance            {} {}, ${:.2f}/h, network {}\n", i.provider, i.name,
-                       i.price_per_hour_usd, i.network.empty() ? "-" : i.network);
+    out += fmt::format("  instance            {} {}, {}, network {}\n", i.provider, i.name,
+                       i.price_per_hour_usd ? fmt::format("${:.2f}/h", *i.price_per_hour_usd)
+                                            : std::string("no list price"),
+                       i.network.empty() ? "-" : i.network);
   }
   return out;
 }
@@ -101,7 +103,9 @@ std::string one_line(const Topology& topo) {
   for (NodeId g : topo.nodes_of(NodeKind::gpu)) models[topo.node(g).model]++;
   std::vector<std::string> parts;
   for (const auto& [m, n] : models) parts.push_back(fmt::format("{}x {}", n, m));
-  std::string price = topo.instance ? fmt::format("${:.2f}/h", topo.instance->price_per_hour_usd) : "";
+  std::string price = topo.instance && topo.instance->price_per_hour_usd
+                          ? fmt::format("${:.2f}/h", *topo.instance->price_per_hour_usd)
+                          : "";
   return fmt::format("{:<28} {:<28} {:<10} {}", topo.name, fmt::join(parts, " + "), price, topo.title);
 }
 

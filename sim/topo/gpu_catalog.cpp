@@ -1,7 +1,7 @@
 // The built-in GPU catalog. Every figure is a vendor peak from the cited public datasheet or
 // whitepaper, stated the same way for every model:
-//  - memory: the nominal capacity in GiB (what nvidia-smi reports, to within the driver's
-//    reservation; "80GB" parts show 81920 MiB of which ~81 GiB is usable);
+//  - memory: the nominal capacity in GiB, as nvidia-smi counts it ("80GB" parts report about
+//    80 GiB, e.g. 81920 MiB or 81559 MiB; a few hundred MiB go to the driver);
 //  - hbm_bandwidth: the datasheet memory bandwidth (HBM or GDDR), decimal GB/s;
 //  - peak_flops: DENSE tensor-core throughput where the GPU has tensor cores for that dtype
 //    (datasheets print "with sparsity" figures twice as high; those are halved), otherwise the
@@ -115,8 +115,8 @@ std::map<std::string, GpuModel> build_catalog() {
            "AWS-only variant of GA102 (EC2 G5); NVIDIA publishes no datasheet. Figures from "
            "Baseten, 'NVIDIA A10 vs A10G for ML model inference' (A10G: 35 TFLOPS FP32, 70 "
            "TFLOPS FP16/BF16 Tensor dense, 24 GB GDDR6 at 600 GB/s) and AWS G5 documentation "
-           "(PCIe, no NVLink); SM count 80 (10,240 CUDA cores) as reported by deviceQuery on g5 "
-           "- treat as approximate"));
+           "(PCIe, no NVLink). SM count 80 (10,240 CUDA cores) is an unverified figure from "
+           "third-party descriptions of the AWS part; treat the A10G figures as approximate"));
   add(make("A40", "ampere", 48, 696,
            {.fp32 = 37.4, .tf32 = 74.8, .fp16 = 149.7, .bf16 = 149.7, .int8 = 299.3}, 3, 4, 4,
            true, 84,

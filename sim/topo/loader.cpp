@@ -442,6 +442,28 @@ void check_nvlink_budget(const Topology& topo, const JsonView& root) {
   }
 }
 
+// "What if the same box had H200s?": swap GPU models in a machine taken from a base.
+void replace_gpu_models(const JsonView& replace, Topology& topo, const JsonView& root) {
+  for (const auto& [from, to_view] : replace.members()) {
+    const std::string to = to_view.as_string();
+    auto model = find_gpu_model(to);
+    if (!model) {
+      to_view.fail(fmt::format("unknown GPU model \"{}\"; known models: {}", to,
+                               fmt::join(gpu_model_names(), ", ")));
+    }
+    std::size_t replaced = 0;
+    for (NodeId g : topo.nodes_of(NodeKind::gpu)) {
+      if (topo.node(g).model != from) continue;
+      topo.set_gpu_model(g, *model);
+      ++replaced;
+    }
+    if (replaced == 0) {
+      to_view.fail(fmt::format("the base machine has no GPU of model \"{}\" to replace", from));
+    }
+  }
+  check_nvlink_budget(topo, root);
+}
+
 Topology parse_with_depth(const Json& document, const std::string& file, int depth);
 
 Topology load_with_depth(const std::string& path, int depth) {
@@ -451,7 +473,7 @@ Topology load_with_depth(const std::string& path, int depth) {
 Topology parse_with_depth(const Json& document, const std::string& file, int depth) {
   JsonView root(document, file);
   root.expect_only({"$schema", "title", "description", "sources", "notes", "base", "instance",
-                    "gpu_models", "nodes", "links"});
+                    "replace_models", "gpu_models", "nodes", "links"});
   Topology topo;
   if (auto base = root.get("base")) {
     if (depth >= kMaxBaseDepth) base->fail("\"base\" chain is too deep (a cycle?)");
@@ -467,6 +489,7 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
     }
     topo = load_with_depth(base_path.string(), depth + 1);
     topo.base = fs::path(base->as_string()).stem().string();
+    if (auto replace = root.get("replace_models")) replace_gpu_models(*replace, topo, root);
   } else {
     GpuModels models;
     if (auto gm = root.get("gpu_models")) {
@@ -495,8 +518,10 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
     Instance inst;
     inst.provider = iv->at("provider").as_string();
     inst.name = iv->at("name").as_string();
-    inst.price_per_hour_usd = iv->number_or("price_per_hour_usd", 0);
-    if (inst.price_per_hour_usd < 0) iv->at("price_per_hour_usd").fail("price cannot be negative");
+    if (auto price = iv->get("price_per_hour_usd")) {
+      inst.price_per_hour_usd = price->as_number();
+      if (*inst.price_per_hour_usd < 0) price->fail("price cannot be negative");
+    }
     inst.network = iv->string_or("network", "");
     if (auto nb = iv->get("network_bandwidth")) inst.network_bandwidth_Bps = bandwidth_field(*nb);
     if (auto s = iv->get("sources")) {

@@ -55,6 +55,13 @@ LinkId Topology::add_link(Link link) {
   return id;
 }
 
+void Topology::set_gpu_model(NodeId gpu, GpuModel model) {
+  Node& n = nodes_.at(gpu);
+  if (n.kind != NodeKind::gpu) throw std::logic_error("set_gpu_model: not a GPU: " + n.id);
+  n.model = model.name;
+  n.gpu = std::move(model);
+}
+
 std::optional<NodeId> Topology::find(std::string_view id) const {
   auto it = index_.find(id);
   if (it == index_.end()) return std::nullopt;

@@ -77,7 +77,7 @@ struct Link {
 struct Instance {
   std::string provider;  // "aws", "alibaba", ...
   std::string name;      // "p4d.24xlarge"
-  double price_per_hour_usd = 0;
+  std::optional<double> price_per_hour_usd;  // list price; absent when it varies too much
   std::string network;   // human description, e.g. "4x 100 Gb/s EFA"
   double network_bandwidth_Bps = 0;
   std::vector<std::string> sources;
@@ -105,6 +105,9 @@ class Topology {
   // first and reports bad input as InputError).
   NodeId add_node(Node node);
   LinkId add_link(Link link);
+
+  // Swaps the model of a GPU node (REQUIRES: `gpu` is a GPU).
+  void set_gpu_model(NodeId gpu, GpuModel model);
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Link>& links() const { return links_; }

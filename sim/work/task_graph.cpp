@@ -188,11 +188,20 @@ std::vector<std::size_t> Loader::canonical_order() const {
   }
   // The loop is walk[seen_at[cur]..]; each task there depends on the next. Show it in
   // execution order: a -> b means b depends on a.
-  std::vector<std::string> names;
+  std::vector<std::size_t> loop;
   for (std::size_t k = walk.size(); k-- > seen_at[cur];)
-    names.push_back(tasks_[walk[k]].id);
+    loop.push_back(walk[k]);
+  // Start the loop at its lowest id, and report it at that task's "deps".
+  const auto first = std::min_element(loop.begin(), loop.end(), [&](std::size_t a, std::size_t b) {
+    return tasks_[a].id < tasks_[b].id;
+  });
+  std::rotate(loop.begin(), first, loop.end());
+  std::vector<std::string> names;
+  for (std::size_t i : loop)
+    names.push_back(tasks_[i].id);
   names.push_back(names.front());
-  views_[cur].at("deps").fail(fmt::format("dependency cycle: {}", fmt::join(names, " -> ")));
+  fail_task(views_[loop.front()].at("deps"), tasks_[loop.front()],
+            fmt::format("dependency cycle: {}", fmt::join(names, " -> ")));
 }
 
 engine::TaskId Loader::add(engine::Simulation& sim, const RawTask& t,

@@ -16,9 +16,8 @@ namespace fs = std::filesystem;
 
 TempDir::TempDir() {
   static std::atomic<int> counter{0};
-  const fs::path p = fs::temp_directory_path() /
-                     ("linksim-test-" + std::to_string(::getpid()) + "-" +
-                      std::to_string(counter++));
+  const fs::path p = fs::temp_directory_path() / ("linksim-test-" + std::to_string(::getpid()) +
+                                                  "-" + std::to_string(counter++));
   fs::remove_all(p);
   fs::create_directories(p);
   path_ = p.string();
@@ -45,14 +44,16 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-std::string source_dir() { return LINKSIM_DATA_DIR; }
+std::string source_dir() {
+  return LINKSIM_DATA_DIR;
+}
 
 CommandResult run_linksim(const std::string& args) {
   TempDir dir;
   const std::string out_path = dir.path() + "/stdout";
   const std::string err_path = dir.path() + "/stderr";
-  const std::string command = std::string("'") + LINKSIM_CLI_PATH + "' " + args + " >'" +
-                              out_path + "' 2>'" + err_path + "'";
+  const std::string command = std::string("'") + LINKSIM_CLI_PATH + "' " + args + " >'" + out_path +
+                              "' 2>'" + err_path + "'";
   const int status = std::system(command.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

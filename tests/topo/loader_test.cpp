@@ -90,8 +90,9 @@ TEST(LoaderTest, UnknownNodeKind) {
   doc["nodes"][2]["kind"] = "gpu_switch";
   const std::string file = dir.path() + "/machine.json";
   EXPECT_EQ(load_error(dir, doc),
-            file + ": at /nodes/2/kind: unknown node kind \"gpu_switch\"; expected one of gpu, "
-                   "nvswitch, pcie_switch, cpu, nic, net_switch");
+            file +
+                ": at /nodes/2/kind: unknown node kind \"gpu_switch\"; expected one of gpu, "
+                "nvswitch, pcie_switch, cpu, nic, net_switch");
 }
 
 TEST(LoaderTest, UnknownField) {
@@ -121,8 +122,7 @@ TEST(LoaderTest, LinkToAMissingNode) {
   Json doc = two_gpu_doc();
   doc["links"][1]["b"] = "cpu9";
   const std::string file = dir.path() + "/machine.json";
-  EXPECT_EQ(load_error(dir, doc),
-            file + ": at /links/1/b: link to a missing node \"cpu9\"");
+  EXPECT_EQ(load_error(dir, doc), file + ": at /links/1/b: link to a missing node \"cpu9\"");
 }
 
 TEST(LoaderTest, LinkToAMissingNodeNamesTheLoopBinding) {
@@ -164,12 +164,14 @@ TEST(LoaderTest, ZeroNegativeAndAbsurdBandwidths) {
             file + ": at /links/2/bandwidth: bandwidth must be positive, got \"-5 GB/s\"");
   doc["links"][2]["bandwidth"] = "900 TB/s";
   EXPECT_EQ(load_error(dir, doc),
-            file + ": at /links/2/bandwidth: bandwidth \"900 TB/s\" is absurd; expected between 1 "
-                   "MB/s and 10 TB/s per direction");
+            file +
+                ": at /links/2/bandwidth: bandwidth \"900 TB/s\" is absurd; expected between 1 "
+                "MB/s and 10 TB/s per direction");
   doc["links"][2]["bandwidth"] = 25;
   EXPECT_EQ(load_error(dir, doc),
-            file + ": at /links/2/bandwidth: expected a bandwidth string such as \"25 GB/s\" or "
-                   "\"200 Gb/s\", got a number");
+            file +
+                ": at /links/2/bandwidth: expected a bandwidth string such as \"25 GB/s\" or "
+                "\"200 Gb/s\", got a number");
 }
 
 TEST(LoaderTest, ZeroAndAbsurdLatencies) {
@@ -180,12 +182,14 @@ TEST(LoaderTest, ZeroAndAbsurdLatencies) {
   EXPECT_EQ(load_error(dir, doc),
             file + ": at /links/1/latency: latency must be positive, got \"0 us\"");
   doc["links"][1]["latency"] = "5 s";
-  EXPECT_EQ(load_error(dir, doc),
-            file + ": at /links/1/latency: latency \"5 s\" is absurd; expected at most 1 ms per hop");
+  EXPECT_EQ(
+      load_error(dir, doc),
+      file + ": at /links/1/latency: latency \"5 s\" is absurd; expected at most 1 ms per hop");
   doc["links"][1]["latency"] = "soon";
   EXPECT_EQ(load_error(dir, doc),
-            file + ": at /links/1/latency: expected a time such as \"1.2 us\", \"500 ns\" or \"3 "
-                   "ms\", got \"soon\"");
+            file +
+                ": at /links/1/latency: expected a time such as \"1.2 us\", \"500 ns\" or \"3 "
+                "ms\", got \"soon\"");
 }
 
 TEST(LoaderTest, GpusThatCannotReachEachOther) {
@@ -195,8 +199,9 @@ TEST(LoaderTest, GpusThatCannotReachEachOther) {
   doc["links"].erase(2);
   const std::string file = dir.path() + "/machine.json";
   EXPECT_EQ(load_error(dir, doc),
-            file + ": at /links: GPUs cannot reach each other: no path of links joins gpu0 and "
-                   "gpu1; expected every GPU to be connected");
+            file +
+                ": at /links: GPUs cannot reach each other: no path of links joins gpu0 and "
+                "gpu1; expected every GPU to be connected");
 }
 
 TEST(LoaderTest, UnknownGpuModel) {
@@ -216,8 +221,7 @@ TEST(LoaderTest, WrongTypes) {
   const std::string file = dir.path() + "/machine.json";
   Json doc = two_gpu_doc();
   doc["nodes"][0]["count"] = "two";
-  EXPECT_EQ(load_error(dir, doc),
-            file + ": at /nodes/0/count: expected an integer, got a string");
+  EXPECT_EQ(load_error(dir, doc), file + ": at /nodes/0/count: expected an integer, got a string");
   doc = two_gpu_doc();
   doc["links"] = Json::object();
   EXPECT_EQ(load_error(dir, doc), file + ": at /links: expected an array, got an object");
@@ -233,8 +237,9 @@ TEST(LoaderTest, MoreNvlinksThanTheGpuHas) {
   doc["links"][2]["lanes"] = 13;
   const std::string file = dir.path() + "/machine.json";
   EXPECT_EQ(load_error(dir, doc),
-            file + ": at /links: gpu0 uses 13 NVLinks but a A100-SXM4-80GB has 12; expected at "
-                   "most 12");
+            file +
+                ": at /links: gpu0 uses 13 NVLinks but a A100-SXM4-80GB has 12; expected at "
+                "most 12");
 }
 
 TEST(LoaderTest, LinkKindMustFitItsEndpoints) {
@@ -244,8 +249,9 @@ TEST(LoaderTest, LinkKindMustFitItsEndpoints) {
   doc["links"][1]["generation"] = 3;
   const std::string file = dir.path() + "/machine.json";
   EXPECT_EQ(load_error(dir, doc),
-            file + ": at /links/1: a nvlink link cannot join sw (pcie_switch) and cpu0 (cpu): "
-                   "NVLink joins GPUs and NVSwitches");
+            file +
+                ": at /links/1: a nvlink link cannot join sw (pcie_switch) and cpu0 (cpu): "
+                "NVLink joins GPUs and NVSwitches");
 }
 
 TEST(LoaderTest, CloudInstanceTakesItsBaseMachine) {
@@ -261,9 +267,29 @@ TEST(LoaderTest, CloudInstanceTakesItsBaseMachine) {
   EXPECT_EQ(t.base, "base");
   EXPECT_EQ(t.count(NodeKind::gpu), 2u);
   ASSERT_TRUE(t.instance.has_value());
-  EXPECT_DOUBLE_EQ(t.instance->price_per_hour_usd, 12.5);
+  EXPECT_EQ(t.instance->price_per_hour_usd, std::optional<double>(12.5));
   // 100 Gb/s / 8 = 12.5 GB/s.
   EXPECT_DOUBLE_EQ(t.instance->network_bandwidth_Bps, 12.5e9);
+}
+
+TEST(LoaderTest, ReplaceModelsSwapsTheBaseMachinesGpus) {
+  TempDir dir;
+  dir.write("base.json", two_gpu_doc().dump());
+  Json doc = Json::parse(R"({"title": "what if H100", "base": "base.json",
+                            "replace_models": {"A100-SXM4-80GB": "H100-SXM5-80GB"}})");
+  const Topology t = load_topology(dir.write("h.json", doc.dump()));
+  EXPECT_EQ(t.node(0).model, "H100-SXM5-80GB");
+  EXPECT_EQ(t.node(1).gpu->name, "H100-SXM5-80GB");
+  doc["replace_models"] = Json{{"V100-SXM2-16GB", "H100-SXM5-80GB"}};
+  const std::string path = dir.write("bad.json", doc.dump());
+  try {
+    load_topology(path);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ": at /replace_models/V100-SXM2-16GB: the base machine has no GPU of model "
+                     "\"V100-SXM2-16GB\" to replace");
+  }
 }
 
 TEST(LoaderTest, MissingFile) {

@@ -8,7 +8,9 @@
 namespace linksim::topo {
 namespace {
 
-Topology parse(const char* text) { return parse_topology(Json::parse(text), "test.json"); }
+Topology parse(const char* text) {
+  return parse_topology(Json::parse(text), "test.json");
+}
 
 // gpu0..1 behind one switch (sw) on cpu0, plus an NVLink bridge of `lanes` links.
 Topology two_gpus(const char* model, int lanes) {
@@ -22,8 +24,8 @@ Topology two_gpus(const char* model, int lanes) {
       {"a": "sw", "b": "cpu0", "kind": "pcie", "generation": 4}]})");
   doc["nodes"][0]["model"] = model;
   if (lanes > 0) {
-    doc["links"].push_back(
-        Json{{"a", "gpu0"}, {"b", "gpu1"}, {"kind", "nvlink"}, {"generation", 3}, {"lanes", lanes}});
+    doc["links"].push_back(Json{
+        {"a", "gpu0"}, {"b", "gpu1"}, {"kind", "nvlink"}, {"generation", 3}, {"lanes", lanes}});
   }
   return parse_topology(doc, "test.json");
 }

@@ -56,7 +56,8 @@ TEST(ShippedMachinesTest, DgxH100SplitsItsEighteenLinksFiveFourFourFive) {
   // Shares 5/18, 4/18, 4/18, 5/18 of 450 GB/s = 18 links * 25 GB/s: the two 5-link planes
   // (125 GB/s bottleneck) carry 10/18 of the bytes.
   double five_link_share = 0;
-  for (const auto& p : route->paths) five_link_share += p.bottleneck_Bps == 125e9 ? p.share : 0;
+  for (const auto& p : route->paths)
+    five_link_share += p.bottleneck_Bps == 125e9 ? p.share : 0;
   EXPECT_DOUBLE_EQ(five_link_share, 10.0 / 18.0);
   EXPECT_DOUBLE_EQ(route->bandwidth_Bps(), 450e9);
   EXPECT_EQ(r.nvlink_count(0, 1), 18);

@@ -2,10 +2,10 @@
 // printouts imported back into machines.
 #include "sim/topo/smi_matrix.hpp"
 
-#include <filesystem>
-
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "sim/core/error.hpp"
 #include "sim/topo/loader.hpp"
@@ -33,9 +33,15 @@ void expect_matches_reference(const std::string& name) {
   EXPECT_GE(reference.rows.size(), 2u);
 }
 
-TEST(SmiMatrixTest, Rtx2080TiBoxMatchesItsPrintout) { expect_matches_reference("rtx2080ti-2x"); }
-TEST(SmiMatrixTest, DgxA100MatchesItsPrintout) { expect_matches_reference("dgx-a100"); }
-TEST(SmiMatrixTest, Dgx1VMatchesItsPrintout) { expect_matches_reference("dgx-1v"); }
+TEST(SmiMatrixTest, Rtx2080TiBoxMatchesItsPrintout) {
+  expect_matches_reference("rtx2080ti-2x");
+}
+TEST(SmiMatrixTest, DgxA100MatchesItsPrintout) {
+  expect_matches_reference("dgx-a100");
+}
+TEST(SmiMatrixTest, Dgx1VMatchesItsPrintout) {
+  expect_matches_reference("dgx-1v");
+}
 TEST(SmiMatrixTest, A100NvlinkPairsMatchItsPrintout) {
   expect_matches_reference("a100-8x-nvlink-pairs");
 }
@@ -80,7 +86,9 @@ void expect_import_round_trips(const std::string& name, const std::string& gpu,
   EXPECT_FALSE(imported.assumed.empty());
 }
 
-TEST(SmiImportTest, Rtx2080TiRoundTrips) { expect_import_round_trips("rtx2080ti-2x", "RTX-2080-Ti", "intel"); }
+TEST(SmiImportTest, Rtx2080TiRoundTrips) {
+  expect_import_round_trips("rtx2080ti-2x", "RTX-2080-Ti", "intel");
+}
 TEST(SmiImportTest, A100NvlinkPairsRoundTrip) {
   expect_import_round_trips("a100-8x-nvlink-pairs", "A100-SXM4-80GB", "amd");
 }
@@ -116,8 +124,9 @@ TEST(SmiImportTest, TruncatedPrintoutIsRefusedWithTheRowNamed) {
     import_smi(m, options);
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "dgx-1v.txt: row GPU5 is missing or truncated; importing needs every GPU row in full");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "dgx-1v.txt: row GPU5 is missing or truncated; importing needs every GPU row in full");
   }
 }
 

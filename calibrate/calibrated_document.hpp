@@ -1,0 +1,36 @@
+#pragma once
+// Writing link overrides into a copy of a topology document (docs/topology-format.md). Each
+// overridden link gets "bandwidth" and/or "latency", "basis": "effective" and "source". A link
+// entry that a "for" loop expands into several links keeps its loop when all its links get the
+// same override (or none); otherwise it is written out as one entry per link, with the
+// concrete node ids and host bridge. Provenance goes into the top-level "notes" and "sources"
+// arrays (the format has no structured calibration field yet).
+
+#include <string>
+#include <vector>
+
+#include "calibrate/link_overrides.hpp"
+#include "sim/core/json_view.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace linksim::calibrate {
+
+struct CalibrationProvenance {
+  std::vector<std::string> sources;  // one per log: "path (N bytes, fnv1a64 0123...)"
+  std::vector<std::string> notes;    // fit quality, date, what was not fitted
+};
+
+// `document` is the file `topology` was parsed from (`file` names it in errors). Throws
+// InputError for a document with "base" (calibrate the base machine's file instead).
+Json apply_link_overrides(const Json& document, const std::string& file,
+                          const topo::Topology& topology, const std::vector<LinkOverride>& overrides,
+                          const CalibrationProvenance& provenance);
+
+// "13.2 GB/s", "3.69 us": 6 significant digits, so the written figure is the fitted one.
+std::string format_bandwidth_field(double bandwidth_Bps);
+std::string format_latency_field(double latency_s);
+
+// FNV-1a 64-bit hash of bytes, as 16 hex digits: identifies a log in provenance.
+std::string fnv1a64_hex(const std::string& bytes);
+
+}  // namespace linksim::calibrate

@@ -1,0 +1,36 @@
+#pragma once
+// nccl-tests output (any of its binaries: all_reduce_perf, all_gather_perf, ...). The layout is
+// nccl-tests' util.cu: a "# nThread T nGpus G minBytes ..." line, "#  Rank r ..." lines, a
+// column header with an out-of-place and an in-place group (time in us, algbw and busbw in GB/s
+// = 1e9 B/s), one row per size, and the "# Avg bus bandwidth : x" footer. Columns are found by
+// their header names, so -C (cputime), -S (timestamp) and -I (per-iteration) layouts read too.
+
+#include <string>
+#include <vector>
+
+#include "calibrate/import_options.hpp"
+#include "calibrate/record.hpp"
+
+namespace linksim::calibrate {
+
+struct NcclTestsLog {
+  std::string op;  // binary name, e.g. "all_reduce_perf"
+  int threads = 0;
+  int gpus_per_thread = 0;
+  int ranks = 0;  // "#  Rank" lines when printed, else threads * gpus_per_thread
+  double avg_bus_bandwidth_Bps = 0;
+  std::vector<Record> records;  // out-of-place and in-place rows, in file order
+};
+
+// The nccl-tests binaries linksim knows, e.g. "all_reduce_perf".
+const std::vector<std::string>& nccl_tests_binaries();
+
+// `text` came from `file`. The binary is taken from the log (a command line or "# Collective
+// test starting:" line naming "<op>_perf"), else from the file name. Throws InputError naming
+// the file and line for a truncated log (no footer), a row with missing or non-numeric cells, a
+// second run in the same file, or a rank count the machine cannot have.
+NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
+                               const ImportOptions& options = {});
+NcclTestsLog import_nccl_tests_file(const std::string& path, const ImportOptions& options = {});
+
+}  // namespace linksim::calibrate

@@ -1,0 +1,150 @@
+#include "calibrate/import_nvbandwidth.hpp"
+
+#include <fmt/format.h>
+
+#include "calibrate/text_lines.hpp"
+#include "sim/core/error.hpp"
+
+namespace linksim::calibrate {
+namespace {
+
+struct Testcase {
+  std::string name;
+  int line = 0;
+  bool row_is_source = true;  // "->" (false for "<-")
+  bool both_ways = false;     // "<->"
+  bool row_is_cpu = false;
+  bool column_is_cpu = false;
+  std::vector<int> columns;
+  int rows_read = 0;
+  bool has_matrix = false;
+};
+
+std::string kind_for(const Testcase& t) {
+  const bool uni = !t.both_ways && t.name.find("bidirectional") == std::string::npos;
+  const bool plain = t.name.find("memcpy") != std::string::npos &&
+                     t.name.find("all_") == std::string::npos &&
+                     t.name.find("_all") == std::string::npos;
+  if (uni && plain) {
+    if (starts_with(t.name, "host_to_device")) return std::string(kind::h2d);
+    if (starts_with(t.name, "device_to_host")) return std::string(kind::d2h);
+    if (starts_with(t.name, "device_to_device")) return std::string(kind::p2p_uni);
+  }
+  return "nvbandwidth:" + t.name;
+}
+
+}  // namespace
+
+std::vector<Record> import_nvbandwidth(const std::string& text, const std::string& file,
+                                       const ImportOptions& options, double size_bytes) {
+  std::vector<Record> out;
+  Testcase t;
+  bool open = false;  // a testcase awaits its SUM line
+  int gpu_count = -1;
+
+  for (const auto& [number, raw] : split_lines(text)) {
+    const std::string line = trim(raw);
+    const auto cells = split_cells(line);
+    if (starts_with(line, "Running ") && line.back() == '.') {
+      if (open) {
+        throw InputError(file, line_location(number),
+                         fmt::format("testcase \"{}\" (line {}) has no SUM line", t.name, t.line));
+      }
+      t = Testcase{};
+      t.name = line.substr(8, line.size() - 9);
+      t.line = number;
+      open = true;
+      continue;
+    }
+    if (!open) continue;
+    if (starts_with(line, "Waived")) {
+      open = false;
+      continue;
+    }
+    if (contains(line, "(row)") && contains(line, "(column)")) {
+      if (!contains(line, "bandwidth (GB/s)")) {
+        throw InputError(file, line_location(number),
+                         fmt::format("expected a bandwidth in GB/s, found \"{}\"", line));
+      }
+      t.both_ways = contains(line, "<->");
+      t.row_is_source = !contains(line, "<-") || t.both_ways;
+      const auto row_pos = line.find("(row)");
+      t.row_is_cpu = line.substr(0, row_pos).find("CPU") != std::string::npos;
+      t.column_is_cpu = line.substr(row_pos).find("CPU") != std::string::npos;
+      t.has_matrix = true;
+      continue;
+    }
+    if (starts_with(line, "SUM ")) {
+      if (cells.size() != 3 || cells[1] != t.name) {
+        throw InputError(file, line_location(number),
+                         fmt::format("expected \"SUM {} <GB/s>\"", t.name));
+      }
+      parse_number_cell(cells[2], file, number, "SUM");
+      if (t.has_matrix && t.rows_read == 0) {
+        throw InputError(file, line_location(number),
+                         fmt::format("testcase \"{}\" has no matrix rows", t.name));
+      }
+      open = false;
+      continue;
+    }
+    if (!t.has_matrix || cells.empty()) continue;
+    if (t.columns.empty()) {
+      for (const auto& c : cells) {
+        t.columns.push_back(static_cast<int>(parse_integer_cell(c, file, number, "column label")));
+      }
+      const int gpus = t.column_is_cpu ? -1 : static_cast<int>(t.columns.size());
+      if (gpus > 0) {
+        if (options.expected_gpu_count && gpus != *options.expected_gpu_count) {
+          throw InputError(file, line_location(number),
+                           fmt::format("the log measured {} GPUs but the topology has {}", gpus,
+                                       *options.expected_gpu_count));
+        }
+        gpu_count = std::max(gpu_count, gpus);
+      }
+      continue;
+    }
+    if (cells.size() != t.columns.size() + 1) {
+      throw InputError(file, line_location(number),
+                       fmt::format("matrix row has {} values, expected {} (truncated?)",
+                                   cells.size() - 1, t.columns.size()));
+    }
+    const int row = static_cast<int>(parse_integer_cell(cells[0], file, number, "row label"));
+    ++t.rows_read;
+    for (std::size_t c = 1; c < cells.size(); ++c) {
+      if (cells[c] == "N/A") continue;
+      const double value = parse_number_cell(cells[c], file, number, "bandwidth (GB/s)");
+      if (value <= 0) continue;  // a pair the testcase did not measure
+      const int col = t.columns[c - 1];
+      const int row_gpu = t.row_is_cpu ? -1 : row;
+      const int col_gpu = t.column_is_cpu ? -1 : col;
+      Record r;
+      r.kind = kind_for(t);
+      r.variant = t.name;
+      r.src_gpu = t.row_is_source ? row_gpu : col_gpu;
+      r.dst_gpu = t.row_is_source ? col_gpu : row_gpu;
+      r.gpu_count = (r.src_gpu >= 0 && r.dst_gpu >= 0 && r.src_gpu != r.dst_gpu) ? 2 : 1;
+      if (r.src_gpu >= 0 && r.dst_gpu >= 0 && r.src_gpu != r.dst_gpu) r.p2p_enabled = true;
+      r.size_bytes = size_bytes;
+      r.bandwidth_Bps = value * 1e9;
+      r.time_s = size_bytes / r.bandwidth_Bps;
+      r.source_file = file;
+      r.source_line = number;
+      out.push_back(std::move(r));
+    }
+  }
+  if (open) {
+    throw InputError(file, line_location(t.line),
+                     fmt::format("truncated log: testcase \"{}\" has no SUM line", t.name));
+  }
+  if (out.empty()) {
+    throw InputError(file, "", "not nvbandwidth output: no \"Running <testcase>.\" with a matrix");
+  }
+  (void)gpu_count;
+  return out;
+}
+
+std::vector<Record> import_nvbandwidth_file(const std::string& path, const ImportOptions& options) {
+  return import_nvbandwidth(read_text_file(path), path, options);
+}
+
+}  // namespace linksim::calibrate
