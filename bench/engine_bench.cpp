@@ -78,16 +78,18 @@ void BM_RingAllReduce(benchmark::State& state) {
       paths.push_back(
           sim.add_path(cluster.path(i, (i + 1) % n), cluster.latency_s(i, (i + 1) % n)));
     }
+    const std::size_t steps = 2 * (static_cast<std::size_t>(n) - 1);
+    const std::size_t transfers = steps * static_cast<std::size_t>(n);
+    sim.reserve(transfers + steps + 1, 2 * transfers, transfers);
     TaskId barrier = sim.add_barrier({});
     std::vector<TaskId> step(static_cast<std::size_t>(n));
-    std::vector<TaskId> dep{barrier};
-    for (int s = 0; s < 2 * (n - 1); ++s) {
+    for (std::size_t s = 0; s < steps; ++s) {
       for (int i = 0; i < n; ++i) {
-        step[static_cast<std::size_t>(i)] = sim.add_transfer(
-            chunk, std::vector<PathShare>{{paths[static_cast<std::size_t>(i)], 1.0}}, i,
-            (i + 1) % n, dep);
+        const PathShare share{paths[static_cast<std::size_t>(i)], 1.0};
+        step[static_cast<std::size_t>(i)] =
+            sim.add_transfer(chunk, std::span(&share, 1), i, (i + 1) % n, std::span(&barrier, 1));
       }
-      dep = {sim.add_barrier(step)};
+      barrier = sim.add_barrier(step);
     }
     tl = sim.run(options_for(state));
     benchmark::DoNotOptimize(tl.makespan_s);

@@ -1,9 +1,9 @@
 #include "calibrate/calibrated_document.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "sim/core/error.hpp"
 
@@ -64,7 +64,8 @@ std::string fnv1a64_hex(const std::string& bytes) {
 }
 
 Json apply_link_overrides(const Json& document, const std::string& file,
-                          const topo::Topology& topology, const std::vector<LinkOverride>& overrides,
+                          const topo::Topology& topology,
+                          const std::vector<LinkOverride>& overrides,
                           const CalibrationProvenance& provenance) {
   const JsonView root(document, file);
   if (root.has("base")) {
@@ -72,7 +73,8 @@ Json apply_link_overrides(const Json& document, const std::string& file,
         "a machine with \"base\" takes its links from another file: calibrate that file instead");
   }
   std::map<topo::LinkId, const LinkOverride*> by_link;
-  for (const auto& o : overrides) by_link[o.link] = &o;
+  for (const auto& o : overrides)
+    by_link[o.link] = &o;
 
   Json out = document;
   Json links = Json::array();
@@ -85,7 +87,8 @@ Json apply_link_overrides(const Json& document, const std::string& file,
       mine.push_back(it == by_link.end() ? nullptr : it->second);
     }
     bool uniform = true;
-    for (std::size_t i = 1; i < n; ++i) uniform = uniform && same_override(mine[0], mine[i]);
+    for (std::size_t i = 1; i < n; ++i)
+      uniform = uniform && same_override(mine[0], mine[i]);
     if (uniform) {
       Json entry = entry_view.raw();
       if (n > 0 && mine[0] != nullptr) write_override(entry, *mine[0]);
@@ -111,10 +114,12 @@ Json apply_link_overrides(const Json& document, const std::string& file,
   }
   out["links"] = std::move(links);
   Json sources = out.contains("sources") ? out["sources"] : Json::array();
-  for (const auto& s : provenance.sources) sources.push_back(s);
+  for (const auto& s : provenance.sources)
+    sources.push_back(s);
   out["sources"] = std::move(sources);
   Json notes = out.contains("notes") ? out["notes"] : Json::array();
-  for (const auto& s : provenance.notes) notes.push_back(s);
+  for (const auto& s : provenance.notes)
+    notes.push_back(s);
   out["notes"] = std::move(notes);
   return out;
 }

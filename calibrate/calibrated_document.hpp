@@ -23,7 +23,8 @@ struct CalibrationProvenance {
 // `document` is the file `topology` was parsed from (`file` names it in errors). Throws
 // InputError for a document with "base" (calibrate the base machine's file instead).
 Json apply_link_overrides(const Json& document, const std::string& file,
-                          const topo::Topology& topology, const std::vector<LinkOverride>& overrides,
+                          const topo::Topology& topology,
+                          const std::vector<LinkOverride>& overrides,
                           const CalibrationProvenance& provenance);
 
 // "13.2 GB/s", "3.69 us": 6 significant digits, so the written figure is the fitted one.

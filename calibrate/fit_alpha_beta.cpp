@@ -1,20 +1,19 @@
 #include "calibrate/fit_alpha_beta.hpp"
 
+#include <Eigen/Dense>
 #include <algorithm>
+#include <boost/math/distributions/fisher_f.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-
-#include <Eigen/Dense>
-#include <boost/math/distributions/fisher_f.hpp>
-#include <boost/math/distributions/students_t.hpp>
 
 namespace linksim::calibrate {
 namespace {
 
 struct Affine {
   double alpha = 0;
-  double x = 0;  // 1 / beta
+  double x = 0;    // 1 / beta
   double sse = 0;  // weighted: sum (r_i / t_i)^2
   Eigen::Matrix2d inv_xtwx = Eigen::Matrix2d::Zero();
   bool ok = false;
@@ -124,7 +123,8 @@ AlphaBetaFit fit_alpha_beta(std::vector<Sample> samples, const FitOptions& optio
   if (fit.dof > 0 && fit.note.empty()) {
     const double sigma2 = a.sse / fit.dof;
     boost::math::students_t dist(fit.dof);
-    const double q = boost::math::quantile(boost::math::complement(dist, (1 - options.confidence) / 2));
+    const double q =
+        boost::math::quantile(boost::math::complement(dist, (1 - options.confidence) / 2));
     const double ha = q * std::sqrt(sigma2 * a.inv_xtwx(0, 0));
     const double hx = q * std::sqrt(sigma2 * a.inv_xtwx(1, 1));
     fit.has_interval = true;

@@ -49,16 +49,16 @@ struct Regime {
 };
 
 struct AlphaBetaFit {
-  double latency_s = 0;      // alpha
-  double bandwidth_Bps = 0;  // beta
-  int sizes = 0;             // samples used
-  int dof = 0;               // sizes - parameters
+  double latency_s = 0;             // alpha
+  double bandwidth_Bps = 0;         // beta
+  int sizes = 0;                    // samples used
+  int dof = 0;                      // sizes - parameters
   bool latency_identified = false;  // false with one size: alpha assumed 0
   bool has_interval = false;
   double confidence = 0.95;
   double latency_lo_s = 0, latency_hi_s = 0;
   double bandwidth_lo_Bps = 0, bandwidth_hi_Bps = 0;  // hi may be +inf
-  double relative_rms = 0;   // sqrt(mean relative error^2) of the chosen model
+  double relative_rms = 0;  // sqrt(mean relative error^2) of the chosen model
   // Set when the two-regime model was kept: sizes below `break_size_bytes` follow `small`.
   std::optional<Regime> small;
   double break_size_bytes = 0;

@@ -14,10 +14,10 @@ std::vector<Record> import_bandwidth_test(const std::string& text, const std::st
   std::string memory = "pinned";
   int device = 0;
   int max_device = -1;
-  double unit_Bps = 0;      // of the current table; 0 before its header
+  double unit_Bps = 0;       // of the current table; 0 before its header
   double file_unit_Bps = 0;  // first unit seen in the file
   int file_unit_line = 0;
-  int table_line = 0;   // header line of the table being read
+  int table_line = 0;  // header line of the table being read
   int table_rows = 0;
 
   auto close_table = [&]() {
@@ -88,7 +88,8 @@ std::vector<Record> import_bandwidth_test(const std::string& text, const std::st
       r.kind = direction;
       r.variant = memory;
       r.gpu_count = 1;
-      r.size_bytes = static_cast<double>(parse_integer_cell(cells[0], file, number, "transfer size"));
+      r.size_bytes =
+          static_cast<double>(parse_integer_cell(cells[0], file, number, "transfer size"));
       r.bandwidth_Bps = parse_number_cell(cells[1], file, number, "bandwidth") * unit_Bps;
       if (r.bandwidth_Bps <= 0 || r.size_bytes <= 0) {
         throw InputError(file, line_location(number), "size and bandwidth must be positive");
@@ -105,9 +106,9 @@ std::vector<Record> import_bandwidth_test(const std::string& text, const std::st
       continue;
     }
     if (table_line != 0 && !cells.empty() && table_rows == 0 && !line.empty()) {
-      throw InputError(file, line_location(number),
-                       fmt::format("expected \"<bytes> <bandwidth>\" in the table, found \"{}\"",
-                                   line));
+      throw InputError(
+          file, line_location(number),
+          fmt::format("expected \"<bytes> <bandwidth>\" in the table, found \"{}\"", line));
     }
     if (table_line != 0 && (line.empty() || table_rows > 0)) close_table();
   }

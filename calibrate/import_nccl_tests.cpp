@@ -1,8 +1,8 @@
 #include "calibrate/import_nccl_tests.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "calibrate/text_lines.hpp"
 #include "sim/core/error.hpp"
@@ -11,9 +11,9 @@ namespace linksim::calibrate {
 
 const std::vector<std::string>& nccl_tests_binaries() {
   static const std::vector<std::string> names = {
-      "all_gather_perf", "all_reduce_perf", "alltoall_perf",       "alltoallv_perf",
-      "broadcast_perf",  "gather_perf",     "hypercube_perf",      "reduce_perf",
-      "reduce_scatter_perf", "scatter_perf", "sendrecv_perf"};
+      "all_gather_perf",     "all_reduce_perf", "alltoall_perf",  "alltoallv_perf",
+      "broadcast_perf",      "gather_perf",     "hypercube_perf", "reduce_perf",
+      "reduce_scatter_perf", "scatter_perf",    "sendrecv_perf"};
   return names;
 }
 
@@ -103,7 +103,8 @@ NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
         }
       } else if (starts_with(line, "# Avg bus bandwidth")) {
         const auto colon = line.find(':');
-        const auto value_cells = split_cells(colon == std::string::npos ? "" : line.substr(colon + 1));
+        const auto value_cells =
+            split_cells(colon == std::string::npos ? "" : line.substr(colon + 1));
         if (value_cells.empty()) {
           throw InputError(file, line_location(number), "\"# Avg bus bandwidth\" without a value");
         }
@@ -134,7 +135,8 @@ NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
       r.variant = g == 0 ? "out_of_place" : "in_place";
       r.size_bytes = size;
       r.time_s = parse_number_cell(cells[groups[g].time], file, number, "time (us)") * 1e-6;
-      r.bandwidth_Bps = parse_number_cell(cells[groups[g].algbw], file, number, "algbw (GB/s)") * 1e9;
+      r.bandwidth_Bps =
+          parse_number_cell(cells[groups[g].algbw], file, number, "algbw (GB/s)") * 1e9;
       r.bus_bandwidth_Bps =
           parse_number_cell(cells[groups[g].busbw], file, number, "busbw (GB/s)") * 1e9;
       r.source_file = file;
@@ -161,7 +163,8 @@ NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
   if (log.op.empty()) log.op = find_binary(basename_of(file));
   if (log.op.empty()) {
     std::string names;
-    for (const auto& n : nccl_tests_binaries()) names += (names.empty() ? "" : ", ") + n;
+    for (const auto& n : nccl_tests_binaries())
+      names += (names.empty() ? "" : ", ") + n;
     throw InputError(file, "",
                      fmt::format("cannot tell which nccl-tests binary wrote this log: no command "
                                  "line in it and no binary name in the file name (one of {})",

@@ -1,9 +1,9 @@
 #include "calibrate/import_p2p_matrix.hpp"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "calibrate/text_lines.hpp"
 #include "sim/core/error.hpp"
@@ -39,9 +39,9 @@ std::size_t read_matrix(const std::vector<TextLine>& lines, std::size_t i, const
     const auto cells = split_cells(lines[j].text);
     if (cells.empty() || !is_number_cell(cells[0])) break;
     if (cells.size() != m.gpus.size() + 1) {
-      throw InputError(file, line_location(lines[j].number),
-                       fmt::format("matrix row has {} values, expected {}", cells.size() - 1,
-                                   m.gpus.size()));
+      throw InputError(
+          file, line_location(lines[j].number),
+          fmt::format("matrix row has {} values, expected {}", cells.size() - 1, m.gpus.size()));
     }
     m.row_gpu.push_back(
         static_cast<int>(parse_integer_cell(cells[0], file, lines[j].number, "matrix row label")));
@@ -91,10 +91,10 @@ std::vector<Record> import_p2p_matrix(const std::string& text, const std::string
     // "Device=0 CANNOT Access Peer Device=1"
     if (cells.size() == 5 && starts_with(cells[0], "Device=") && cells[2] == "Access" &&
         starts_with(cells[4], "Device=")) {
-      const int a = static_cast<int>(
-          parse_integer_cell(cells[0].substr(7), file, number, "device number"));
-      const int b = static_cast<int>(
-          parse_integer_cell(cells[4].substr(7), file, number, "device number"));
+      const int a =
+          static_cast<int>(parse_integer_cell(cells[0].substr(7), file, number, "device number"));
+      const int b =
+          static_cast<int>(parse_integer_cell(cells[4].substr(7), file, number, "device number"));
       can_access[{a, b}] = cells[1] == "CAN";
       ++i;
       continue;
@@ -106,7 +106,8 @@ std::vector<Record> import_p2p_matrix(const std::string& text, const std::string
         i = read_matrix(lines, i + 1, file, m);
         for (std::size_t r = 0; r < m.rows.size(); ++r) {
           for (std::size_t c = 0; c < m.gpus.size(); ++c) {
-            if (m.row_gpu[r] != m.gpus[c]) can_access[{m.row_gpu[r], m.gpus[c]}] = m.rows[r][c] != 0;
+            if (m.row_gpu[r] != m.gpus[c])
+              can_access[{m.row_gpu[r], m.gpus[c]}] = m.rows[r][c] != 0;
           }
         }
         continue;
@@ -208,7 +209,8 @@ std::vector<Record> import_p2p_matrix(const std::string& text, const std::string
   }
   finish_section();
   if (out.empty()) {
-    throw InputError(file, "", "not p2pBandwidthLatencyTest output: no bandwidth or latency matrix");
+    throw InputError(file, "",
+                     "not p2pBandwidthLatencyTest output: no bandwidth or latency matrix");
   }
   return out;
 }

@@ -26,8 +26,8 @@ std::vector<LinkOverride> derive_link_overrides(const topo::Router& router,
     for (const auto& f : *flows) {
       for (const auto& p : f.paths) {
         if (p.channels.empty()) continue;
-        const double bw =
-            std::clamp(s.fit.bandwidth_Bps * p.share, topo::kMinBandwidth_Bps, topo::kMaxBandwidth_Bps);
+        const double bw = std::clamp(s.fit.bandwidth_Bps * p.share, topo::kMinBandwidth_Bps,
+                                     topo::kMaxBandwidth_Bps);
         const double lat = s.fit.latency_s / static_cast<double>(p.channels.size());
         for (auto c : p.channels) {
           const topo::LinkId l = topo::Topology::link_of(c);
@@ -49,7 +49,8 @@ std::vector<LinkOverride> derive_link_overrides(const topo::Router& router,
     }
   }
   std::vector<LinkOverride> out;
-  for (auto& [l, o] : by_link) out.push_back(std::move(o));
+  for (auto& [l, o] : by_link)
+    out.push_back(std::move(o));
   return out;
 }
 

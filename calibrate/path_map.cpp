@@ -1,10 +1,10 @@
 #include "calibrate/path_map.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "calibrate/text_lines.hpp"
 #include "sim/core/error.hpp"
@@ -19,9 +19,9 @@ std::optional<std::vector<topo::Route>> routes(const topo::Router& router, const
   const auto gpus = t.nodes_of(topo::NodeKind::gpu);
   auto gpu = [&](int index) {
     if (index < 0 || static_cast<std::size_t>(index) >= gpus.size()) {
-      throw InputError(file, line > 0 ? line_location(line) : "",
-                       fmt::format("GPU {} is not in the topology (it has {} GPUs)", index,
-                                   gpus.size()));
+      throw InputError(
+          file, line > 0 ? line_location(line) : "",
+          fmt::format("GPU {} is not in the topology (it has {} GPUs)", index, gpus.size()));
     }
     return gpus[static_cast<std::size_t>(index)];
   };
@@ -67,7 +67,8 @@ double predict_time_s(const topo::Topology& topology, const std::vector<topo::Ro
   std::map<topo::ChannelId, double> load;
   for (const auto& f : flows) {
     for (const auto& p : f.paths) {
-      for (auto c : p.channels) load[c] += p.share;
+      for (auto c : p.channels)
+        load[c] += p.share;
     }
   }
   double worst = 0;

@@ -1,13 +1,15 @@
 #include "calibrate/record.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <tuple>
 
-#include <fmt/format.h>
-
 namespace linksim::calibrate {
 
-bool is_nccl(const Record& r) { return r.kind.rfind(kind::nccl_prefix, 0) == 0; }
+bool is_nccl(const Record& r) {
+  return r.kind.rfind(kind::nccl_prefix, 0) == 0;
+}
 
 std::string describe_endpoints(const Record& r) {
   auto end = [](int gpu) { return gpu < 0 ? std::string("host") : fmt::format("gpu{}", gpu); };

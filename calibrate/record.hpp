@@ -12,12 +12,12 @@ namespace linksim::calibrate {
 
 // Measurement kinds. nccl-tests rows use "nccl:" + the binary name ("nccl:all_reduce_perf").
 namespace kind {
-inline constexpr std::string_view h2d = "h2d";                  // host memory -> GPU
-inline constexpr std::string_view d2h = "d2h";                  // GPU -> host memory
-inline constexpr std::string_view d2d = "d2d";                  // inside one GPU's memory
-inline constexpr std::string_view p2p_uni = "p2p_uni";          // GPU a -> GPU b, one way
-inline constexpr std::string_view p2p_bidi = "p2p_bidi";        // a -> b and b -> a at once
-inline constexpr std::string_view p2p_latency = "p2p_latency";  // tiny copy a -> b
+inline constexpr std::string_view h2d = "h2d";                        // host memory -> GPU
+inline constexpr std::string_view d2h = "d2h";                        // GPU -> host memory
+inline constexpr std::string_view d2d = "d2d";                        // inside one GPU's memory
+inline constexpr std::string_view p2p_uni = "p2p_uni";                // GPU a -> GPU b, one way
+inline constexpr std::string_view p2p_bidi = "p2p_bidi";              // a -> b and b -> a at once
+inline constexpr std::string_view p2p_latency = "p2p_latency";        // tiny copy a -> b
 inline constexpr std::string_view launch_latency = "launch_latency";  // empty kernel
 inline constexpr std::string_view gemm = "gemm";                      // cuBLAS GEMM FLOP rate
 inline constexpr std::string_view nccl_prefix = "nccl:";

@@ -1,14 +1,23 @@
 #include "calibrate/series.hpp"
 
-#include <map>
-
 #include <fmt/format.h>
+
+#include <map>
 
 namespace linksim::calibrate {
 
+namespace {
+// nvbandwidth's unidirectional copy testcases are single copies, like bandwidthTest's pinned.
+bool starts_with_memcpy(const std::string& variant) {
+  return variant.rfind("host_to_device_memcpy", 0) == 0 ||
+         variant.rfind("device_to_host_memcpy", 0) == 0;
+}
+}  // namespace
+
 bool is_link_fittable(const Record& r) {
   if (r.size_bytes <= 0 || r.time_s <= 0) return false;
-  if (r.kind == kind::h2d || r.kind == kind::d2h) return r.variant != "pageable";
+  if (r.kind == kind::h2d || r.kind == kind::d2h)
+    return r.variant == "pinned" || r.variant.empty() || starts_with_memcpy(r.variant);
   if (r.kind == kind::p2p_uni || r.kind == kind::p2p_bidi) return r.src_gpu != r.dst_gpu;
   if (r.kind == kind::p2p_latency) return r.variant == "gpu_timer" && r.src_gpu != r.dst_gpu;
   return false;
@@ -44,7 +53,8 @@ std::vector<Series> build_series(const std::vector<Record>& records, const FitOp
   std::vector<Series> out;
   for (auto& [k, s] : by_key) {
     std::vector<Sample> samples;
-    for (const auto& r : s.records) samples.push_back({r.size_bytes, r.time_s});
+    for (const auto& r : s.records)
+      samples.push_back({r.size_bytes, r.time_s});
     s.fit = fit_alpha_beta(samples, options);
     out.push_back(std::move(s));
   }

@@ -35,6 +35,7 @@ SeriesKey series_key(const Record& r);
 std::string describe(const SeriesKey& key);
 
 // Series sorted by key, each fitted (fit_alpha_beta over (size_bytes, time_s)).
-std::vector<Series> build_series(const std::vector<Record>& records, const FitOptions& options = {});
+std::vector<Series> build_series(const std::vector<Record>& records,
+                                 const FitOptions& options = {});
 
 }  // namespace linksim::calibrate

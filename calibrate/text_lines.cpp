@@ -1,12 +1,12 @@
 #include "calibrate/text_lines.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "sim/core/error.hpp"
 
@@ -39,9 +39,11 @@ std::vector<std::string> split_cells(std::string_view line) {
   std::vector<std::string> out;
   std::size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+      ++i;
     std::size_t j = i;
-    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j])))
+      ++j;
     if (j > i) out.emplace_back(line.substr(i, j - i));
     i = j;
   }
@@ -51,8 +53,10 @@ std::vector<std::string> split_cells(std::string_view line) {
 std::string trim(std::string_view text) {
   std::size_t b = 0;
   std::size_t e = text.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
+  while (b < e && std::isspace(static_cast<unsigned char>(text[b])))
+    ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1])))
+    --e;
   return std::string(text.substr(b, e - b));
 }
 
@@ -64,7 +68,9 @@ bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
 }
 
-std::string line_location(int line) { return fmt::format("line {}", line); }
+std::string line_location(int line) {
+  return fmt::format("line {}", line);
+}
 
 namespace {
 bool parse_double(std::string_view cell, double& value) {

@@ -8,6 +8,10 @@ namespace linksim::cli {
 
 void register_topo(CLI::App& app);
 void register_run_graph(CLI::App& app);
+// sim/coll: `linksim nccl-tests`, `linksim p2p`, `linksim bandwidth`.
+void register_nccl_tests(CLI::App& app);
+void register_copy_bench(CLI::App& app);
+void register_accuracy(CLI::App& app);
 // calibrate/: `linksim calibrate` (measure this node) and `linksim fit` (fit logs).
 void register_calibrate(CLI::App& app);
 void register_fit(CLI::App& app);

@@ -16,6 +16,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   linksim::cli::register_topo(app);
   linksim::cli::register_run_graph(app);
+  linksim::cli::register_nccl_tests(app);
+  linksim::cli::register_copy_bench(app);
+  linksim::cli::register_accuracy(app);
+  linksim::cli::register_calibrate(app);
+  linksim::cli::register_fit(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

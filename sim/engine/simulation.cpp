@@ -19,6 +19,12 @@ Simulation::Simulation(std::vector<double> channel_capacity_Bps, std::size_t gpu
     assert(c > 0 && "channel capacity must be > 0");
 }
 
+ChannelId Simulation::add_channel(double capacity_Bps) {
+  assert(capacity_Bps > 0 && "channel capacity must be > 0");
+  capacity_Bps_.push_back(capacity_Bps);
+  return static_cast<ChannelId>(capacity_Bps_.size() - 1);
+}
+
 PathId Simulation::add_path(std::span<const ChannelId> channels, double latency_s) {
   assert(latency_s >= 0);
   for ([[maybe_unused]] ChannelId c : channels)
@@ -35,7 +41,8 @@ TaskId Simulation::add_task(Task task, std::span<const TaskId> deps) {
     assert(d < id && "dependencies must be added first");
   task.dep_begin = static_cast<std::uint32_t>(deps_.size());
   deps_.insert(deps_.end(), deps.begin(), deps.end());
-  task.dep_end = static_cast<std::uint32_t>(deps_.size());
+  if (task.kind != TaskKind::transfer)
+    task.path_begin = static_cast<std::uint32_t>(path_shares_.size());
   tasks_.push_back(task);
   return id;
 }
@@ -63,7 +70,6 @@ TaskId Simulation::add_transfer(double bytes, std::span<const PathShare> paths, 
     assert(p.path < path_latency_s_.size() && p.share > 0);
     path_shares_.push_back(p);
   }
-  t.path_end = static_cast<std::uint32_t>(path_shares_.size());
   return add_task(t, deps);
 }
 
@@ -79,14 +85,20 @@ TaskId Simulation::add_barrier(std::span<const TaskId> deps) {
   return add_task(Task{}, deps);
 }
 
+void Simulation::reserve(std::size_t tasks, std::size_t deps, std::size_t transfer_paths) {
+  tasks_.reserve(tasks);
+  deps_.reserve(deps);
+  path_shares_.reserve(transfer_paths);
+}
+
 std::span<const TaskId> Simulation::deps(TaskId task) const {
   const Task& t = tasks_[task];
-  return {deps_.data() + t.dep_begin, t.dep_end - t.dep_begin};
+  return {deps_.data() + t.dep_begin, dep_end(task) - t.dep_begin};
 }
 
 std::span<const PathShare> Simulation::paths(TaskId task) const {
   const Task& t = tasks_[task];
-  return {path_shares_.data() + t.path_begin, t.path_end - t.path_begin};
+  return {path_shares_.data() + t.path_begin, path_end(task) - t.path_begin};
 }
 
 std::span<const ChannelId> Simulation::path_channels(PathId path) const {
@@ -138,6 +150,7 @@ class Runner {
     std::vector<ChannelUsage> usage;
     std::uint64_t flow_starts = 0;
     std::uint64_t flow_ends = 0;
+    std::vector<TaskId> exemplar;  // the transfers first simulated as this group
   };
   struct Replay {
     const GroupResult* result;
@@ -160,7 +173,9 @@ class Runner {
   void start_paths(TaskId id);
   void start_pending_transfers();
   bool try_replay_group();
-  const GroupResult& simulate_group(const std::vector<std::uint64_t>& key);
+  const GroupResult& simulate_group(std::uint64_t key);
+  std::uint64_t group_hash() const;
+  bool same_as_pending(const std::vector<TaskId>& exemplar) const;
   void group_end(const Event& e);
   void start_task(TaskId id);
   void finish_task(TaskId id);
@@ -186,9 +201,12 @@ class Runner {
   std::vector<Flow> flows_;
   std::vector<TaskId> pending_transfers_;  // started this instant, paths not yet scheduled
   std::size_t live_other_events_ = 0;      // queued events other than flow_end
-  std::map<std::vector<std::uint64_t>, GroupResult> groups_;
+  // By hash of the group; element addresses stay valid as the map grows.
+  std::unordered_multimap<std::uint64_t, GroupResult> groups_;
   std::vector<Replay> replays_;
-  std::vector<double> busy_since_s_;  // per channel; NaN when idle
+  std::vector<std::pair<TaskId, double>> reach_;  // scratch: (dependent, end offset)
+  std::vector<std::uint64_t> key_;                // scratch: the pending group's key
+  std::vector<double> busy_since_s_;              // per channel; NaN when idle
   std::vector<double> saturated_since_s_;
 };
 
@@ -237,33 +255,36 @@ void Runner::start_pending_transfers() {
 // The group is what pending_transfers_ holds; nothing else is in flight. Its key lists, per
 // transfer, the bytes and each path with its share.
 bool Runner::try_replay_group() {
-  std::vector<std::uint64_t> key;
-  for (TaskId id : pending_transfers_) {
-    const auto paths = sim_.paths(id);
-    key.push_back(std::bit_cast<std::uint64_t>(sim_.tasks_[id].amount));
-    key.push_back(paths.size());
-    for (const PathShare& p : paths) {
-      key.push_back(p.path);
-      key.push_back(std::bit_cast<std::uint64_t>(p.share));
-    }
+  const std::uint64_t key = group_hash();
+  const GroupResult* found = nullptr;
+  for (auto [it, end] = groups_.equal_range(key); it != end && !found; ++it) {
+    if (same_as_pending(it->second.exemplar)) found = &it->second;
   }
-  auto it = groups_.find(key);
-  const GroupResult& r = it != groups_.end() ? it->second : simulate_group(key);
+  const GroupResult& r = found ? *found : simulate_group(key);
 
   // Safe only if no dependent can start before the group's last end: a dependent whose
   // remaining dependencies all lie in the group becomes ready at the latest of their ends.
   const double last_s = r.ends.back().first;
-  std::unordered_map<TaskId, std::pair<std::uint32_t, double>> reached;  // count, latest end
+  reach_.clear();
   for (std::uint32_t k = 0; k < pending_transfers_.size(); ++k) {
     const TaskId id = pending_transfers_[k];
     for (std::uint32_t i = dependents_begin_[id]; i < dependents_begin_[id + 1]; ++i) {
-      auto& [count, latest] = reached[dependents_[i]];
-      ++count;
-      latest = std::max(latest, r.end_offset_s[k]);
+      reach_.push_back({dependents_[i], r.end_offset_s[k]});
     }
   }
-  for (const auto& [task, reach] : reached) {
-    if (reach.first == waiting_on_[task] && reach.second < last_s) return false;
+  // Group by dependent (a run of equal ids is one dependent): count and latest end.
+  const auto by_task = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(reach_.begin(), reach_.end(), by_task)) {
+    std::sort(reach_.begin(), reach_.end(), by_task);
+  }
+  for (std::size_t i = 0; i < reach_.size();) {
+    std::size_t j = i;
+    double latest = 0;
+    for (; j < reach_.size() && reach_[j].first == reach_[i].first; ++j) {
+      latest = std::max(latest, reach_[j].second);
+    }
+    if (j - i == waiting_on_[reach_[i].first] && latest < last_s) return false;
+    i = j;
   }
 
   for (std::size_t i = 0; i < r.channels.size(); ++i) {
@@ -285,8 +306,42 @@ bool Runner::try_replay_group() {
   return true;
 }
 
+// FNV-1a over each transfer's bytes and its (path, share) list.
+std::uint64_t Runner::group_hash() const {
+  std::uint64_t h = 14695981039346656037ull;
+  const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  mix(pending_transfers_.size());
+  for (TaskId id : pending_transfers_) {
+    const auto paths = sim_.paths(id);
+    mix(std::bit_cast<std::uint64_t>(sim_.tasks_[id].amount));
+    mix(paths.size());
+    for (const PathShare& p : paths) {
+      mix(p.path);
+      mix(std::bit_cast<std::uint64_t>(p.share));
+    }
+  }
+  return h;
+}
+
+// Whether the pending group moves the same bytes over the same paths as `exemplar`, in order.
+bool Runner::same_as_pending(const std::vector<TaskId>& exemplar) const {
+  if (exemplar.size() != pending_transfers_.size()) return false;
+  for (std::size_t k = 0; k < exemplar.size(); ++k) {
+    const TaskId a = exemplar[k];
+    const TaskId b = pending_transfers_[k];
+    if (sim_.tasks_[a].amount != sim_.tasks_[b].amount) return false;
+    const auto pa = sim_.paths(a);
+    const auto pb = sim_.paths(b);
+    if (pa.size() != pb.size()) return false;
+    for (std::size_t i = 0; i < pa.size(); ++i) {
+      if (pa[i].path != pb[i].path || pa[i].share != pb[i].share) return false;
+    }
+  }
+  return true;
+}
+
 // Simulates the pending group alone, from time 0, over only the channels it uses.
-const Runner::GroupResult& Runner::simulate_group(const std::vector<std::uint64_t>& key) {
+const Runner::GroupResult& Runner::simulate_group(std::uint64_t key) {
   std::unordered_map<ChannelId, ChannelId> channel_index;
   std::vector<ChannelId> channels;
   std::unordered_map<PathId, PathId> path_index;
@@ -334,7 +389,8 @@ const Runner::GroupResult& Runner::simulate_group(const std::vector<std::uint64_
   r.usage = std::move(tl.channels);
   r.flow_starts = tl.flow_starts;
   r.flow_ends = tl.flow_ends;
-  return groups_.emplace(key, std::move(r)).first->second;
+  r.exemplar = pending_transfers_;
+  return groups_.emplace(key, std::move(r))->second;
 }
 
 void Runner::group_end(const Event& e) {

@@ -45,6 +45,10 @@ class Simulation {
   // number of GPUs tasks may name (0..gpu_count-1).
   Simulation(std::vector<double> channel_capacity_Bps, std::size_t gpu_count);
 
+  // Adds a channel beyond those given at construction (a per-endpoint rate limit, say) and
+  // returns its id. REQUIRES: capacity_Bps > 0.
+  ChannelId add_channel(double capacity_Bps);
+
   // A path: channels in order from source to destination, and the latency paid once before
   // streaming. An empty channel list is a path of infinite bandwidth (only latency).
   PathId add_path(std::span<const ChannelId> channels, double latency_s);
@@ -56,6 +60,9 @@ class Simulation {
                       std::span<const TaskId> deps);
   TaskId add_delay(double duration_s, std::span<const TaskId> deps);
   TaskId add_barrier(std::span<const TaskId> deps);
+
+  // Optional: room for this many tasks, dependency entries and transfer paths in all.
+  void reserve(std::size_t tasks, std::size_t deps, std::size_t transfer_paths);
 
   std::size_t task_count() const { return tasks_.size(); }
   std::size_t channel_count() const { return capacity_Bps_.size(); }
@@ -77,16 +84,24 @@ class Simulation {
 
  private:
   friend class Runner;
+  // 32 bytes: graphs of tens of millions of tasks are the point. A task's deps and paths end
+  // where the next task's begin.
   struct Task {
     double amount = 0;
     std::uint32_t dep_begin = 0;
-    std::uint32_t dep_end = 0;
     std::uint32_t path_begin = 0;
-    std::uint32_t path_end = 0;
     int gpu = kNoGpu;
     int peer_gpu = kNoGpu;
     TaskKind kind = TaskKind::barrier;
   };
+  std::uint32_t dep_end(TaskId task) const {
+    return task + 1 < tasks_.size() ? tasks_[task + 1].dep_begin
+                                    : static_cast<std::uint32_t>(deps_.size());
+  }
+  std::uint32_t path_end(TaskId task) const {
+    return task + 1 < tasks_.size() ? tasks_[task + 1].path_begin
+                                    : static_cast<std::uint32_t>(path_shares_.size());
+  }
   TaskId add_task(Task task, std::span<const TaskId> deps);
 
   std::vector<double> capacity_Bps_;

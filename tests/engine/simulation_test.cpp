@@ -383,3 +383,19 @@ TEST(Simulation, RepeatedRingStepsAreReusedExactly) {
 
 }  // namespace
 }  // namespace linksim::engine
+
+namespace linksim::engine {
+namespace {
+
+TEST(Simulation, AddedChannelLimitsAPath) {
+  // A 10 GB/s channel plus an added 4 GB/s one on the same path: 1 GB at 4 GB/s = 0.25 s.
+  Simulation sim({10e9}, 2);
+  const ChannelId cap = sim.add_channel(4e9);
+  EXPECT_EQ(cap, 1u);
+  const PathId p = sim.add_path(std::vector<ChannelId>{0, cap}, 0);
+  const TaskId t = sim.add_transfer(1e9, std::vector<PathShare>{{p, 1.0}}, 0, 1, {});
+  EXPECT_EQ(sim.run().task_end_s[t], 0.25);  // 1e9 / 4e9
+}
+
+}  // namespace
+}  // namespace linksim::engine

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/core/schema_check.hpp"
 #include "sim/report/formats.hpp"
 #include "sim/report/names.hpp"
 #include "sim/report/summary.hpp"
@@ -188,6 +189,21 @@ TEST(TaskGraph, ShippedSeedExampleLoads) {
   const TaskGraph g =
       load_task_graph(testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json", t);
   EXPECT_DOUBLE_EQ(g.simulation.run().makespan_s, 0.4125);  // 0.1 + 10e9 / 32e9
+}
+
+TEST(TaskGraphSchema, ShippedExampleConformsAndBadShapesDoNot) {
+  const Json schema = read_json_file(testing::source_dir() + "/docs/task-graph.schema.json");
+  const Json seed =
+      read_json_file(testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json");
+  EXPECT_TRUE(schema_violations(seed, schema).empty());
+  EXPECT_TRUE(schema_violations(parse_json_text(kSeed, "seed"), schema).empty());
+  // A barrier with a duration, a transfer with zero bytes, an unknown kind.
+  for (const char* bad : {R"({"tasks": [{"id": "a", "kind": "barrier", "duration": "1 s"}]})",
+                          R"({"tasks": [{"id": "a", "kind": "transfer", "src": "gpu0",
+                              "dst": "gpu1", "bytes": 0}]})",
+                          R"({"tasks": [{"id": "a", "kind": "sleep"}]})"}) {
+    EXPECT_FALSE(schema_violations(parse_json_text(bad, "bad"), schema).empty()) << bad;
+  }
 }
 
 TEST(RunGraphCli, SeedOnShippedMachine) {

@@ -1,0 +1,273 @@
+#include "calibrate/fit_machine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "calibrate/calibrated_document.hpp"
+#include "calibrate/import_bandwidth_test.hpp"
+#include "calibrate/import_nccl_tests.hpp"
+#include "calibrate/import_nvbandwidth.hpp"
+#include "calibrate/import_p2p_matrix.hpp"
+#include "calibrate/path_map.hpp"
+#include "calibrate/text_lines.hpp"
+#include "sim/core/units.hpp"
+#include "sim/topo/loader.hpp"
+#include "sim/topo/routing.hpp"
+
+namespace linksim::calibrate {
+
+std::string_view to_string(LogFormat format) {
+  switch (format) {
+    case LogFormat::nccl_tests:
+      return "nccl-tests";
+    case LogFormat::p2p_matrix:
+      return "p2pBandwidthLatencyTest";
+    case LogFormat::bandwidth_test:
+      return "bandwidthTest";
+    case LogFormat::nvbandwidth:
+      return "nvbandwidth";
+  }
+  return "?";
+}
+
+std::vector<Record> import_log(const LogInput& log, const ImportOptions& options) {
+  switch (log.format) {
+    case LogFormat::nccl_tests:
+      return import_nccl_tests_file(log.path, options).records;
+    case LogFormat::p2p_matrix:
+      return import_p2p_matrix_file(log.path, options);
+    case LogFormat::bandwidth_test:
+      return import_bandwidth_test_file(log.path, options);
+    case LogFormat::nvbandwidth:
+      return import_nvbandwidth_file(log.path, options);
+  }
+  return {};
+}
+
+namespace {
+
+std::string link_name(const topo::Topology& t, topo::LinkId id) {
+  const auto& l = t.link(id);
+  return fmt::format("{} <-> {} ({})", t.node(l.a).id, t.node(l.b).id,
+                     topo::link_label(l.kind, l.generation, l.lanes, l.width));
+}
+
+std::string describe_fit(const AlphaBetaFit& f) {
+  std::string out = fmt::format("beta {:.4g} GB/s", f.bandwidth_Bps / 1e9);
+  if (f.has_interval) {
+    out += fmt::format(" [{:.4g}, {}]", f.bandwidth_lo_Bps / 1e9,
+                       std::isinf(f.bandwidth_hi_Bps)
+                           ? std::string("inf")
+                           : fmt::format("{:.4g}", f.bandwidth_hi_Bps / 1e9));
+  }
+  if (f.latency_identified) {
+    out += fmt::format(", alpha {:.4g} us", f.latency_s * 1e6);
+    if (f.has_interval) {
+      out += fmt::format(" [{:.4g}, {:.4g}]", f.latency_lo_s * 1e6, f.latency_hi_s * 1e6);
+    }
+  }
+  out += fmt::format(", {} samples, rms error {:.2f}%", f.sizes, f.relative_rms * 100);
+  if (f.small) {
+    out += fmt::format("; below {}: alpha {:.4g} us, beta {:.4g} GB/s",
+                       units::format_bytes(f.break_size_bytes), f.small->latency_s * 1e6,
+                       f.small->bandwidth_Bps / 1e9);
+  }
+  if (!f.note.empty()) out += " (" + f.note + ")";
+  return out;
+}
+
+std::string status_of(const Record& r) {
+  if (is_nccl(r)) return "pending: collective model";
+  if (is_link_fittable(r)) return "fitted";
+  if (r.kind == kind::d2d) return "device memory, not a link";
+  if (r.kind == kind::p2p_latency) return "reported (CPU-timed)";
+  if (r.variant == "pageable") return "reported (pageable)";
+  return "reported";
+}
+
+}  // namespace
+
+FitMachineResult fit_machine(const FitMachineOptions& options) {
+  FitMachineResult result;
+  const std::string topo_path =
+      options.topology_document ? options.topology : topo::resolve_topology_path(options.topology);
+  const Json document =
+      options.topology_document ? *options.topology_document : read_json_file(topo_path);
+  const topo::Topology base = topo::parse_topology(document, topo_path);
+  const topo::Router base_router(base);
+
+  ImportOptions import_options;
+  import_options.expected_gpu_count = static_cast<int>(base.count(topo::NodeKind::gpu));
+
+  CalibrationProvenance provenance;
+  for (const auto& log : options.logs) {
+    const std::string bytes = read_text_file(log.path);
+    provenance.sources.push_back(fmt::format("{} log {} ({} bytes, fnv1a64 {})",
+                                             to_string(log.format), log.path, bytes.size(),
+                                             fnv1a64_hex(bytes)));
+    if (log.format == LogFormat::nccl_tests) {
+      auto nccl = import_nccl_tests(bytes, log.path, import_options);
+      NcclSummary summary;
+      summary.op = nccl.op;
+      summary.source = log.path;
+      summary.ranks = nccl.ranks;
+      summary.avg_bus_bandwidth_Bps = nccl.avg_bus_bandwidth_Bps;
+      std::vector<Sample> samples;
+      for (const auto& r : nccl.records) {
+        if (r.variant == "out_of_place" && r.size_bytes > 0 && r.time_s > 0) {
+          samples.push_back({r.size_bytes, r.time_s});
+        }
+      }
+      if (samples.size() >= 2) {
+        try {
+          summary.descriptive = fit_alpha_beta(samples, options.fit);
+        } catch (const std::invalid_argument&) {
+          // A sweep whose time does not grow with size has no alpha/beta description.
+        }
+      }
+      result.nccl.push_back(std::move(summary));
+      for (auto& r : nccl.records)
+        result.records.push_back(std::move(r));
+    } else {
+      ImportOptions o = import_options;
+      std::vector<Record> recs;
+      switch (log.format) {
+        case LogFormat::p2p_matrix:
+          recs = import_p2p_matrix(bytes, log.path, o);
+          break;
+        case LogFormat::bandwidth_test:
+          recs = import_bandwidth_test(bytes, log.path, o);
+          break;
+        case LogFormat::nvbandwidth:
+          recs = import_nvbandwidth(bytes, log.path, o);
+          break;
+        case LogFormat::nccl_tests:
+          break;
+      }
+      for (auto& r : recs)
+        result.records.push_back(std::move(r));
+    }
+  }
+  for (const auto& r : options.extra_records)
+    result.records.push_back(r);
+
+  result.series = build_series(result.records, options.fit);
+  result.overrides = derive_link_overrides(base_router, result.series);
+  for (const auto& o : result.overrides) {
+    const auto& l = base.link(o.link);
+    result.applied.push_back({link_name(base, o.link), l.bandwidth_Bps, l.latency_s, o});
+  }
+
+  // Notes: date, one line per fitted series, what is pending.
+  result.notes.push_back(fmt::format(
+      "Calibrated by linksim fit ({}): {} link(s) carry effective figures fitted from {} "
+      "measurement(s); see the sources below and each link's \"source\".",
+      options.date.empty() ? std::string("date not recorded") : "on " + options.date,
+      result.overrides.size(), result.records.size()));
+  for (const auto& s : result.series) {
+    result.notes.push_back(fmt::format("linksim fit {}: {}", describe(s.key), describe_fit(s.fit)));
+  }
+  if (!result.nccl.empty()) {
+    result.notes.push_back(
+        "linksim fit: nccl-tests logs were imported but not fitted: fitting NCCL protocol "
+        "parameters needs the collective model (pending).");
+  }
+  provenance.notes = result.notes;
+  result.document = apply_link_overrides(document, topo_path, base, result.overrides, provenance);
+
+  const topo::Topology after = topo::parse_topology(result.document, topo_path);
+  const topo::Router after_router(after);
+  result.collective_pending = options.collective == nullptr;
+
+  std::vector<Record> ordered = result.records;
+  sort_records(ordered);
+  for (const auto& r : ordered) {
+    ReportRow row;
+    row.measurement = describe_endpoints(r) + (r.variant.empty() ? "" : " " + r.variant);
+    row.source = source_of(r);
+    row.size_bytes = r.size_bytes;
+    row.measured_s = r.time_s;
+    row.status = status_of(r);
+    if (is_nccl(r)) {
+      if (options.collective != nullptr) {
+        row.before_s = options.collective->predict_time_s(base, r);
+        row.after_s = options.collective->predict_time_s(after, r);
+        row.status = "reported";
+      }
+    } else if (r.size_bytes > 0) {
+      auto before_routes = routes_for(base_router, r);
+      auto after_routes = routes_for(after_router, r);
+      if (before_routes && after_routes) {
+        row.before_s = predict_time_s(base, *before_routes, r.size_bytes);
+        row.after_s = predict_time_s(after, *after_routes, r.size_bytes);
+      } else if (row.status == "fitted" || row.status == "reported") {
+        row.status = "no route in the machine";
+      }
+    }
+    result.rows.push_back(std::move(row));
+  }
+  return result;
+}
+
+std::string serialize_document(const Json& document) {
+  return document.dump(2) + "\n";
+}
+
+std::string format_fit_report(const FitMachineResult& result) {
+  std::string out;
+  out += "Link series (t = alpha + size/beta, weighted least squares, 95% Student-t intervals):\n";
+  if (result.series.empty()) out += "  (none: no link measurements)\n";
+  for (const auto& s : result.series) {
+    out += fmt::format("  {:<32} {}\n", describe(s.key), describe_fit(s.fit));
+  }
+  out += "\nLinks overridden (basis: effective):\n";
+  if (result.applied.empty()) out += "  (none)\n";
+  for (const auto& a : result.applied) {
+    std::string what;
+    if (a.override_.bandwidth_Bps) {
+      what += fmt::format("bandwidth {} -> {}", units::format_bandwidth(a.old_bandwidth_Bps),
+                          units::format_bandwidth(*a.override_.bandwidth_Bps));
+    }
+    if (a.override_.latency_s) {
+      what += fmt::format("{}latency {} -> {}", what.empty() ? "" : ", ",
+                          units::format_time(a.old_latency_s),
+                          units::format_time(*a.override_.latency_s));
+    }
+    out += fmt::format("  {:<40} {}\n", a.name, what);
+  }
+  out += "\nMeasurements (error = (predicted - measured) / measured time):\n";
+  out += fmt::format("  {:<48} {:>10} {:>10} {:>10} {:>8} {:>10} {:>8}  {}\n", "measurement",
+                     "size", "measured", "before", "error", "after", "error", "status / source");
+  auto err = [](const std::optional<double>& p, double m) {
+    return p && m > 0 ? fmt::format("{:+.1f}%", (*p - m) / m * 100) : std::string("-");
+  };
+  auto time = [](const std::optional<double>& t) {
+    return t ? units::format_time(*t) : std::string("-");
+  };
+  for (const auto& r : result.rows) {
+    out += fmt::format("  {:<48} {:>10} {:>10} {:>10} {:>8} {:>10} {:>8}  {} ({})\n", r.measurement,
+                       units::format_bytes(r.size_bytes), units::format_time(r.measured_s),
+                       time(r.before_s), err(r.before_s, r.measured_s), time(r.after_s),
+                       err(r.after_s, r.measured_s), r.status, r.source);
+  }
+  if (!result.nccl.empty()) {
+    out += "\nnccl-tests logs (imported and listed above):\n";
+    for (const auto& n : result.nccl) {
+      out += fmt::format("  {} on {} GPUs ({}): avg busbw {}", n.op, n.ranks, n.source,
+                         units::format_bandwidth(n.avg_bus_bandwidth_Bps));
+      if (n.descriptive) out += "; as one line: " + describe_fit(*n.descriptive);
+      out += "\n";
+    }
+    if (result.collective_pending) {
+      out +=
+          "  PENDING: fitting NCCL protocol parameters needs the collective model (sim/coll), "
+          "which is not available yet; these logs were not fitted and the machine's links were "
+          "not changed because of them.\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace linksim::calibrate

@@ -1,0 +1,152 @@
+// `linksim fit` (fit logs to a machine) and `linksim calibrate` (measure this node, then fit).
+// Both parse arguments, call calibrate/, write files atomically and print the report.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "calibrate/fit_machine.hpp"
+#include "calibrate/measurements_json.hpp"
+#include "calibrate/node_skeleton.hpp"
+#include "calibrate/probe.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/core/atomic_write.hpp"
+#include "sim/core/error.hpp"
+#if defined(LINKSIM_HAVE_CUDA)
+#include "calibrate/cuda/cuda_probe.hpp"
+#endif
+
+namespace linksim::cli {
+namespace {
+
+// --date, else $LINKSIM_CALIBRATION_DATE, else empty ("date not recorded"): never the clock,
+// so the same inputs give the same bytes.
+std::string resolve_date(const std::string& option) {
+  if (!option.empty()) return option;
+  if (const char* env = std::getenv("LINKSIM_CALIBRATION_DATE")) return env;
+  return "";
+}
+
+struct FitArgs {
+  std::string topology;
+  std::vector<std::string> nccl, p2p, bandwidth, nvbandwidth;
+  std::string output;
+  std::string date;
+  bool force = false;
+};
+
+}  // namespace
+
+void register_fit(CLI::App& app) {
+  auto args = std::make_shared<FitArgs>();
+  auto* cmd = app.add_subcommand(
+      "fit", "Fit link latency and bandwidth from measurement logs and write a calibrated machine");
+  cmd->add_option("--topology", args->topology, "Machine to calibrate (file or shipped name)")
+      ->required();
+  cmd->add_option("--nccl-tests", args->nccl, "nccl-tests output (imported; fitting is pending)");
+  cmd->add_option("--p2p", args->p2p, "p2pBandwidthLatencyTest output");
+  cmd->add_option("--bandwidth-test", args->bandwidth, "bandwidthTest output");
+  cmd->add_option("--nvbandwidth", args->nvbandwidth, "nvbandwidth output");
+  cmd->add_option("-o,--output", args->output, "Calibrated machine to write")->required();
+  cmd->add_option("--date", args->date,
+                  "Date recorded in the file (default: $LINKSIM_CALIBRATION_DATE, else none)");
+  cmd->add_flag("--force", args->force, "Overwrite the output file");
+  cmd->callback([args]() {
+    calibrate::FitMachineOptions o;
+    o.topology = args->topology;
+    o.date = resolve_date(args->date);
+    for (const auto& p : args->nccl)
+      o.logs.push_back({calibrate::LogFormat::nccl_tests, p});
+    for (const auto& p : args->p2p)
+      o.logs.push_back({calibrate::LogFormat::p2p_matrix, p});
+    for (const auto& p : args->bandwidth)
+      o.logs.push_back({calibrate::LogFormat::bandwidth_test, p});
+    for (const auto& p : args->nvbandwidth)
+      o.logs.push_back({calibrate::LogFormat::nvbandwidth, p});
+    if (o.logs.empty()) {
+      throw InputError(
+          "", "", "no logs given: pass --nccl-tests, --p2p, --bandwidth-test or --nvbandwidth");
+    }
+    const auto result = calibrate::fit_machine(o);
+    write_file_atomically(args->output, calibrate::serialize_document(result.document),
+                          args->force);
+    std::cout << calibrate::format_fit_report(result);
+    std::cout << fmt::format("\nwrote {}\n", args->output);
+  });
+}
+
+namespace {
+struct CalibrateArgs {
+  std::string output;
+  std::string date;
+  bool force = false;
+  bool quick = false;
+};
+}  // namespace
+
+void register_calibrate(CLI::App& app) {
+  auto args = std::make_shared<CalibrateArgs>();
+  auto* cmd = app.add_subcommand(
+      "calibrate", "Measure this node's GPUs (CUDA) and write a calibrated machine + measurements");
+  cmd->add_option("-o,--output", args->output, "Machine file to write")->required();
+  cmd->add_option("--date", args->date,
+                  "Date recorded in the files (default: $LINKSIM_CALIBRATION_DATE, else none)");
+  cmd->add_flag("--force", args->force, "Overwrite existing output files");
+  cmd->add_flag("--quick", args->quick, "Fewer sizes and repeats (seconds instead of minutes)");
+  cmd->callback([args]() {
+#if !defined(LINKSIM_HAVE_CUDA)
+    fmt::print(stderr,
+               "linksim: calibrate: built without CUDA: rebuild with nvcc on PATH to measure a "
+               "node, or fit existing logs with `linksim fit`\n");
+    std::exit(kInputErrorExitCode);
+#else
+    std::string why_not;
+    auto probe = calibrate::make_cuda_probe(why_not);
+    if (!probe) {
+      fmt::print(stderr, "linksim: calibrate: {}\n", why_not);
+      std::exit(kInputErrorExitCode);
+    }
+    const std::string date = resolve_date(args->date);
+    const auto plan = calibrate::default_plan(args->quick);
+    const auto measured = probe->run(plan);
+    for (const auto& n : measured.notes)
+      std::cout << "note: " << n << "\n";
+
+    // Device memory and FLOP rate for the skeleton's GPU models, from the largest D2D copy and
+    // the GEMM record of each device.
+    calibrate::SkeletonInputs inputs;
+    inputs.devices = measured.devices;
+    inputs.hbm_bandwidth_Bps.assign(measured.devices.size(), 0);
+    inputs.peak_fp32_tflops.assign(measured.devices.size(), 0);
+    for (const auto& r : measured.records) {
+      if (r.src_gpu < 0 || static_cast<std::size_t>(r.src_gpu) >= measured.devices.size()) continue;
+      const auto g = static_cast<std::size_t>(r.src_gpu);
+      if (r.kind == calibrate::kind::d2d) {
+        inputs.hbm_bandwidth_Bps[g] = std::max(inputs.hbm_bandwidth_Bps[g], r.bandwidth_Bps);
+      }
+      if (r.kind == calibrate::kind::gemm) inputs.peak_fp32_tflops[g] = r.flops_per_s / 1e12;
+    }
+    const std::filesystem::path out(args->output);
+    const std::string measurements_path =
+        (out.parent_path() / (out.stem().string() + ".measurements.json")).string();
+    calibrate::FitMachineOptions o;
+    o.topology = args->output;
+    o.topology_document = calibrate::node_skeleton(inputs);
+    o.date = date;
+    o.extra_records = measured.records;
+    for (auto& r : o.extra_records)
+      r.source_file = measurements_path;
+    const auto result = calibrate::fit_machine(o);
+    write_file_atomically(measurements_path,
+                          calibrate::measurements_to_json(measured, date).dump(2) + "\n",
+                          args->force);
+    write_file_atomically(args->output, calibrate::serialize_document(result.document),
+                          args->force);
+    std::cout << calibrate::format_fit_report(result);
+    std::cout << fmt::format("\nwrote {} and {}\n", args->output, measurements_path);
+#endif
+  });
+}
+
+}  // namespace linksim::cli

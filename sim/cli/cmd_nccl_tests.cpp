@@ -1,0 +1,157 @@
+// `linksim nccl-tests BINARY -t MACHINE ...`: nccl-tests' table for a simulated machine.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "sim/cli/commands.hpp"
+#include "sim/coll/sweep.hpp"
+#include "sim/core/atomic_write.hpp"
+#include "sim/core/error.hpp"
+#include "sim/report/accuracy_report.hpp"
+#include "sim/report/nccl_tests_table.hpp"
+#include "sim/topo/loader.hpp"
+
+namespace linksim::cli {
+
+void register_nccl_tests(CLI::App& app) {
+  struct Args {
+    std::string binary;
+    std::string topology;
+    std::string min_bytes = "32M";
+    std::string max_bytes = "32M";
+    double factor = 0;
+    std::string step = "1M";
+    int gpus = 0;
+    std::string dtype = "float";
+    std::string redop = "sum";
+    int root = 0;
+    std::string json_out;
+    std::string algo;
+    std::string proto;
+    bool explain = false;
+    bool force = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "nccl-tests", "Print what an nccl-tests binary would report on a simulated machine");
+  cmd->add_option("binary", args->binary,
+                  "all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, "
+                  "reduce_perf, alltoall_perf or sendrecv_perf")
+      ->required();
+  cmd->add_option("-t,--topology", args->topology, "Machine: a topology file or shipped name")
+      ->required();
+  cmd->add_option("-b,--minbytes", args->min_bytes, "Smallest size (K/M/G = 1024^n)");
+  cmd->add_option("-e,--maxbytes", args->max_bytes, "Largest size");
+  cmd->add_option("-f,--stepfactor", args->factor, "Multiply the size by this each step");
+  cmd->add_option("-i,--stepbytes", args->step, "Add this to the size each step (without -f)");
+  cmd->add_option("-g,--ngpus", args->gpus, "GPUs taking part (default: all of the machine)");
+  cmd->add_option("-d,--datatype", args->dtype, "Data type (float, half, bfloat16, ...)");
+  cmd->add_option("-o,--op", args->redop, "Reduction: sum, prod, max, min, avg");
+  cmd->add_option("-r,--root", args->root, "Root rank for broadcast and reduce");
+  cmd->add_option("-J,--output_file", args->json_out, "Also write the results as JSON");
+  cmd->add_option("--algo", args->algo, "Force an algorithm, as NCCL_ALGO: Ring, Tree, NVLS");
+  cmd->add_option("--proto", args->proto, "Force a protocol, as NCCL_PROTO: LL, LL128, Simple");
+  cmd->add_flag("--explain", args->explain,
+                "After each size: the algorithm, protocol, channels and bottleneck link");
+  cmd->add_flag("--force", args->force, "Overwrite the -J file");
+  cmd->callback([args] {
+    const auto op = coll::op_from_nccl_tests_binary(args->binary);
+    if (!op) {
+      throw InputError("", "argument BINARY",
+                       fmt::format("unknown nccl-tests binary \"{}\"; expected one of {}",
+                                   args->binary, fmt::join(coll::nccl_tests_binaries(), ", ")));
+    }
+    const topo::Topology machine = topo::load_topology(args->topology);
+    auto gpus = machine.nodes_of(topo::NodeKind::gpu);
+    const int want = args->gpus == 0 ? static_cast<int>(gpus.size()) : args->gpus;
+    if (want < 1 || want > static_cast<int>(gpus.size())) {
+      throw InputError(machine.file, "-g",
+                       fmt::format("expected 1 to {} GPUs (the machine has {}), got {}",
+                                   gpus.size(), gpus.size(), want));
+    }
+    gpus.resize(static_cast<std::size_t>(want));
+    coll::SweepSpec spec;
+    spec.op = *op;
+    auto parse_size = [](const std::string& text, const char* flag) {
+      auto v = coll::parse_nccl_size(text);
+      if (!v) {
+        throw InputError("", flag,
+                         fmt::format("expected a size such as 8, 64K, 8G, got \"{}\"", text));
+      }
+      return *v;
+    };
+    spec.min_bytes = parse_size(args->min_bytes, "-b");
+    spec.max_bytes = parse_size(args->max_bytes, "-e");
+    spec.step_factor = args->factor;
+    spec.step_bytes = parse_size(args->step, "-i");
+    spec.dtype = args->dtype;
+    spec.redop = args->redop;
+    spec.root = args->root;
+    if (coll::dtype_bytes(spec.dtype) == 0) {
+      throw InputError("", "-d", fmt::format("unknown data type \"{}\"", spec.dtype));
+    }
+    if (spec.min_bytes > spec.max_bytes) throw InputError("", "-b/-e", "minBytes exceeds maxBytes");
+    if (spec.step_factor != 0 && spec.step_factor <= 1) {
+      throw InputError("", "-f", "expected a step factor above 1");
+    }
+    if (spec.root < 0 || spec.root >= want) {
+      throw InputError("", "-r", fmt::format("expected a root from 0 to {}", want - 1));
+    }
+    if (!args->algo.empty()) {
+      spec.algorithm = coll::algorithm_from_string(args->algo);
+      if (!spec.algorithm) {
+        throw InputError("", "--algo", fmt::format("unknown algorithm \"{}\"; expected Ring, "
+                                                   "Tree or NVLS", args->algo));
+      }
+    }
+    if (!args->proto.empty()) {
+      spec.protocol = coll::protocol_from_string(args->proto);
+      if (!spec.protocol) {
+        throw InputError("", "--proto", fmt::format("unknown protocol \"{}\"; expected LL, LL128 "
+                                                    "or Simple", args->proto));
+      }
+    }
+    const coll::Communicator comm(machine, gpus);
+    std::vector<coll::SweepRow> rows;
+    try {
+      rows = coll::run_sweep(comm, spec);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(machine.file, "", e.what());
+    }
+    report::NcclTestsHeader header;
+    header.binary = args->binary;
+    header.machine = machine.name;
+    for (auto g : gpus) header.gpu_models.push_back(machine.node(g).model);
+    header.min_bytes = spec.min_bytes;
+    header.max_bytes = spec.max_bytes;
+    header.step_factor = spec.step_factor;
+    header.step_bytes = spec.step_bytes;
+    const std::string table = report::format_nccl_tests(header, rows, comm, args->explain);
+    if (!args->json_out.empty()) {
+      write_file_atomically(args->json_out, report::nccl_tests_json(header, rows).dump(2) + "\n",
+                            args->force);
+    }
+    std::cout << table;
+  });
+}
+
+void register_accuracy(CLI::App& app) {
+  auto reference = std::make_shared<std::string>(coll::default_measurements_path());
+  auto output = std::make_shared<std::string>();
+  auto force = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand(
+      "accuracy", "Predicted against measured nccl-tests busbw on the reference machines");
+  cmd->add_option("--reference", *reference, "measurements.json with the reference runs");
+  cmd->add_option("-o,--output", *output, "Write the Markdown report here (default: stdout)");
+  cmd->add_flag("--force", *force, "Overwrite the output file");
+  cmd->callback([=] {
+    const std::string text = report::format_accuracy_markdown(coll::evaluate_accuracy(*reference));
+    if (output->empty()) {
+      std::cout << text;
+    } else {
+      write_file_atomically(*output, text, *force);
+    }
+  });
+}
+
+}  // namespace linksim::cli

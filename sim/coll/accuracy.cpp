@@ -1,0 +1,110 @@
+#include "sim/coll/accuracy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/coll/collective_sim.hpp"
+#include "sim/core/json_view.hpp"
+#include "sim/topo/loader.hpp"
+
+namespace linksim::coll {
+namespace {
+
+// nccl-tests prints busbw with two decimals: below 0.1 GB/s the rounding alone is >5%.
+constexpr double kMinComparable_Bps = 0.1e9;
+
+struct Definition {
+  std::string name;
+  std::string machine_prefix;  // measurements.json "machine" starts with this
+  std::string topology;
+  std::string note;
+};
+
+void summarise(AccuracySet& set) {
+  std::vector<double> errors;
+  for (const auto& r : set.rows) {
+    if (r.counted) errors.push_back(std::fabs(r.error()));
+  }
+  if (errors.empty()) return;
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  set.median_abs_error = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+  set.max_abs_error = errors.back();
+}
+
+AccuracyRow predict(const Communicator& comm, Op op, double size, double measured,
+                    std::optional<Algorithm> algorithm = std::nullopt) {
+  Request r;
+  r.op = op;
+  r.size_bytes = size;
+  r.algorithm = algorithm;
+  const Outcome o = simulate_collective(comm, r);
+  AccuracyRow row;
+  row.op = op;
+  row.size_bytes = size;
+  row.measured_busbw_Bps = measured;
+  row.predicted_busbw_Bps = o.busbw_Bps;
+  row.choice = fmt::format("{}/{} x{}", to_string(o.choice.algorithm), to_string(o.choice.protocol),
+                           o.choice.channels);
+  row.counted = measured >= kMinComparable_Bps;
+  return row;
+}
+
+}  // namespace
+
+std::string default_measurements_path() {
+  return std::string(LINKSIM_DATA_DIR) + "/tests/data/reference/measurements.json";
+}
+
+std::vector<AccuracySet> evaluate_accuracy(const std::string& measurements_json) {
+  const Json doc = read_json_file(measurements_json);
+  const JsonView root(doc, measurements_json);
+  const std::vector<Definition> defs{
+      {"A100 NVSwitch all_reduce sweep (Azure ND A100 v4, 8x A100-SXM4-80GB)", "Azure ND A100 v4",
+       "dgx-a100", "Azure's host differs from the DGX A100 in CPUs and NICs, not in the NVSwitch fabric."},
+      {"2x RTX 2080 Ti, PCIe Gen3 behind one switch, P2P not supported", "2x RTX 2080 Ti",
+       "rtx2080ti-2x", "Every nccl-tests run in the reference set."},
+  };
+  std::vector<AccuracySet> out;
+  for (const auto& def : defs) {
+    AccuracySet set;
+    set.name = def.name;
+    set.topology = def.topology;
+    set.note = def.note;
+    const topo::Topology machine = topo::load_topology(def.topology);
+    const Communicator comm(machine, machine.nodes_of(topo::NodeKind::gpu));
+    for (const auto& rec : root.elements()) {
+      if (rec.string_or("test", "") != "nccl-tests") continue;
+      if (rec.string_or("machine", "").rfind(def.machine_prefix, 0) != 0) continue;
+      if (!rec.has("busbw_GBps") || rec.at("busbw_GBps").raw().is_null()) continue;
+      auto op = op_from_nccl_tests_binary(rec.at("op").as_string());
+      if (!op) continue;
+      set.source = rec.string_or("source_url", "");
+      set.rows.push_back(predict(comm, *op, rec.at("size_bytes").as_number(),
+                                 rec.at("busbw_GBps").as_number() * 1e9));
+    }
+    summarise(set);
+    out.push_back(std::move(set));
+  }
+  // NVIDIA's figures for 8x H100 (nccl-tests#212): statements, not a sweep. Both are peaks at
+  // large sizes ("needs sizes >256MB"); 8 GiB is taken.
+  {
+    AccuracySet set;
+    set.name = "8x H100 SXM (NVSwitch): NVIDIA's Ring and NVLS all_reduce figures";
+    set.topology = "dgx-h100";
+    set.source = "https://github.com/NVIDIA/nccl-tests/issues/212";
+    set.note = "Ring forced (NCCL_ALGO=RING) for the 370 GB/s figure; automatic choice for 480.";
+    const topo::Topology machine = topo::load_topology("dgx-h100");
+    const Communicator comm(machine, machine.nodes_of(topo::NodeKind::gpu));
+    const double size = 8.0 * 1024 * 1024 * 1024;
+    set.rows.push_back(predict(comm, Op::all_reduce, size, 370e9, Algorithm::ring));
+    set.rows.push_back(predict(comm, Op::all_reduce, size, 480e9));
+    summarise(set);
+    out.push_back(std::move(set));
+  }
+  return out;
+}
+
+}  // namespace linksim::coll

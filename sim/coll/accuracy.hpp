@@ -1,0 +1,42 @@
+#pragma once
+// Predictions held against real measurements: nccl-tests busbw from public runs
+// (tests/data/reference/measurements.json, a copy of ../shared/reference/measurements.json)
+// against what linksim predicts for the same machine, operation and size.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/coll/collective.hpp"
+
+namespace linksim::coll {
+
+struct AccuracyRow {
+  Op op = Op::all_reduce;
+  double size_bytes = 0;
+  double measured_busbw_Bps = 0;
+  double predicted_busbw_Bps = 0;
+  std::string choice;  // "Ring/Simple x30"
+  bool counted = true;  // false when the measured figure is too coarse to compare (< 0.1 GB/s)
+  double error() const { return predicted_busbw_Bps / measured_busbw_Bps - 1; }
+};
+
+struct AccuracySet {
+  std::string name;
+  std::string topology;
+  std::string source;
+  std::string note;
+  std::vector<AccuracyRow> rows;
+  // Over counted rows: median and largest |error|.
+  double median_abs_error = 0;
+  double max_abs_error = 0;
+};
+
+// The reference sets of issue #4: the A100 NVSwitch all_reduce sweep, every 2x RTX 2080 Ti
+// PCIe no-P2P run, and NVIDIA's H100 figures (Ring ~370 GB/s, NVLS ~480 GB/s busbw).
+// Throws InputError when the reference file cannot be read.
+std::vector<AccuracySet> evaluate_accuracy(const std::string& measurements_json);
+
+std::string default_measurements_path();
+
+}  // namespace linksim::coll

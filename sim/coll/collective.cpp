@@ -1,0 +1,127 @@
+#include "sim/coll/collective.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace linksim::coll {
+namespace {
+
+struct OpName {
+  Op op;
+  std::string_view name;
+};
+constexpr std::array<OpName, 7> kOps{{
+    {Op::all_reduce, "all_reduce"},
+    {Op::all_gather, "all_gather"},
+    {Op::reduce_scatter, "reduce_scatter"},
+    {Op::broadcast, "broadcast"},
+    {Op::reduce, "reduce"},
+    {Op::alltoall, "alltoall"},
+    {Op::sendrecv, "sendrecv"},
+}};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(Op op) {
+  for (const auto& o : kOps) {
+    if (o.op == op) return o.name;
+  }
+  return "?";
+}
+
+std::string_view to_string(Algorithm a) {
+  switch (a) {
+    case Algorithm::ring: return "Ring";
+    case Algorithm::tree: return "Tree";
+    case Algorithm::nvls: return "NVLS";
+    case Algorithm::pairwise: return "P2P";
+  }
+  return "?";
+}
+
+std::string_view to_string(Protocol p) {
+  switch (p) {
+    case Protocol::ll: return "LL";
+    case Protocol::ll128: return "LL128";
+    case Protocol::simple: return "Simple";
+  }
+  return "?";
+}
+
+std::optional<Op> op_from_string(std::string_view name) {
+  const std::string l = lower(name);
+  for (const auto& o : kOps) {
+    if (o.name == l) return o.op;
+  }
+  if (l == "allreduce") return Op::all_reduce;
+  if (l == "allgather") return Op::all_gather;
+  if (l == "reducescatter") return Op::reduce_scatter;
+  return std::nullopt;
+}
+
+std::optional<Algorithm> algorithm_from_string(std::string_view name) {
+  const std::string l = lower(name);
+  if (l == "ring") return Algorithm::ring;
+  if (l == "tree") return Algorithm::tree;
+  if (l == "nvls") return Algorithm::nvls;
+  if (l == "p2p" || l == "pairwise") return Algorithm::pairwise;
+  return std::nullopt;
+}
+
+std::optional<Protocol> protocol_from_string(std::string_view name) {
+  const std::string l = lower(name);
+  if (l == "ll") return Protocol::ll;
+  if (l == "ll128") return Protocol::ll128;
+  if (l == "simple") return Protocol::simple;
+  return std::nullopt;
+}
+
+std::vector<std::string> op_names() {
+  std::vector<std::string> out;
+  for (const auto& o : kOps) out.emplace_back(o.name);
+  return out;
+}
+
+std::optional<Op> op_from_nccl_tests_binary(std::string_view binary) {
+  constexpr std::string_view suffix = "_perf";
+  if (binary.size() <= suffix.size() || binary.substr(binary.size() - suffix.size()) != suffix) {
+    return std::nullopt;
+  }
+  const std::string_view stem = binary.substr(0, binary.size() - suffix.size());
+  for (const auto& o : kOps) {
+    if (o.name == stem) return o.op;
+  }
+  return std::nullopt;
+}
+
+std::string nccl_tests_binary(Op op) { return std::string(to_string(op)) + "_perf"; }
+
+std::vector<std::string> nccl_tests_binaries() {
+  std::vector<std::string> out;
+  for (const auto& o : kOps) out.push_back(std::string(o.name) + "_perf");
+  return out;
+}
+
+double busbw_factor(Op op, int n) {
+  const double dn = n;
+  switch (op) {
+    case Op::all_reduce: return 2.0 * (dn - 1) / dn;
+    case Op::all_gather:
+    case Op::reduce_scatter:
+    case Op::alltoall: return (dn - 1) / dn;
+    case Op::broadcast:
+    case Op::reduce:
+    case Op::sendrecv: return 1.0;
+  }
+  return 1.0;
+}
+
+}  // namespace linksim::coll

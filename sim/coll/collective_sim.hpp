@@ -1,0 +1,77 @@
+#pragma once
+// Collectives lowered onto the engine: every step of the chosen algorithm becomes transfers
+// over the routed paths between GPUs, so concurrent traffic shares links as it would on the
+// machine, not as a formula assumes.
+//
+// Costs, and where they come from:
+// - a base latency per operation and a hop latency per algorithm step, by protocol and by the
+//   class of the links (NCCL's tuning constants, protocol.hpp) plus the route's own latency;
+// - the data, inflated by the protocol's wire efficiency (LL carries 4 B of data per 8 B), over
+//   channels whose capacity is the link's payload rate (link_efficiency.hpp);
+// - per-rank throughput caps of LL/LL128/Tree as NCCL models them, as a private channel per
+//   sending rank, so they bind only the flows they limit.
+//
+// Granularity: one set of concurrent flows per algorithm step (a ring step moves one chunk per
+// rank; pipelined algorithms run every hop at once), exact for links shared within the step.
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/coll/collective.hpp"
+#include "sim/coll/communicator.hpp"
+#include "sim/engine/simulation.hpp"
+
+namespace linksim::coll {
+
+// One collective call. `size_bytes` follows nccl-tests' "size" column: the buffer for
+// all_reduce, broadcast, reduce and sendrecv; the whole gathered buffer (n x per-rank part)
+// for all_gather and reduce_scatter; each rank's whole send buffer for alltoall.
+struct Request {
+  Op op = Op::all_reduce;
+  double size_bytes = 0;
+  int root = 0;
+  std::optional<Algorithm> algorithm;  // NCCL_ALGO
+  std::optional<Protocol> protocol;    // NCCL_PROTO
+};
+
+struct Choice {
+  Algorithm algorithm = Algorithm::ring;
+  Protocol protocol = Protocol::simple;
+  int channels = 1;
+};
+
+// Algorithm x protocol pairs NCCL would consider for this request on this communicator,
+// narrowed by the request's overrides. Empty when an override is impossible here (NVLS on a
+// machine without NVLink SHARP, say); `why_empty` then says why.
+std::vector<Choice> candidate_choices(const Communicator& comm, const Request& request,
+                                      std::string* why_empty = nullptr);
+
+// NCCL's channel count for `bytes` (fewer channels for small messages; comm.h thresholds).
+int channels_for(const Communicator& comm, Algorithm a, Protocol p, double bytes);
+
+// Adds the collective to `sim`, starting after `deps`; returns the task that ends it.
+// Engine GPU indices are the GPUs' ordinals. Channel ids of `sim` must be the topology's,
+// possibly followed by others.
+engine::TaskId lower_collective(const Communicator& comm, const Request& request,
+                                const Choice& choice, engine::Simulation& sim,
+                                std::span<const engine::TaskId> deps);
+
+struct Outcome {
+  Choice choice;
+  double time_s = 0;
+  double algbw_Bps = 0;  // nccl-tests' algbw: size / time
+  double busbw_Bps = 0;  // algbw x busbw_factor
+  // The channel saturated longest (the bottleneck), or none for latency-bound runs.
+  std::optional<topo::ChannelId> bottleneck;
+};
+
+// Simulates the request alone on the machine with each candidate and keeps the fastest, as
+// NCCL's tuner picks the minimum predicted time. Throws std::invalid_argument when no
+// candidate remains (see candidate_choices).
+Outcome simulate_collective(const Communicator& comm, const Request& request);
+// Simulates one given choice.
+Outcome simulate_choice(const Communicator& comm, const Request& request, const Choice& choice);
+
+}  // namespace linksim::coll

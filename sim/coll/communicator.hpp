@@ -1,0 +1,69 @@
+#pragma once
+// A group of GPUs that run collectives together, with what NCCL would work out when it
+// initialises: the route between every pair, the hardware class of its links, its rings, and
+// whether NVLink SHARP is available. Built once per group; collectives then reuse it.
+
+#include <vector>
+
+#include "sim/coll/protocol.hpp"
+#include "sim/topo/routing.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace linksim::coll {
+
+struct Ring {
+  std::vector<int> order;  // rank indices in ring order; rank order[i] sends to order[i+1]
+};
+
+class Communicator {
+ public:
+  // REQUIRES: ranks are distinct GPUs of `topo`, which outlives the communicator. Throws
+  // std::invalid_argument when two ranks cannot reach each other.
+  Communicator(const topo::Topology& topo, std::vector<topo::NodeId> ranks,
+               topo::RouteOptions options = {});
+
+  const topo::Topology& topology() const { return *topo_; }
+  const topo::Router& router() const { return router_; }
+  int size() const { return static_cast<int>(ranks_.size()); }
+  topo::NodeId gpu(int rank) const { return ranks_[static_cast<std::size_t>(rank)]; }
+  int gpu_index(int rank) const;  // the GPU's ordinal, as the engine numbers GPUs
+  const topo::Route& route(int from, int to) const;
+
+  // Payload capacity of every topology channel (line rate x link payload efficiency).
+  const std::vector<double>& capacities_Bps() const { return capacity_Bps_; }
+  // A route's rate alone on the machine: min over its paths of bottleneck / share.
+  double route_bandwidth_Bps(const topo::Route& r) const;
+
+  HwClass intra_class() const { return intra_class_; }
+  GpuGeneration generation() const { return generation_; }
+  bool nvls_capable() const { return nvls_capable_; }
+  bool ll128_enabled() const { return intra_class_ == HwClass::nvlink; }
+
+  // Rings chosen to spread traffic over the links (several when one ring leaves links idle),
+  // and the busBw they reach together when nothing else runs: one ring step of B bytes per
+  // rank takes B / ring_bus_bandwidth_Bps.
+  const std::vector<Ring>& rings() const { return rings_; }
+  double ring_bus_bandwidth_Bps() const { return ring_bus_Bps_; }
+  // The channels NCCL would run (2x its search channels, capped at 32).
+  int max_channels() const { return max_channels_; }
+
+ private:
+  // Time for one ring step of one byte per rank, split evenly over `rings`: the most loaded
+  // channel decides.
+  double ring_step_time(const std::vector<Ring>& rings) const;
+  void choose_rings();
+
+  const topo::Topology* topo_;
+  topo::Router router_;
+  std::vector<topo::NodeId> ranks_;
+  std::vector<std::vector<topo::Route>> routes_;
+  std::vector<double> capacity_Bps_;
+  HwClass intra_class_ = HwClass::pci;
+  GpuGeneration generation_ = GpuGeneration::volta;
+  bool nvls_capable_ = false;
+  std::vector<Ring> rings_;
+  double ring_bus_Bps_ = 0;
+  int max_channels_ = 2;
+};
+
+}  // namespace linksim::coll

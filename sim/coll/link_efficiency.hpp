@@ -1,0 +1,24 @@
+#pragma once
+// How much of a link's line rate carries payload. A topology's "theoretical" figures are line
+// rates; packet headers, flow control and encoding take a share before any collective protocol
+// adds its own (protocol.hpp). "effective" figures (measured or calibrated) are used as is.
+//
+// NVLink: copy engines move 47.9 of 50 GB/s over a V100 NV2 pair and 18.31 of 20 GB/s over a
+// P100 link (Dell C4130 p2pBandwidthLatencyTest), 48.32 of 50 on another V100 node
+// (GPUInspector): 0.958. PCIe: 128b/130b encoding, TLP headers at 256 B payload and DLLP
+// traffic leave ~82% (pinned bandwidthTest: 13.2 of 16 GB/s on Gen3, 26.1 of 32 on Gen4).
+// InfiniBand: "24GB/s is the peak per 200G NIC" (nccl-tests#119): 0.96. These are the
+// sources in ../shared/reference/measurements.md; no per-machine figure is used.
+
+#include <vector>
+
+#include "sim/topo/topology.hpp"
+
+namespace linksim::coll {
+
+double payload_efficiency(const topo::Link& link);
+
+// Capacity of every channel of a machine in payload bytes per second, by channel id.
+std::vector<double> payload_capacities_Bps(const topo::Topology& topo);
+
+}  // namespace linksim::coll

@@ -1,0 +1,90 @@
+#include "sim/coll/sweep.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace linksim::coll {
+
+int dtype_bytes(const std::string& dtype) {
+  static const std::map<std::string, int> sizes{
+      {"int8", 1},    {"uint8", 1},  {"f8e4m3", 1}, {"f8e5m2", 1},   {"half", 2},
+      {"bfloat16", 2}, {"int32", 4}, {"uint32", 4}, {"float", 4},    {"int64", 8},
+      {"uint64", 8},  {"double", 8}};
+  auto it = sizes.find(dtype);
+  return it == sizes.end() ? 0 : it->second;
+}
+
+std::optional<double> parse_nccl_size(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string suffix = text.substr(used);
+  double mult = 1;
+  if (suffix == "K" || suffix == "k") mult = 1024.0;
+  else if (suffix == "M" || suffix == "m") mult = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "g") mult = 1024.0 * 1024 * 1024;
+  else if (!suffix.empty()) return std::nullopt;
+  if (!(v >= 0) || !std::isfinite(v)) return std::nullopt;
+  return std::floor(v * mult);
+}
+
+std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec) {
+  const int type_bytes = dtype_bytes(spec.dtype);
+  if (type_bytes == 0) throw std::invalid_argument("unknown data type \"" + spec.dtype + "\"");
+  if (spec.min_bytes > spec.max_bytes) throw std::invalid_argument("minBytes exceeds maxBytes");
+  if (spec.step_factor <= 1 && spec.step_bytes <= 0) {
+    throw std::invalid_argument("step must be a factor > 1 (-f) or a positive byte step (-i)");
+  }
+  const int n = comm.size();
+  const bool per_rank = spec.op == Op::all_gather || spec.op == Op::reduce_scatter ||
+                        spec.op == Op::alltoall;
+  const bool reduces = spec.op == Op::all_reduce || spec.op == Op::reduce_scatter ||
+                       spec.op == Op::reduce;
+  const bool rooted = spec.op == Op::broadcast || spec.op == Op::reduce;
+  std::vector<SweepRow> rows;
+  for (double size = spec.min_bytes; size <= spec.max_bytes;
+       size = spec.step_factor > 1 ? size * spec.step_factor : size + spec.step_bytes) {
+    SweepRow row;
+    long long count = static_cast<long long>(size) / type_bytes;
+    if (per_rank) {
+      // common.cu: each rank's part is rounded down to 16 bytes.
+      const long long align = std::max(1, 16 / type_bytes);
+      count = (count / n) & ~(align - 1);
+      row.size_bytes = static_cast<double>(count) * n * type_bytes;
+    } else {
+      row.size_bytes = static_cast<double>(count) * type_bytes;
+    }
+    row.count = count;
+    row.type = spec.dtype;
+    row.redop = reduces ? spec.redop : "none";
+    row.root = rooted ? spec.root : -1;
+    Request request;
+    request.op = spec.op;
+    request.size_bytes = row.size_bytes;
+    request.root = spec.root;
+    request.algorithm = spec.algorithm;
+    request.protocol = spec.protocol;
+    row.outcome = simulate_collective(comm, request);
+    rows.push_back(std::move(row));
+    if (size == 0) break;  // a zero start would never grow
+  }
+  return rows;
+}
+
+double average_busbw_Bps(const std::vector<SweepRow>& rows) {
+  if (rows.empty()) return 0;
+  double sum = 0;
+  for (const auto& r : rows) sum += 2 * r.outcome.busbw_Bps;  // out-of-place + in-place
+  return sum / (2.0 * static_cast<double>(rows.size()));
+}
+
+}  // namespace linksim::coll

@@ -1,0 +1,96 @@
+#include "sim/report/nccl_tests_table.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/core/units.hpp"
+
+namespace linksim::report {
+namespace {
+
+// common.cu: times print with fewer decimals as they grow, to fit 7 characters.
+std::string time_text(double us) {
+  if (us >= 10000.0) return fmt::format("{:7.0f}", us);
+  if (us >= 100.0) return fmt::format("{:7.1f}", us);
+  return fmt::format("{:7.2f}", us);
+}
+
+std::string result_columns(const coll::Outcome& o) {
+  return fmt::format("  {}  {:6.2f}  {:6.2f}  {:>6}", time_text(o.time_s * 1e6), o.algbw_Bps / 1e9,
+                     o.busbw_Bps / 1e9, "N/A");
+}
+
+}  // namespace
+
+std::string format_nccl_tests(const NcclTestsHeader& h, const std::vector<coll::SweepRow>& rows,
+                              const coll::Communicator& comm, bool explain) {
+  std::string out;
+  out += fmt::format("# linksim simulation of nccl-tests {} on {} (no GPU was used)\n", h.binary,
+                     h.machine);
+  const std::string step = h.step_factor > 1 ? fmt::format("{}(factor)", h.step_factor)
+                                             : fmt::format("{}(bytes)", h.step_bytes);
+  out += fmt::format(
+      "# nThread 1 nGpus {} minBytes {:.0f} maxBytes {:.0f} step: {} warmup iters: 1 iters: 20 "
+      "agg iters: 1 validation: 0 graph: 0 unalign: 0\n",
+      h.gpu_models.size(), h.min_bytes, h.max_bytes, step);
+  out += "#\n# Using devices\n";
+  for (std::size_t r = 0; r < h.gpu_models.size(); ++r) {
+    out += fmt::format("#  Rank {:2d} Group  0 Pid      0 on {:>10} device {:2d} [sim] {}\n", r,
+                       h.machine, comm.gpu_index(static_cast<int>(r)), h.gpu_models[r]);
+  }
+  out += "#\n";
+  out +=
+      "#                                                              out-of-place                "
+      "       in-place          \n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
+      "(us)  (GB/s)  (GB/s)       \n";
+  for (const auto& row : rows) {
+    out += fmt::format("{:12.0f}  {:12d}  {:>8}  {:>6}  {:6d}", row.size_bytes, row.count, row.type,
+                       row.redop, row.root);
+    out += result_columns(row.outcome) + result_columns(row.outcome) + "\n";
+    if (explain) {
+      const auto& c = row.outcome.choice;
+      out += fmt::format("#   -> {}/{} {} channel(s); bottleneck: {}\n", coll::to_string(c.algorithm),
+                         coll::to_string(c.protocol), c.channels,
+                         row.outcome.bottleneck
+                             ? comm.topology().channel_name(*row.outcome.bottleneck)
+                             : std::string("none (latency-bound)"));
+    }
+  }
+  out += "# Out of bounds values : N/A (simulated: no data is checked)\n";
+  out += fmt::format("# Avg bus bandwidth    : {:g} \n", coll::average_busbw_Bps(rows) / 1e9);
+  out += "#\n";
+  return out;
+}
+
+Json nccl_tests_json(const NcclTestsHeader& h, const std::vector<coll::SweepRow>& rows) {
+  Json doc;
+  doc["binary"] = h.binary;
+  doc["machine"] = h.machine;
+  doc["simulated"] = true;
+  Json results = Json::array();
+  for (const auto& row : rows) {
+    Json r;
+    r["size"] = static_cast<long long>(row.size_bytes);
+    r["count"] = row.count;
+    r["type"] = row.type;
+    r["redop"] = row.redop;
+    r["root"] = row.root;
+    for (const char* placement : {"out_of_place", "in_place"}) {
+      r[placement] = Json{{"time", row.outcome.time_s * 1e6},
+                          {"alg_bw", row.outcome.algbw_Bps / 1e9},
+                          {"bus_bw", row.outcome.busbw_Bps / 1e9},
+                          {"wrong", "N/A"}};
+    }
+    r["algorithm"] = std::string(coll::to_string(row.outcome.choice.algorithm));
+    r["protocol"] = std::string(coll::to_string(row.outcome.choice.protocol));
+    r["channels"] = row.outcome.choice.channels;
+    results.push_back(r);
+  }
+  doc["results"] = results;
+  doc["average_bus_bandwidth"] = coll::average_busbw_Bps(rows) / 1e9;
+  return doc;
+}
+
+}  // namespace linksim::report

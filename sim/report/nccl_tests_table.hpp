@@ -1,0 +1,31 @@
+#pragma once
+// nccl-tests' own output layout for a simulated sweep, so a prediction can be compared with a
+// real run line by line, plus its -J JSON form.
+
+#include <string>
+#include <vector>
+
+#include "sim/coll/sweep.hpp"
+#include "sim/core/json_view.hpp"
+
+namespace linksim::report {
+
+struct NcclTestsHeader {
+  std::string binary;      // "all_reduce_perf"
+  std::string machine;     // topology name, printed as the host name
+  std::vector<std::string> gpu_models;  // one per rank
+  double min_bytes = 0;
+  double max_bytes = 0;
+  double step_factor = 0;
+  double step_bytes = 0;
+};
+
+// The table: header lines, the column heads, one line per size (out-of-place then in-place),
+// and the footer with "# Avg bus bandwidth". With `explain`, a comment line after each size
+// names the algorithm, protocol, channels and bottleneck link.
+std::string format_nccl_tests(const NcclTestsHeader& header, const std::vector<coll::SweepRow>& rows,
+                              const coll::Communicator& comm, bool explain);
+
+Json nccl_tests_json(const NcclTestsHeader& header, const std::vector<coll::SweepRow>& rows);
+
+}  // namespace linksim::report

@@ -1,0 +1,66 @@
+// Predictions against the reference measurements (docs/ACCURACY.md). Issue #4's targets are
+// 10% median and 25% at every size. Where the model meets them today the test holds it to
+// them; where it does not yet (small and mid-size A100 all_reduce; 2080 Ti runs where both
+// GPUs send through host memory at once) it holds the current error as a ceiling, so a change
+// that makes things worse fails, and docs/ACCURACY.md shows the gap.
+#include "sim/coll/accuracy.hpp"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace linksim::coll {
+namespace {
+
+const std::vector<AccuracySet>& sets() {
+  static const std::vector<AccuracySet> s = evaluate_accuracy(default_measurements_path());
+  return s;
+}
+
+const AccuracySet& set_for(const std::string& topology) {
+  for (const auto& s : sets()) {
+    if (s.topology == topology) return s;
+  }
+  throw std::runtime_error("no accuracy set for " + topology);
+}
+
+TEST(AccuracyTest, H100RingAndNvlsMeetTheTarget) {
+  const AccuracySet& s = set_for("dgx-h100");
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(s.rows[0].choice.rfind("Ring/Simple", 0), 0u);
+  EXPECT_EQ(s.rows[1].choice.rfind("NVLS/Simple", 0), 0u);  // chosen automatically
+  for (const auto& r : s.rows) EXPECT_LT(std::fabs(r.error()), 0.10) << r.choice;
+}
+
+TEST(AccuracyTest, A100LargeAllReduceMeetsTheTarget) {
+  const AccuracySet& s = set_for("dgx-a100");
+  ASSERT_EQ(s.rows.size(), 24u);  // 1 KiB .. 8 GiB
+  int large = 0;
+  for (const auto& r : s.rows) {
+    if (r.size_bytes < 512.0 * 1024 * 1024) continue;
+    EXPECT_LT(std::fabs(r.error()), 0.10) << r.size_bytes;
+    ++large;
+  }
+  EXPECT_EQ(large, 5);  // 512 MiB .. 8 GiB
+  // Not yet at target below 512 MiB: ceiling at today's error.
+  EXPECT_LT(s.median_abs_error, 0.50);
+  EXPECT_LT(s.max_abs_error, 1.80);
+}
+
+TEST(AccuracyTest, Rtx2080TiOneWayTrafficMeetsTheTarget) {
+  const AccuracySet& s = set_for("rtx2080ti-2x");
+  int checked = 0;
+  for (const auto& r : s.rows) {
+    if (!r.counted || (r.op != Op::broadcast && r.op != Op::reduce)) continue;
+    EXPECT_LT(std::fabs(r.error()), 0.10) << to_string(r.op) << " " << r.size_bytes;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8);
+  // Both GPUs staging through host memory at once (all_reduce, all_gather, alltoall) run
+  // slower than the links explain; ceiling at today's error.
+  EXPECT_LT(s.median_abs_error, 0.35);
+  EXPECT_LT(s.max_abs_error, 0.80);
+}
+
+}  // namespace
+}  // namespace linksim::coll

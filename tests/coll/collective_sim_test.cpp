@@ -1,0 +1,157 @@
+// Collectives on small machines, worked by hand.
+#include "sim/coll/collective_sim.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/coll/link_efficiency.hpp"
+#include "sim/coll/sweep.hpp"
+#include "sim/topo/loader.hpp"
+
+namespace linksim::coll {
+namespace {
+
+// Two A100s joined by 4 NVLink 3 links (100 GB/s per direction) and nothing else.
+topo::Topology nvlink_pair() {
+  return topo::parse_topology(Json::parse(R"({
+    "title": "pair", "nodes": [{"id": "gpu", "kind": "gpu", "count": 2, "model": "A100-SXM4-80GB"}],
+    "links": [{"a": "gpu0", "b": "gpu1", "kind": "nvlink", "generation": 3, "lanes": 4}]})"),
+                              "pair.json");
+}
+
+TEST(CollectiveSimTest, RingAllReduceOnTwoGpusByHand) {
+  const topo::Topology t = nvlink_pair();
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  EXPECT_EQ(comm.intra_class(), HwClass::nvlink);
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 100e6;
+  const Choice ring_simple{Algorithm::ring, Protocol::simple, 2};
+  const Outcome o = simulate_choice(comm, r, ring_simple);
+  // Payload rate of the link: 100 GB/s x 0.958 = 95.8 GB/s per direction.
+  const double link = 100e9 * 0.958;
+  // Simple moves payload at 370 / (450 x 0.958) of the wire: 50 MB per rank per step becomes
+  // 50e6 / eta wire bytes. Two steps (2(n-1) = 2), each paying the NVLink Simple hop (3.4 us)
+  // plus the link's own 0.2 us, after the Ring/Simple base latency (8.4 us).
+  const double eta = 370.0 / (450.0 * 0.958);
+  const double step = 3.4e-6 + 0.2e-6 + 50e6 / eta / link;
+  EXPECT_NEAR(o.time_s, 8.4e-6 + 2 * step, 1e-12);
+  // nccl-tests: algbw = size / time; busbw = algbw x 2(n-1)/n = algbw for n = 2.
+  EXPECT_DOUBLE_EQ(o.algbw_Bps, 100e6 / o.time_s);
+  EXPECT_DOUBLE_EQ(o.busbw_Bps, o.algbw_Bps);
+  ASSERT_TRUE(o.bottleneck.has_value());
+}
+
+TEST(CollectiveSimTest, LlIsCappedAndCarriesHalfPayload) {
+  const topo::Topology t = nvlink_pair();
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 100e6;
+  const Outcome ll = simulate_choice(comm, r, Choice{Algorithm::ring, Protocol::ll, 2});
+  // LL: wire efficiency 0.5 x 0.857 = 0.4287; the wire runs at 95.8 GB/s, so payload moves at
+  // 41.07 GB/s, under Ampere's LL cap of 87.7 GB/s. Steps: 0.6 us hop + 0.2 us link; base 6.6 us.
+  const double eta = 0.5 * 370.0 / (450.0 * 0.958);
+  const double step = 0.6e-6 + 0.2e-6 + 50e6 / eta / (100e9 * 0.958);
+  EXPECT_NEAR(ll.time_s, 6.6e-6 + 2 * step, 1e-12);
+}
+
+TEST(CollectiveSimTest, AutomaticChoicePicksLowLatencyForSmallAndSimpleForLarge) {
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request small;
+  small.op = Op::all_reduce;
+  small.size_bytes = 1024;
+  EXPECT_EQ(simulate_collective(comm, small).choice.protocol, Protocol::ll);
+  Request large = small;
+  large.size_bytes = 1e9;
+  const Outcome o = simulate_collective(comm, large);
+  EXPECT_EQ(o.choice.algorithm, Algorithm::ring);
+  EXPECT_EQ(o.choice.protocol, Protocol::simple);
+  // Each GPU's 12 links: 300 GB/s x 0.958 x 0.857 = 246.4 GB/s of busbw at most.
+  EXPECT_LT(o.busbw_Bps, 300e9 * 0.958 * 370.0 / (450.0 * 0.958));
+  EXPECT_GT(o.busbw_Bps, 0.95 * 300e9 * 370.0 / 450.0);
+}
+
+TEST(CollectiveSimTest, NvlsNeedsNvlink4AndAnNvswitch) {
+  const topo::Topology a100 = topo::load_topology("dgx-a100");
+  const Communicator comm(a100, a100.nodes_of(topo::NodeKind::gpu));
+  EXPECT_FALSE(comm.nvls_capable());
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 1e9;
+  r.algorithm = Algorithm::nvls;
+  std::string why;
+  EXPECT_TRUE(candidate_choices(comm, r, &why).empty());
+  EXPECT_NE(why.find("NVLS needs an NVSwitch with NVLink 4"), std::string::npos) << why;
+  EXPECT_THROW(simulate_collective(comm, r), std::invalid_argument);
+}
+
+TEST(CollectiveSimTest, NvlsOnH100ByHand) {
+  const topo::Topology t = topo::load_topology("dgx-h100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  ASSERT_TRUE(comm.nvls_capable());
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 8e9;
+  r.algorithm = Algorithm::nvls;
+  const Outcome o = simulate_collective(comm, r);
+  // Each GPU sends and receives S (n+1)/n = 9e9 bytes through its 18 links (450 GB/s x 0.958
+  // payload), at NVLS efficiency 0.85 x Simple's 0.857: wire bytes 9e9 / (0.85 x 0.857).
+  const double eta = 0.85 * 370.0 / (450.0 * 0.958);
+  const double data_s = 9e9 / eta / (450e9 * 0.958);
+  // One NVLS hop of 25 us, plus the NVLink's own 0.2 us; NVLS has no base latency.
+  EXPECT_NEAR(o.time_s, 25e-6 + 0.2e-6 + data_s, 1e-9);
+  // busbw = 8e9 / t x 14/8, about 489 GB/s (NVIDIA: "~480GB/s").
+  EXPECT_NEAR(o.busbw_Bps / 1e9, 8e9 / (25.2e-6 + data_s) * 1.75 / 1e9, 1e-6);
+}
+
+TEST(CollectiveSimTest, SeedMeshRingIsLimitedByItsCut) {
+  const topo::Topology t = topo::load_topology("seed-dgx-a100-mesh");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  // Any ring crosses between the top half (GPUs 0-3) and the bottom half (4-7) once each way.
+  // The only links across are 2-4 and 3-5, 2 NVLink 3 lanes each: 2 x 2 x 25 = 100 GB/s per
+  // direction, 95.8 GB/s of payload. The search reaches exactly that bound.
+  EXPECT_DOUBLE_EQ(comm.ring_bus_bandwidth_Bps(), 100e9 * 0.958);
+  EXPECT_EQ(comm.intra_class(), HwClass::pci);  // some pairs relay (NVB): NCCL's PCI row
+}
+
+TEST(SweepTest, SizesAndCountsFollowNcclTests) {
+  EXPECT_EQ(parse_nccl_size("8G"), std::optional<double>(8589934592.0));
+  EXPECT_EQ(parse_nccl_size("64K"), std::optional<double>(65536.0));
+  EXPECT_FALSE(parse_nccl_size("8X").has_value());
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  SweepSpec spec;
+  spec.op = Op::all_gather;
+  spec.min_bytes = 1000;
+  spec.max_bytes = 1000;
+  const auto rows = run_sweep(comm, spec);
+  ASSERT_EQ(rows.size(), 1u);
+  // count = 1000 / 4 = 250; per rank 250 / 8 = 31, rounded down to 16 B (4 floats): 28;
+  // size = 28 x 8 x 4 = 896.
+  EXPECT_EQ(rows[0].count, 28);
+  EXPECT_DOUBLE_EQ(rows[0].size_bytes, 896.0);
+  EXPECT_EQ(rows[0].root, -1);
+  EXPECT_EQ(rows[0].redop, "none");
+  // busbw factor for all_gather: (n-1)/n = 7/8.
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::all_gather, 8), 7.0 / 8.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::all_reduce, 8), 14.0 / 8.0);
+}
+
+TEST(SweepTest, ThirtyOneSizesDoubling) {
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  SweepSpec spec;
+  spec.min_bytes = 8;
+  spec.max_bytes = 8.0 * 1024 * 1024 * 1024;
+  spec.step_factor = 2;
+  const auto rows = run_sweep(comm, spec);
+  // 8 B .. 8 GiB doubling: 2^3 .. 2^33 = 31 sizes.
+  ASSERT_EQ(rows.size(), 31u);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_GE(rows[i].outcome.time_s, rows[i - 1].outcome.time_s);  // bigger never faster
+  }
+}
+
+}  // namespace
+}  // namespace linksim::coll
