@@ -19,7 +19,8 @@ void register_copy_bench(CLI::App& app) {
     auto file = std::make_shared<std::string>();
     auto* cmd = app.add_subcommand("bandwidth", "bandwidthTest's host<->device figures per GPU");
     cmd->add_option("-t,--topology", *file, "Machine: a topology file or shipped name")->required();
-    cmd->callback([file] { std::cout << report::format_bandwidth_test(topo::load_topology(*file)); });
+    cmd->callback(
+        [file] { std::cout << report::format_bandwidth_test(topo::load_topology(*file)); });
   }
 }
 

@@ -1,7 +1,7 @@
 // `linksim nccl-tests BINARY -t MACHINE ...`: nccl-tests' table for a simulated machine.
-#include <iostream>
-
 #include <fmt/format.h>
+
+#include <iostream>
 
 #include "sim/cli/commands.hpp"
 #include "sim/coll/sweep.hpp"
@@ -100,15 +100,19 @@ void register_nccl_tests(CLI::App& app) {
     if (!args->algo.empty()) {
       spec.algorithm = coll::algorithm_from_string(args->algo);
       if (!spec.algorithm) {
-        throw InputError("", "--algo", fmt::format("unknown algorithm \"{}\"; expected Ring, "
-                                                   "Tree or NVLS", args->algo));
+        throw InputError("", "--algo",
+                         fmt::format("unknown algorithm \"{}\"; expected Ring, "
+                                     "Tree or NVLS",
+                                     args->algo));
       }
     }
     if (!args->proto.empty()) {
       spec.protocol = coll::protocol_from_string(args->proto);
       if (!spec.protocol) {
-        throw InputError("", "--proto", fmt::format("unknown protocol \"{}\"; expected LL, LL128 "
-                                                    "or Simple", args->proto));
+        throw InputError("", "--proto",
+                         fmt::format("unknown protocol \"{}\"; expected LL, LL128 "
+                                     "or Simple",
+                                     args->proto));
       }
     }
     const coll::Communicator comm(machine, gpus);
@@ -121,7 +125,8 @@ void register_nccl_tests(CLI::App& app) {
     report::NcclTestsHeader header;
     header.binary = args->binary;
     header.machine = machine.name;
-    for (auto g : gpus) header.gpu_models.push_back(machine.node(g).model);
+    for (auto g : gpus)
+      header.gpu_models.push_back(machine.node(g).model);
     header.min_bytes = spec.min_bytes;
     header.max_bytes = spec.max_bytes;
     header.step_factor = spec.step_factor;

@@ -1,9 +1,9 @@
 // `linksim topo ...`: show, check, import, dot, list.
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iostream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/atomic_write.hpp"
@@ -36,9 +36,9 @@ void check_schema(const std::string& path) {
   const Json doc = read_json_file(topo::resolve_topology_path(path));
   auto problems = schema_violations(doc, schema);
   if (!problems.empty()) {
-    throw InputError(topo::resolve_topology_path(path), "",
-                     fmt::format("does not match topologies/schema.json: {}",
-                                 fmt::join(problems, "; ")));
+    throw InputError(
+        topo::resolve_topology_path(path), "",
+        fmt::format("does not match topologies/schema.json: {}", fmt::join(problems, "; ")));
   }
 }
 
@@ -116,12 +116,14 @@ void register_topo(CLI::App& app) {
         write_file_atomically(*output, body, *force);
       }
       std::string report = "linksim: assumed:\n";
-      for (const auto& a : imported.assumed) report += "  - " + a + "\n";
+      for (const auto& a : imported.assumed)
+        report += "  - " + a + "\n";
       if (diffs.empty()) {
         report += "linksim: the imported machine reproduces the printout cell by cell\n";
       } else {
         report += "linksim: the imported machine differs from the printout:\n";
-        for (const auto& d : diffs) report += "  - " + d + "\n";
+        for (const auto& d : diffs)
+          report += "  - " + d + "\n";
       }
       std::cerr << report;
     });

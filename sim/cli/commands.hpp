@@ -12,6 +12,9 @@ void register_run_graph(CLI::App& app);
 void register_nccl_tests(CLI::App& app);
 void register_copy_bench(CLI::App& app);
 void register_accuracy(CLI::App& app);
+// sim/work: `linksim run`, `linksim compare`.
+void register_run(CLI::App& app);
+void register_compare(CLI::App& app);
 // calibrate/: `linksim calibrate` (measure this node) and `linksim fit` (fit logs).
 void register_calibrate(CLI::App& app);
 void register_fit(CLI::App& app);

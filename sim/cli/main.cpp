@@ -1,9 +1,9 @@
 // linksim: simulate multi-GPU communication cost on a described machine.
-#include <cstdio>
-#include <exception>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <cstdio>
+#include <exception>
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   linksim::cli::register_nccl_tests(app);
   linksim::cli::register_copy_bench(app);
   linksim::cli::register_accuracy(app);
+  linksim::cli::register_run(app);
+  linksim::cli::register_compare(app);
   linksim::cli::register_calibrate(app);
   linksim::cli::register_fit(app);
   try {

@@ -1,9 +1,9 @@
 #include "sim/coll/accuracy.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "sim/coll/collective_sim.hpp"
 #include "sim/core/json_view.hpp"
@@ -63,7 +63,8 @@ std::vector<AccuracySet> evaluate_accuracy(const std::string& measurements_json)
   const JsonView root(doc, measurements_json);
   const std::vector<Definition> defs{
       {"A100 NVSwitch all_reduce sweep (Azure ND A100 v4, 8x A100-SXM4-80GB)", "Azure ND A100 v4",
-       "dgx-a100", "Azure's host differs from the DGX A100 in CPUs and NICs, not in the NVSwitch fabric."},
+       "dgx-a100",
+       "Azure's host differs from the DGX A100 in CPUs and NICs, not in the NVSwitch fabric."},
       {"2x RTX 2080 Ti, PCIe Gen3 behind one switch, P2P not supported", "2x RTX 2080 Ti",
        "rtx2080ti-2x", "Every nccl-tests run in the reference set."},
   };

@@ -16,7 +16,7 @@ struct AccuracyRow {
   double size_bytes = 0;
   double measured_busbw_Bps = 0;
   double predicted_busbw_Bps = 0;
-  std::string choice;  // "Ring/Simple x30"
+  std::string choice;   // "Ring/Simple x30"
   bool counted = true;  // false when the measured figure is too coarse to compare (< 0.1 GB/s)
   double error() const { return predicted_busbw_Bps / measured_busbw_Bps - 1; }
 };

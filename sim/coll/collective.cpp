@@ -39,19 +39,26 @@ std::string_view to_string(Op op) {
 
 std::string_view to_string(Algorithm a) {
   switch (a) {
-    case Algorithm::ring: return "Ring";
-    case Algorithm::tree: return "Tree";
-    case Algorithm::nvls: return "NVLS";
-    case Algorithm::pairwise: return "P2P";
+    case Algorithm::ring:
+      return "Ring";
+    case Algorithm::tree:
+      return "Tree";
+    case Algorithm::nvls:
+      return "NVLS";
+    case Algorithm::pairwise:
+      return "P2P";
   }
   return "?";
 }
 
 std::string_view to_string(Protocol p) {
   switch (p) {
-    case Protocol::ll: return "LL";
-    case Protocol::ll128: return "LL128";
-    case Protocol::simple: return "Simple";
+    case Protocol::ll:
+      return "LL";
+    case Protocol::ll128:
+      return "LL128";
+    case Protocol::simple:
+      return "Simple";
   }
   return "?";
 }
@@ -86,7 +93,8 @@ std::optional<Protocol> protocol_from_string(std::string_view name) {
 
 std::vector<std::string> op_names() {
   std::vector<std::string> out;
-  for (const auto& o : kOps) out.emplace_back(o.name);
+  for (const auto& o : kOps)
+    out.emplace_back(o.name);
   return out;
 }
 
@@ -102,24 +110,30 @@ std::optional<Op> op_from_nccl_tests_binary(std::string_view binary) {
   return std::nullopt;
 }
 
-std::string nccl_tests_binary(Op op) { return std::string(to_string(op)) + "_perf"; }
+std::string nccl_tests_binary(Op op) {
+  return std::string(to_string(op)) + "_perf";
+}
 
 std::vector<std::string> nccl_tests_binaries() {
   std::vector<std::string> out;
-  for (const auto& o : kOps) out.push_back(std::string(o.name) + "_perf");
+  for (const auto& o : kOps)
+    out.push_back(std::string(o.name) + "_perf");
   return out;
 }
 
 double busbw_factor(Op op, int n) {
   const double dn = n;
   switch (op) {
-    case Op::all_reduce: return 2.0 * (dn - 1) / dn;
+    case Op::all_reduce:
+      return 2.0 * (dn - 1) / dn;
     case Op::all_gather:
     case Op::reduce_scatter:
-    case Op::alltoall: return (dn - 1) / dn;
+    case Op::alltoall:
+      return (dn - 1) / dn;
     case Op::broadcast:
     case Op::reduce:
-    case Op::sendrecv: return 1.0;
+    case Op::sendrecv:
+      return 1.0;
   }
   return 1.0;
 }

@@ -1,10 +1,10 @@
 #include "sim/coll/collective_sim.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace linksim::coll {
 namespace {
@@ -21,8 +21,10 @@ constexpr int kP2pChannels = 2;
 double rank_cap_Bps(const Communicator& comm, const Choice& c) {
   const GpuGeneration g = comm.generation();
   switch (c.protocol) {
-    case Protocol::ll: return ll_max_total_Bps(g);
-    case Protocol::ll128: return c.channels * ring_ll128_per_channel_Bps(g);
+    case Protocol::ll:
+      return ll_max_total_Bps(g);
+    case Protocol::ll128:
+      return c.channels * ring_ll128_per_channel_Bps(g);
     case Protocol::simple:
       return c.algorithm == Algorithm::tree ? c.channels * tree_per_channel_Bps(g) : 0.0;
   }
@@ -41,7 +43,8 @@ class Lowerer {
     rank_cap_.assign(static_cast<std::size_t>(comm.size()), std::nullopt);
     if (cap > 0) {
       // Caps are on payload; the transfers carry wire bytes (payload / eta).
-      for (auto& c : rank_cap_) c = sim.add_channel(cap / eta_);
+      for (auto& c : rank_cap_)
+        c = sim.add_channel(cap / eta_);
     }
   }
 
@@ -56,11 +59,16 @@ class Lowerer {
         if (choice_.algorithm == Algorithm::tree) return chain_both_ways(start, s);
         return ring_steps(start, 2 * (n - 1), s / n);
       case Op::all_gather:
-      case Op::reduce_scatter: return ring_steps(start, n - 1, s / n);
-      case Op::broadcast: return chain(start, s, /*towards_root=*/false);
-      case Op::reduce: return chain(start, s, /*towards_root=*/true);
-      case Op::alltoall: return all_to_all(start, s / n);
-      case Op::sendrecv: return shift(start, s);
+      case Op::reduce_scatter:
+        return ring_steps(start, n - 1, s / n);
+      case Op::broadcast:
+        return chain(start, s, /*towards_root=*/false);
+      case Op::reduce:
+        return chain(start, s, /*towards_root=*/true);
+      case Op::alltoall:
+        return all_to_all(start, s / n);
+      case Op::sendrecv:
+        return shift(start, s);
     }
     return start;
   }
@@ -113,11 +121,13 @@ class Lowerer {
     const int n = comm_.size();
     const auto root_pos = std::find(order.begin(), order.end(), request_.root) - order.begin();
     std::vector<int> seq;
-    for (int i = 0; i < n; ++i) seq.push_back(order[static_cast<std::size_t>((root_pos + i) % n)]);
+    for (int i = 0; i < n; ++i)
+      seq.push_back(order[static_cast<std::size_t>((root_pos + i) % n)]);
     if (towards_root) std::reverse(seq.begin(), seq.end());
     const TaskId fill = sim_.add_delay(hop_s_ * (n - 2 > 0 ? n - 2 : 0), {&start, 1});
     std::vector<TaskId> hops;
-    for (std::size_t i = 0; i + 1 < seq.size(); ++i) hops.push_back(send(seq[i], seq[i + 1], bytes, {&fill, 1}));
+    for (std::size_t i = 0; i + 1 < seq.size(); ++i)
+      hops.push_back(send(seq[i], seq[i + 1], bytes, {&fill, 1}));
     return sim_.add_barrier(hops);
   }
 
@@ -150,7 +160,8 @@ class Lowerer {
       double lanes = 0;
       for (topo::LinkId l = 0; l < topo.links().size(); ++l) {
         const auto& link = topo.link(l);
-        if (link.kind == topo::LinkKind::nvlink && (link.a == g || link.b == g)) lanes += link.lanes;
+        if (link.kind == topo::LinkKind::nvlink && (link.a == g || link.b == g))
+          lanes += link.lanes;
       }
       for (topo::LinkId l = 0; l < topo.links().size(); ++l) {
         const auto& link = topo.link(l);
@@ -184,7 +195,8 @@ class Lowerer {
   TaskId shift(TaskId start, double bytes) {
     const int n = comm_.size();
     std::vector<TaskId> flows;
-    for (int r = 0; r < n; ++r) flows.push_back(send(r, (r + 1) % n, bytes, {&start, 1}));
+    for (int r = 0; r < n; ++r)
+      flows.push_back(send(r, (r + 1) % n, bytes, {&start, 1}));
     return sim_.add_barrier(flows);
   }
 
@@ -205,7 +217,8 @@ int channels_for(const Communicator& comm, Algorithm a, Protocol p, double bytes
   if (a == Algorithm::nvls) return 16;  // nvls.cc: 16 NVLS channels on SM90
   int nc = comm.max_channels();
   const double per_channel = threads_per_channel(a, p) * channel_threshold_bytes(a, p, comm.size());
-  while (nc > 1 && bytes < nc * per_channel) --nc;
+  while (nc > 1 && bytes < nc * per_channel)
+    --nc;
   return nc;
 }
 
@@ -220,9 +233,13 @@ std::vector<Choice> candidate_choices(const Communicator& comm, const Request& r
     case Op::all_gather:
     case Op::reduce_scatter:
     case Op::broadcast:
-    case Op::reduce: algorithms = {Algorithm::ring}; break;
+    case Op::reduce:
+      algorithms = {Algorithm::ring};
+      break;
     case Op::alltoall:
-    case Op::sendrecv: algorithms = {Algorithm::pairwise}; break;
+    case Op::sendrecv:
+      algorithms = {Algorithm::pairwise};
+      break;
   }
   std::vector<Protocol> protocols{Protocol::ll};
   if (comm.ll128_enabled()) protocols.push_back(Protocol::ll128);
@@ -236,8 +253,8 @@ std::vector<Choice> candidate_choices(const Communicator& comm, const Request& r
       if (a == Algorithm::nvls && p != Protocol::simple) continue;  // NVLS is Simple only
       if (a == Algorithm::pairwise && !request.protocol) {
         // p2p picks its protocol by size, not by cost: LL up to 16 KiB per channel.
-        const double per_peer = request.op == Op::alltoall ? request.size_bytes / comm.size()
-                                                           : request.size_bytes;
+        const double per_peer =
+            request.op == Op::alltoall ? request.size_bytes / comm.size() : request.size_bytes;
         const Protocol auto_p =
             per_peer <= kP2pChannels * kP2pLlThreshold_bytes ? Protocol::ll : Protocol::simple;
         if (p != auto_p) continue;

@@ -45,11 +45,14 @@ Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId>
   nvls_capable_ = all_nvlink && topo.count(topo::NodeKind::nvswitch) > 0 &&
                   nvls_efficiency(generation_) > 0 && first.nvlink_generation >= 4;
   choose_rings();
-  const double search_channels = std::max(1.0, std::ceil(ring_bus_Bps_ / kSearchChannel_Bps - 1e-9));
+  const double search_channels =
+      std::max(1.0, std::ceil(ring_bus_Bps_ / kSearchChannel_Bps - 1e-9));
   max_channels_ = static_cast<int>(std::min(32.0, 2 * search_channels));
 }
 
-int Communicator::gpu_index(int rank) const { return topo_->node(gpu(rank)).ordinal; }
+int Communicator::gpu_index(int rank) const {
+  return topo_->node(gpu(rank)).ordinal;
+}
 
 const topo::Route& Communicator::route(int from, int to) const {
   return routes_[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)];
@@ -80,7 +83,8 @@ double Communicator::ring_step_time(const std::vector<Ring>& rings) const {
     for (std::size_t i = 0; i < n; ++i) {
       const auto& r = route(ring.order[i], ring.order[(i + 1) % n]);
       for (const auto& p : r.paths) {
-        for (auto c : p.channels) load[c] += per_ring * p.share;
+        for (auto c : p.channels)
+          load[c] += per_ring * p.share;
       }
     }
   }

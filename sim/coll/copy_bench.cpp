@@ -47,7 +47,8 @@ engine::TaskId add_copy(engine::Simulation& sim, const topo::Topology& topo, con
 
 double run_copies(const topo::Topology& topo, const std::vector<CopyPlan>& plans, double bytes) {
   engine::Simulation sim(payload_capacities_Bps(topo), topo.count(topo::NodeKind::gpu));
-  for (const auto& p : plans) add_copy(sim, topo, p, bytes);
+  for (const auto& p : plans)
+    add_copy(sim, topo, p, bytes);
   engine::RunOptions options;
   options.record_intervals = false;
   return sim.run(options).makespan_s;

@@ -7,14 +7,19 @@ double payload_efficiency(const topo::Link& link) {
   switch (link.kind) {
     case topo::LinkKind::nvlink:
       return 0.958;
-    case topo::LinkKind::pcie: return 0.82;
-    case topo::LinkKind::infiniband: return 0.96;
-    case topo::LinkKind::ethernet: return 0.90;
+    case topo::LinkKind::pcie:
+      return 0.82;
+    case topo::LinkKind::infiniband:
+      return 0.96;
+    case topo::LinkKind::ethernet:
+      return 0.90;
     case topo::LinkKind::upi:
     case topo::LinkKind::qpi:
     case topo::LinkKind::xgmi:
-    case topo::LinkKind::c2c: return 0.80;
-    case topo::LinkKind::soc: return 1.0;
+    case topo::LinkKind::c2c:
+      return 0.80;
+    case topo::LinkKind::soc:
+      return 1.0;
   }
   return 1.0;
 }

@@ -31,7 +31,7 @@ double hop_latency_s(Algorithm a, Protocol p, HwClass c);
 double wire_efficiency(Protocol p);
 
 // Single-node figures (NCCL's nNodes = 1 column), bytes per second.
-double ll_max_total_Bps(GpuGeneration g);           // LL, all channels together
+double ll_max_total_Bps(GpuGeneration g);            // LL, all channels together
 double ring_ll128_per_channel_Bps(GpuGeneration g);  // LL128 ring, per channel
 double tree_per_channel_Bps(GpuGeneration g);        // Tree Simple, per channel
 double nvls_efficiency(GpuGeneration g);             // 0 where NVLS does not exist

@@ -1,19 +1,18 @@
 #include "sim/coll/sweep.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <map>
 #include <stdexcept>
 
-#include <fmt/format.h>
-
 namespace linksim::coll {
 
 int dtype_bytes(const std::string& dtype) {
   static const std::map<std::string, int> sizes{
-      {"int8", 1},    {"uint8", 1},  {"f8e4m3", 1}, {"f8e5m2", 1},   {"half", 2},
-      {"bfloat16", 2}, {"int32", 4}, {"uint32", 4}, {"float", 4},    {"int64", 8},
-      {"uint64", 8},  {"double", 8}};
+      {"int8", 1},  {"uint8", 1},  {"f8e4m3", 1}, {"f8e5m2", 1}, {"half", 2},   {"bfloat16", 2},
+      {"int32", 4}, {"uint32", 4}, {"float", 4},  {"int64", 8},  {"uint64", 8}, {"double", 8}};
   auto it = sizes.find(dtype);
   return it == sizes.end() ? 0 : it->second;
 }
@@ -29,10 +28,14 @@ std::optional<double> parse_nccl_size(const std::string& text) {
   }
   std::string suffix = text.substr(used);
   double mult = 1;
-  if (suffix == "K" || suffix == "k") mult = 1024.0;
-  else if (suffix == "M" || suffix == "m") mult = 1024.0 * 1024;
-  else if (suffix == "G" || suffix == "g") mult = 1024.0 * 1024 * 1024;
-  else if (!suffix.empty()) return std::nullopt;
+  if (suffix == "K" || suffix == "k")
+    mult = 1024.0;
+  else if (suffix == "M" || suffix == "m")
+    mult = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "g")
+    mult = 1024.0 * 1024 * 1024;
+  else if (!suffix.empty())
+    return std::nullopt;
   if (!(v >= 0) || !std::isfinite(v)) return std::nullopt;
   return std::floor(v * mult);
 }
@@ -45,10 +48,10 @@ std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec)
     throw std::invalid_argument("step must be a factor > 1 (-f) or a positive byte step (-i)");
   }
   const int n = comm.size();
-  const bool per_rank = spec.op == Op::all_gather || spec.op == Op::reduce_scatter ||
-                        spec.op == Op::alltoall;
-  const bool reduces = spec.op == Op::all_reduce || spec.op == Op::reduce_scatter ||
-                       spec.op == Op::reduce;
+  const bool per_rank =
+      spec.op == Op::all_gather || spec.op == Op::reduce_scatter || spec.op == Op::alltoall;
+  const bool reduces =
+      spec.op == Op::all_reduce || spec.op == Op::reduce_scatter || spec.op == Op::reduce;
   const bool rooted = spec.op == Op::broadcast || spec.op == Op::reduce;
   std::vector<SweepRow> rows;
   for (double size = spec.min_bytes; size <= spec.max_bytes;
@@ -83,7 +86,8 @@ std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec)
 double average_busbw_Bps(const std::vector<SweepRow>& rows) {
   if (rows.empty()) return 0;
   double sum = 0;
-  for (const auto& r : rows) sum += 2 * r.outcome.busbw_Bps;  // out-of-place + in-place
+  for (const auto& r : rows)
+    sum += 2 * r.outcome.busbw_Bps;  // out-of-place + in-place
   return sum / (2.0 * static_cast<double>(rows.size()));
 }
 

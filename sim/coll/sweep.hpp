@@ -14,8 +14,8 @@ struct SweepSpec {
   Op op = Op::all_reduce;
   double min_bytes = 32 * 1024 * 1024;  // nccl-tests defaults: -b 32M -e 32M
   double max_bytes = 32 * 1024 * 1024;
-  double step_factor = 0;               // -f; > 1 overrides step_bytes
-  double step_bytes = 1024 * 1024;      // -i
+  double step_factor = 0;           // -f; > 1 overrides step_bytes
+  double step_bytes = 1024 * 1024;  // -i
   std::string dtype = "float";
   std::string redop = "sum";
   int root = 0;
@@ -27,9 +27,9 @@ struct SweepRow {
   double size_bytes = 0;  // the "size" column
   long long count = 0;    // the "count" column (per-rank for all_gather, reduce_scatter, alltoall)
   std::string type;
-  std::string redop;      // "none" for ops that do not reduce
-  int root = -1;          // -1 for ops without a root
-  Outcome outcome;        // same for out-of-place and in-place: the simulator moves the same data
+  std::string redop;  // "none" for ops that do not reduce
+  int root = -1;      // -1 for ops without a root
+  Outcome outcome;    // same for out-of-place and in-place: the simulator moves the same data
 };
 
 // Bytes per element of an nccl-tests dtype; 0 when unknown.

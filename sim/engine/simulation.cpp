@@ -242,8 +242,9 @@ void Runner::start_paths(TaskId id) {
 }
 
 void Runner::start_pending_transfers() {
-  if (options_.reuse_isolated_groups && solver_.active_flow_count() == 0 &&
-      live_other_events_ == 0 && try_replay_group()) {
+  // A lone transfer is cheaper to simulate than to look up.
+  if (options_.reuse_isolated_groups && pending_transfers_.size() >= 2 &&
+      solver_.active_flow_count() == 0 && live_other_events_ == 0 && try_replay_group()) {
     pending_transfers_.clear();
     return;
   }

@@ -28,12 +28,12 @@ struct RunOptions {
   // Per-GPU intervals and per-channel busy intervals (memory grows with the event count; turn
   // off for very large runs that only need totals).
   bool record_intervals = true;
-  // Reuse the outcome of isolated transfer groups. A group is the set of transfers that start
-  // at one instant while nothing else is in flight (no flow, no compute, no delay, no pending
-  // latency), and whose dependents cannot start before the whole group has ended. Such a group
-  // evolves on its own, so it is simulated alone in time relative to its start and the result
-  // is kept; a later group with the same transfers (same paths, shares and bytes, in the same
-  // order) replays it. Groups are always simulated this way when the option is on, so a run
+  // Reuse the outcome of isolated transfer groups. A group is the set of (two or more)
+  // transfers that start at one instant while nothing else is in flight (no flow, no compute, no
+  // delay, no pending latency), and whose dependents cannot start before the whole group has ended.
+  // Such a group evolves on its own, so it is simulated alone in time relative to its start and the
+  // result is kept; a later group with the same transfers (same paths, shares and bytes, in the
+  // same order) replays it. Groups are always simulated this way when the option is on, so a run
   // gives the same bytes whether a result was reused or recomputed; against a run with the
   // option off, times agree to rounding (relative 1e-12), not to the bit.
   bool reuse_isolated_groups = true;

@@ -173,6 +173,7 @@ void Solver::fill_component() {
   std::size_t unfrozen = comp_flows_.size();
   std::size_t next_capped = 0;
 
+  // Freezing updates the links' sums; each touched link is re-queued once per batch.
   const auto freeze = [&](FlowId id, double rate_Bps) {
     Flow& f = flows_[id];
     f.frozen = true;
@@ -182,13 +183,25 @@ void Solver::fill_component() {
       Link& link = links_[l];
       link.remaining_Bps -= rate_Bps;
       link.weight_sum -= f.weight;
-      if (--link.unfrozen == 0) continue;
+      --link.unfrozen;
+      if (link.touched != batch_) {
+        link.touched = batch_;
+        touched_.push_back(l);
+      }
+    }
+  };
+  const auto requeue = [&] {
+    for (LinkId l : touched_) {
+      Link& link = links_[l];
+      if (link.unfrozen == 0) continue;
       ++link.version;
       // Rounding may put the new fill level a hair below the current one; levels never fall.
       const double fill = std::max(level, link.remaining_Bps / link.weight_sum);
       heap_.push_back({fill, l, link.version});
       std::push_heap(heap_.begin(), heap_.end(), later);
     }
+    touched_.clear();
+    ++batch_;
   };
 
   while (unfrozen > 0) {
@@ -208,6 +221,7 @@ void Solver::fill_component() {
       const FlowId id = capped_[next_capped++].flow;
       level = std::max(level, cap_level);
       freeze(id, flows_[id].cap_Bps);
+      requeue();
       continue;
     }
     const LinkId l = heap_.front().link;
@@ -222,6 +236,7 @@ void Solver::fill_component() {
     std::sort(to_freeze_.begin(), to_freeze_.end());
     for (FlowId id : to_freeze_)
       freeze(id, flows_[id].weight * level);
+    requeue();
   }
 
   for (LinkId l : comp_links_) {

@@ -81,6 +81,7 @@ class Solver {
     double weight_sum = 0;
     std::uint32_t unfrozen = 0;
     std::uint32_t version = 0;
+    std::uint64_t touched = 0;  // batch that last changed it
   };
   struct Flow {
     std::vector<LinkId> links;
@@ -109,6 +110,8 @@ class Solver {
   std::vector<LinkId> comp_links_;
   std::vector<LinkId> stack_;
   std::vector<FlowId> to_freeze_;
+  std::vector<LinkId> touched_;
+  std::uint64_t batch_ = 1;
   struct Capped {
     double level;
     FlowId flow;

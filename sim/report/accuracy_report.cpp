@@ -20,15 +20,17 @@ std::string format_accuracy_markdown(const std::vector<coll::AccuracySet>& sets)
       "|---|---|---|---|---|\n";
   for (const auto& s : sets) {
     std::size_t counted = 0;
-    for (const auto& r : s.rows) counted += r.counted ? 1 : 0;
+    for (const auto& r : s.rows)
+      counted += r.counted ? 1 : 0;
     out += fmt::format("| {} | `{}` | {} | {:.1f}% | {:.1f}% |\n", s.name, s.topology, counted,
                        100 * s.median_abs_error, 100 * s.max_abs_error);
   }
   for (const auto& s : sets) {
     out += fmt::format("\n## {}\n\nMachine: `topologies/{}.json`. Source: {}. {}\n\n", s.name,
                        s.topology, s.source, s.note);
-    out += "| op | size (B) | measured busbw (GB/s) | predicted (GB/s) | error | chosen |\n"
-           "|---|---|---|---|---|---|\n";
+    out +=
+        "| op | size (B) | measured busbw (GB/s) | predicted (GB/s) | error | chosen |\n"
+        "|---|---|---|---|---|---|\n";
     for (const auto& r : s.rows) {
       out += fmt::format("| {} | {:.0f} | {:.2f} | {:.2f} | {}{:+.1f}%{} | {} |\n",
                          coll::to_string(r.op), r.size_bytes, r.measured_busbw_Bps / 1e9,

@@ -8,11 +8,13 @@ namespace {
 std::string matrix(const std::string& title, const std::string& corner,
                    const std::vector<std::vector<double>>& m, double scale) {
   std::string out = title + "\n" + fmt::format("{:>6}", corner);
-  for (std::size_t j = 0; j < m.size(); ++j) out += fmt::format(" {:6d}", j);
+  for (std::size_t j = 0; j < m.size(); ++j)
+    out += fmt::format(" {:6d}", j);
   out += "\n";
   for (std::size_t i = 0; i < m.size(); ++i) {
     out += fmt::format("{:6d}", i);
-    for (double v : m[i]) out += fmt::format(" {:6.2f}", v * scale);
+    for (double v : m[i])
+      out += fmt::format(" {:6.2f}", v * scale);
     out += "\n";
   }
   return out;
@@ -29,11 +31,13 @@ std::string format_p2p_test(const topo::Topology& topo) {
   }
   const auto access = coll::peer_access(topo);
   out += "P2P Connectivity Matrix\n     D\\D";
-  for (std::size_t j = 0; j < gpus.size(); ++j) out += fmt::format(" {:5d}", j);
+  for (std::size_t j = 0; j < gpus.size(); ++j)
+    out += fmt::format(" {:5d}", j);
   out += "\n";
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     out += fmt::format("{:6d}\t", i);
-    for (std::size_t j = 0; j < gpus.size(); ++j) out += fmt::format(" {:5d}", access[i][j] ? 1 : 0);
+    for (std::size_t j = 0; j < gpus.size(); ++j)
+      out += fmt::format(" {:5d}", access[i][j] ? 1 : 0);
     out += "\n";
   }
   const coll::CopyMatrices off = coll::p2p_matrices(topo, false);
@@ -45,8 +49,9 @@ std::string format_p2p_test(const topo::Topology& topo) {
   out += matrix("Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)", "D\\D", on.bidi_Bps, 1e-9);
   out += matrix("P2P=Disabled Latency Matrix (us)", "GPU", off.latency_s, 1e6);
   out += matrix("P2P=Enabled Latency (P2P Writes) Matrix (us)", "GPU", on.latency_s, 1e6);
-  out += "\nNOTE: simulated figures; pairs without peer access fall back to copies staged through "
-         "host memory, as the CUDA runtime does.\n";
+  out +=
+      "\nNOTE: simulated figures; pairs without peer access fall back to copies staged through "
+      "host memory, as the CUDA runtime does.\n";
   return out;
 }
 
@@ -56,9 +61,10 @@ std::string format_bandwidth_test(const topo::Topology& topo) {
     const auto f = coll::bandwidth_test(topo, g);
     out += fmt::format(" Device {}: {}\n Quick Mode\n\n", topo.node(g).ordinal, topo.node(g).model);
     const auto block = [&](const char* title, double bps) {
-      return fmt::format(" {}\n   PINNED Memory Transfers\n   Transfer Size (Bytes)\tBandwidth(GB/s)\n"
-                         "   {:.0f}\t\t\t{:.1f}\n\n",
-                         title, coll::kBandwidthTestBytes, bps / 1e9);
+      return fmt::format(
+          " {}\n   PINNED Memory Transfers\n   Transfer Size (Bytes)\tBandwidth(GB/s)\n"
+          "   {:.0f}\t\t\t{:.1f}\n\n",
+          title, coll::kBandwidthTestBytes, bps / 1e9);
     };
     out += block("Host to Device Bandwidth, 1 Device(s)", f.h2d_Bps);
     out += block("Device to Host Bandwidth, 1 Device(s)", f.d2h_Bps);

@@ -51,11 +51,11 @@ std::string format_nccl_tests(const NcclTestsHeader& h, const std::vector<coll::
     out += result_columns(row.outcome) + result_columns(row.outcome) + "\n";
     if (explain) {
       const auto& c = row.outcome.choice;
-      out += fmt::format("#   -> {}/{} {} channel(s); bottleneck: {}\n", coll::to_string(c.algorithm),
-                         coll::to_string(c.protocol), c.channels,
-                         row.outcome.bottleneck
-                             ? comm.topology().channel_name(*row.outcome.bottleneck)
-                             : std::string("none (latency-bound)"));
+      out +=
+          fmt::format("#   -> {}/{} {} channel(s); bottleneck: {}\n", coll::to_string(c.algorithm),
+                      coll::to_string(c.protocol), c.channels,
+                      row.outcome.bottleneck ? comm.topology().channel_name(*row.outcome.bottleneck)
+                                             : std::string("none (latency-bound)"));
     }
   }
   out += "# Out of bounds values : N/A (simulated: no data is checked)\n";

@@ -11,8 +11,8 @@
 namespace linksim::report {
 
 struct NcclTestsHeader {
-  std::string binary;      // "all_reduce_perf"
-  std::string machine;     // topology name, printed as the host name
+  std::string binary;                   // "all_reduce_perf"
+  std::string machine;                  // topology name, printed as the host name
   std::vector<std::string> gpu_models;  // one per rank
   double min_bytes = 0;
   double max_bytes = 0;
@@ -23,7 +23,8 @@ struct NcclTestsHeader {
 // The table: header lines, the column heads, one line per size (out-of-place then in-place),
 // and the footer with "# Avg bus bandwidth". With `explain`, a comment line after each size
 // names the algorithm, protocol, channels and bottleneck link.
-std::string format_nccl_tests(const NcclTestsHeader& header, const std::vector<coll::SweepRow>& rows,
+std::string format_nccl_tests(const NcclTestsHeader& header,
+                              const std::vector<coll::SweepRow>& rows,
                               const coll::Communicator& comm, bool explain);
 
 Json nccl_tests_json(const NcclTestsHeader& header, const std::vector<coll::SweepRow>& rows);

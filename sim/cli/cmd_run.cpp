@@ -1,0 +1,154 @@
+// `linksim run SCENARIO` and `linksim compare SCENARIO`: the main job.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "sim/cli/commands.hpp"
+#include "sim/cli/gnuplot.hpp"
+#include "sim/core/atomic_write.hpp"
+#include "sim/core/error.hpp"
+#include "sim/report/chrome_trace.hpp"
+#include "sim/report/job_report.hpp"
+#include "sim/report/plot.hpp"
+#include "sim/topo/loader.hpp"
+#include "sim/work/model.hpp"
+
+namespace linksim::cli {
+namespace {
+
+struct RunArgs {
+  std::string scenario;
+  std::vector<std::string> topologies;
+  std::string format = "table";
+  std::string output;
+  std::string trace;
+  std::string plot;
+  bool force = false;
+};
+
+struct Runs {
+  work::Scenario scenario;
+  std::vector<work::JobResult> jobs;
+  std::vector<work::GradientSyncResult> syncs;
+};
+
+Runs run_all(const RunArgs& a) {
+  Runs runs{work::load_scenario(a.scenario), {}, {}};
+  std::vector<std::string> machines =
+      a.topologies.empty() ? runs.scenario.topologies : a.topologies;
+  for (const auto& m : machines) {
+    const topo::Topology machine = topo::load_topology(m);
+    if (runs.scenario.gradient_sync) {
+      runs.syncs.push_back(work::simulate_gradient_sync(machine, runs.scenario));
+      runs.jobs.push_back(runs.syncs.back().realistic);
+    } else {
+      const work::ModelSpec model = work::load_model(runs.scenario.model);
+      try {
+        runs.jobs.push_back(work::simulate_job(machine, model, runs.scenario));
+      } catch (const work::DoesNotFit& e) {
+        // One machine too small is a finding, not a failure of the run: report it and go on.
+        if (machines.size() == 1) throw;
+        work::JobResult r;
+        r.machine = machine.name;
+        r.machine_title = machine.title;
+        r.gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
+        r.failure = e.message();
+        runs.jobs.push_back(std::move(r));
+      }
+    }
+  }
+  bool any = false;
+  for (const auto& j : runs.jobs)
+    any = any || j.failure.empty();
+  if (!any) throw InputError(runs.scenario.file, "/plan", runs.jobs.front().failure);
+  return runs;
+}
+
+void emit(const RunArgs& a, const std::string& text) {
+  if (a.output.empty()) {
+    std::cout << text;
+  } else {
+    write_file_atomically(a.output, text, a.force);
+  }
+}
+
+void add_common(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("scenario", a.scenario, "Scenario file, or the name of a shipped scenario")
+      ->required();
+  cmd->add_option("-t,--topology", a.topologies,
+                  "Machine(s) to run on instead of the scenario's (repeatable)");
+  cmd->add_option("--format", a.format, "table, json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd->add_option("-o,--output", a.output, "Write the report here instead of stdout");
+  cmd->add_flag("--force", a.force, "Overwrite output files");
+}
+
+}  // namespace
+
+void register_run(CLI::App& app) {
+  auto a = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand(
+      "run", "Simulate a scenario: step time, compute / communication / exposed split, advice");
+  add_common(cmd, *a);
+  cmd->add_option("--trace", a->trace, "Write a Chrome trace (Perfetto) of the first machine");
+  cmd->callback([a] {
+    const Runs runs = run_all(*a);
+    std::string text;
+    if (a->format == "json") {
+      Json all = Json::array();
+      for (const auto& j : runs.jobs)
+        all.push_back(report::job_json(j, runs.scenario));
+      text = all.dump(2) + "\n";
+    } else if (a->format == "csv") {
+      text = report::jobs_csv(runs.jobs, runs.scenario);
+    } else if (runs.scenario.gradient_sync) {
+      text = report::format_gradient_sync(runs.syncs, runs.scenario);
+    } else {
+      for (std::size_t i = 0; i < runs.jobs.size(); ++i) {
+        text += (i ? "\n" : "") + report::format_job(runs.jobs[i], runs.scenario);
+      }
+    }
+    if (!a->trace.empty()) {
+      const auto& j = runs.jobs.front();
+      if (!j.simulation) {
+        throw InputError(a->trace, "--trace", "this scenario kind records no trace");
+      }
+      write_file_atomically(a->trace, report::to_chrome_trace(*j.simulation, *j.timeline, *j.names),
+                            a->force);
+    }
+    emit(*a, text);
+  });
+}
+
+void register_compare(CLI::App& app) {
+  auto a = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand(
+      "compare", "Run a scenario on several machines and tabulate time, share, throughput, cost");
+  add_common(cmd, *a);
+  cmd->add_option("--plot", a->plot, "Also draw the step breakdown per machine (PNG, gnuplot)");
+  cmd->callback([a] {
+    const Runs runs = run_all(*a);
+    std::string text;
+    if (a->format == "json") {
+      Json all = Json::array();
+      for (const auto& j : runs.jobs)
+        all.push_back(report::job_json(j, runs.scenario));
+      text = all.dump(2) + "\n";
+    } else if (a->format == "csv") {
+      text = report::jobs_csv(runs.jobs, runs.scenario);
+    } else {
+      text = report::format_comparison(runs.jobs, runs.scenario);
+      if (runs.scenario.gradient_sync)
+        text += "\n" + report::format_gradient_sync(runs.syncs, runs.scenario);
+    }
+    if (!a->plot.empty()) {
+      run_gnuplot(report::breakdown_plot_script(runs.scenario.title, runs.jobs, a->plot + ".tmp"),
+                  a->plot, a->force);
+    }
+    emit(*a, text);
+  });
+}
+
+}  // namespace linksim::cli

@@ -1,0 +1,228 @@
+#include "sim/report/job_report.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/core/units.hpp"
+
+namespace linksim::report {
+namespace {
+
+using units::format_bytes;
+using units::format_time;
+
+std::string plan_text(const work::Scenario& sc) {
+  const auto& p = sc.plan;
+  std::string s = fmt::format("DP {} x TP {} x PP {}", p.data, p.tensor, p.pipeline);
+  if (p.expert > 1) s += fmt::format(", EP {}", p.expert);
+  if (p.zero_stage > 0) s += fmt::format(", ZeRO-{}", p.zero_stage);
+  if (p.sequence_parallel) s += ", sequence parallel";
+  if (p.micro_batches > 1) s += fmt::format(", {} micro-batches", p.micro_batches);
+  return s;
+}
+
+std::string job_text(const work::Scenario& sc) {
+  if (sc.gradient_sync) return "gradient sync";
+  const auto& j = sc.job;
+  switch (j.kind) {
+    case work::JobKind::training:
+      return fmt::format("training step, {} x {} tokens", j.global_batch, j.sequence_length);
+    case work::JobKind::prefill:
+      return fmt::format("prefill, {} x {} tokens", j.global_batch, j.sequence_length);
+    case work::JobKind::decode:
+      return fmt::format("decode, batch {}, {} prompt + {} new tokens", j.global_batch,
+                         j.sequence_length, j.decode_tokens);
+  }
+  return "";
+}
+
+std::string step_label(const work::Scenario& sc) {
+  if (sc.gradient_sync) return "step";
+  switch (sc.job.kind) {
+    case work::JobKind::training:
+      return "step";
+    case work::JobKind::prefill:
+      return "request";
+    case work::JobKind::decode:
+      return "token";
+  }
+  return "step";
+}
+
+std::string money(std::optional<double> v, double scale, const char* unit) {
+  if (!v) return "-";
+  return fmt::format("${:.4g}{}", *v * scale, unit);
+}
+
+}  // namespace
+
+std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
+  std::string out = fmt::format("{}\n", sc.title);
+  if (!r.failure.empty()) {
+    return out + fmt::format("  machine        {} ({} GPUs): {}\n  does not run: {}\n", r.machine,
+                             r.gpus, r.machine_title, r.failure);
+  }
+  out += fmt::format("  machine        {} ({} GPUs): {}\n", r.machine, r.gpus, r.machine_title);
+  if (!sc.gradient_sync) {
+    out += fmt::format("  model          {}\n", sc.model);
+    out += fmt::format("  job            {}\n", job_text(sc));
+    out += fmt::format("  plan           {}\n", plan_text(sc));
+    out += fmt::format(
+        "  memory / GPU   {} (weights {}, gradients {}, optimizer {}, "
+        "activations {}, KV cache {})\n",
+        units::format_bytes_binary(r.memory.total_bytes()),
+        units::format_bytes_binary(r.memory.weights_bytes),
+        units::format_bytes_binary(r.memory.gradients_bytes),
+        units::format_bytes_binary(r.memory.optimizer_bytes),
+        units::format_bytes_binary(r.memory.activations_bytes),
+        units::format_bytes_binary(r.memory.kv_cache_bytes));
+  }
+  out += fmt::format("\n  {} time{:<10} {}\n", step_label(sc), "", format_time(r.step_s));
+  if (sc.job.kind == work::JobKind::decode && !sc.gradient_sync) {
+    out += fmt::format("  request time       {} ({} tokens)\n", format_time(r.request_s),
+                       sc.job.decode_tokens);
+  }
+  out += fmt::format("    compute          {}  (per GPU, average)\n", format_time(r.compute_s));
+  out += fmt::format("    communication    {}  ({} not hidden by compute)\n", format_time(r.comm_s),
+                     format_time(r.exposed_comm_s));
+  out += fmt::format("    idle / bubble    {}\n", format_time(r.idle_s));
+  out += fmt::format("  communication share  {:.1f}% of the {} (exposed)\n", 100 * r.comm_share,
+                     step_label(sc));
+  if (r.tokens_per_s > 0)
+    out += fmt::format("  throughput         {:.4g} tokens/s\n", r.tokens_per_s);
+  if (r.comm_sm_share > 0) {
+    out += fmt::format(
+        "  compute beside communication runs with {:.0f}% of the SMs taken by "
+        "NCCL channels\n",
+        100 * r.comm_sm_share);
+  }
+  if (!r.by_group.empty()) {
+    out += "\n  by parallel group   collectives       bytes        time\n";
+    for (const auto& [g, s] : r.by_group) {
+      out += fmt::format("    {:<18}{:>11}  {:>10}  {:>10}\n", g, s.collectives,
+                         format_bytes(s.bytes), format_time(s.time_s));
+    }
+  }
+  if (!r.by_collective.empty()) {
+    out += "  by collective\n";
+    for (const auto& [c, s] : r.by_collective) {
+      out += fmt::format("    {:<18}{:>11}  {:>10}  {:>10}\n", c, s.collectives,
+                         format_bytes(s.bytes), format_time(s.time_s));
+    }
+  }
+  if (!r.bottlenecks.empty()) {
+    out += "  bottleneck links\n";
+    for (const auto& b : r.bottlenecks)
+      out += "    " + b + "\n";
+  }
+  for (const auto& n : r.notes)
+    out += "  note: " + n + "\n";
+  if (!r.advice.empty()) {
+    out += "  advice\n";
+    for (const auto& a : r.advice)
+      out += "    - " + a + "\n";
+  }
+  return out;
+}
+
+Json job_json(const work::JobResult& r, const work::Scenario& sc) {
+  Json j;
+  j["scenario"] = sc.name;
+  j["machine"] = r.machine;
+  j["gpus"] = r.gpus;
+  j["step_s"] = r.step_s;
+  j["request_s"] = r.request_s;
+  j["compute_s"] = r.compute_s;
+  j["comm_s"] = r.comm_s;
+  j["exposed_comm_s"] = r.exposed_comm_s;
+  j["idle_s"] = r.idle_s;
+  j["comm_share"] = r.comm_share;
+  j["tokens_per_s"] = r.tokens_per_s;
+  if (r.price_per_hour_usd) j["price_per_hour_usd"] = *r.price_per_hour_usd;
+  Json groups = Json::object();
+  for (const auto& [g, s] : r.by_group) {
+    groups[g] = {{"collectives", s.collectives}, {"bytes", s.bytes}, {"time_s", s.time_s}};
+  }
+  j["by_group"] = groups;
+  Json colls = Json::object();
+  for (const auto& [c, s] : r.by_collective) {
+    colls[c] = {{"collectives", s.collectives}, {"bytes", s.bytes}, {"time_s", s.time_s}};
+  }
+  j["by_collective"] = colls;
+  j["memory_bytes"] = {{"weights", r.memory.weights_bytes},
+                       {"gradients", r.memory.gradients_bytes},
+                       {"optimizer", r.memory.optimizer_bytes},
+                       {"activations", r.memory.activations_bytes},
+                       {"kv_cache", r.memory.kv_cache_bytes}};
+  j["bottlenecks"] = r.bottlenecks;
+  j["advice"] = r.advice;
+  j["notes"] = r.notes;
+  if (!r.failure.empty()) j["failure"] = r.failure;
+  return j;
+}
+
+std::string jobs_csv(const std::vector<work::JobResult>& results, const work::Scenario& sc) {
+  std::string out =
+      "scenario,machine,gpus,step_s,request_s,compute_s,comm_s,exposed_comm_s,idle_s,comm_share,"
+      "tokens_per_s,price_per_hour_usd\n";
+  for (const auto& r : results) {
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", sc.name, r.machine, r.gpus,
+                    units::exact(r.step_s), units::exact(r.request_s), units::exact(r.compute_s),
+                    units::exact(r.comm_s), units::exact(r.exposed_comm_s), units::exact(r.idle_s),
+                    units::exact(r.comm_share), units::exact(r.tokens_per_s),
+                    r.price_per_hour_usd ? units::exact(*r.price_per_hour_usd) : "");
+  }
+  return out;
+}
+
+std::string format_comparison(const std::vector<work::JobResult>& results,
+                              const work::Scenario& sc) {
+  std::string out = fmt::format("{}\n{} on {}\n\n", sc.title, job_text(sc), plan_text(sc));
+  out += fmt::format("{:<26} {:>4} {:>10} {:>8} {:>12} {:>9} {:>11} {:>11}\n", "machine", "GPUs",
+                     step_label(sc), "comm %", "tokens/s", "$/hour", "$/" + step_label(sc),
+                     "$/Mtoken");
+  for (const auto& r : results) {
+    if (!r.failure.empty()) {
+      out += fmt::format("{:<26} {:>4}  does not fit: {}\n", r.machine, r.gpus, r.failure);
+      continue;
+    }
+    std::optional<double> per_step;
+    std::optional<double> per_mtok;
+    if (r.price_per_hour_usd) {
+      per_step = *r.price_per_hour_usd / 3600 * r.step_s;
+      if (r.tokens_per_s > 0) per_mtok = *r.price_per_hour_usd / 3600 / r.tokens_per_s * 1e6;
+    }
+    out += fmt::format("{:<26} {:>4} {:>10} {:>7.1f}% {:>12.4g} {:>9} {:>11} {:>11}\n", r.machine,
+                       r.gpus, format_time(r.step_s), 100 * r.comm_share, r.tokens_per_s,
+                       money(r.price_per_hour_usd, 1, ""), money(per_step, 1, ""),
+                       money(per_mtok, 1, ""));
+  }
+  out += "\n($ columns need a cloud instance file with a price; bare machines show -.)\n";
+  return out;
+}
+
+std::string format_gradient_sync(const std::vector<work::GradientSyncResult>& results,
+                                 const work::Scenario& sc) {
+  std::string out = fmt::format("{}\n\n", sc.title);
+  out += fmt::format("{:<22} {:>24} {:>24}\n", "", "seed's simple model", "simulated all-reduce");
+  out += fmt::format("{:<22} {:>12} {:>11} {:>12} {:>11}\n", "machine", "step", "comm %", "step",
+                     "comm %");
+  for (const auto& r : results) {
+    out += fmt::format("{:<22} {:>12} {:>10.1f}% {:>12} {:>10.1f}%\n", r.simple.machine,
+                       format_time(r.simple.step_s), 100 * r.simple.comm_share,
+                       format_time(r.realistic.step_s), 100 * r.realistic.comm_share);
+  }
+  out += "\n";
+  for (const auto& r : results) {
+    out += fmt::format("{}:\n", r.simple.machine);
+    for (const auto& n : r.simple.notes)
+      out += "  simple: " + n + "\n";
+    for (const auto& n : r.realistic.notes)
+      out += "  simulated: " + n + "\n";
+    for (const auto& a : r.realistic.advice)
+      out += "  advice: " + a + "\n";
+  }
+  return out;
+}
+
+}  // namespace linksim::report

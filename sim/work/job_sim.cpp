@@ -1,0 +1,719 @@
+#include "sim/work/job_sim.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "sim/coll/collective_sim.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
+#include "sim/work/advice.hpp"
+#include "sim/work/model_costs.hpp"
+
+namespace linksim::work {
+namespace {
+
+using engine::TaskId;
+
+struct CollRecord {
+  std::string group;
+  coll::Op op;
+  TaskId first_task = 0;  // tasks [first_task, end] belong to it
+  TaskId end = 0;
+  double size_bytes = 0;
+};
+
+// Rank layout: tensor fastest, then data, then pipeline (Megatron's order), so a TP group sits
+// on neighbouring GPUs.
+struct Layout {
+  ParallelPlan plan;
+  int rank(int stage, int replica, int tp) const {
+    return (stage * plan.data + replica) * plan.tensor + tp;
+  }
+};
+
+double peak_flops(const topo::GpuModel& gpu, const std::string& dtype) {
+  for (const std::string& d :
+       {dtype, std::string("bf16"), std::string("fp16"), std::string("fp32")}) {
+    auto it = gpu.peak_flops.find(d);
+    if (it != gpu.peak_flops.end()) return it->second;
+  }
+  return 0;
+}
+
+class JobBuilder {
+ public:
+  JobBuilder(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario,
+             std::vector<double> scale)
+      : machine_(machine),
+        model_(model),
+        sc_(scenario),
+        layout_{scenario.plan},
+        scale_(std::move(scale)),
+        gpus_(machine.nodes_of(topo::NodeKind::gpu)) {
+    sim_ = std::make_shared<engine::Simulation>(
+        coll::Communicator(machine, {gpus_.front()}).capacities_Bps(), gpus_.size());
+    last_.assign(gpus_.size(), std::nullopt);
+    const topo::GpuModel& gpu = *machine.node(gpus_.front()).gpu;
+    gpu_ = &gpu;
+    peak_ = peak_flops(gpu, model.dtype) * scenario.compute.efficiency;
+    lc_ = layer_costs(model);
+    bytes_ = dtype_bytes(model.dtype);
+  }
+
+  void build() {
+    const ParallelPlan& p = layout_.plan;
+    const int stages = p.pipeline;
+    const int m = sc_.job.kind == JobKind::training  ? p.micro_batches
+                  : sc_.job.kind == JobKind::prefill ? p.micro_batches
+                                                     : 1;
+    const double sequences = static_cast<double>(sc_.job.global_batch) / p.data / m;
+    tokens_mb_ = sc_.job.kind == JobKind::decode ? sequences : sequences * sc_.job.sequence_length;
+    context_ = sc_.job.kind == JobKind::decode
+                   ? sc_.job.sequence_length + sc_.job.decode_tokens / 2.0
+                   : sc_.job.sequence_length / 2.0;  // causal: half the prompt on average
+    // Layers per stage, the remainder on the first stages.
+    for (int s = 0; s < stages; ++s) {
+      layers_.push_back(model_.layers / stages + (s < model_.layers % stages ? 1 : 0));
+    }
+    const bool training = sc_.job.kind == JobKind::training;
+    // Ops per stage in 1F1B order: +i forward of micro-batch i, -(i+1) backward.
+    std::vector<std::vector<int>> ops(static_cast<std::size_t>(stages));
+    for (int s = 0; s < stages; ++s) {
+      auto& o = ops[static_cast<std::size_t>(s)];
+      if (!training) {
+        for (int i = 0; i < m; ++i)
+          o.push_back(i);
+        continue;
+      }
+      const int warm = std::min(stages - s - 1, m);
+      for (int i = 0; i < warm; ++i)
+        o.push_back(i);
+      for (int i = 0; i < m - warm; ++i) {
+        o.push_back(warm + i);
+        o.push_back(-(i + 1));
+      }
+      for (int i = m - warm; i < m; ++i)
+        o.push_back(-(i + 1));
+    }
+    // Create ops whenever their cross-stage input exists (1F1B never deadlocks).
+    fwd_out_.assign(static_cast<std::size_t>(stages),
+                    std::vector<std::vector<TaskId>>(static_cast<std::size_t>(m)));
+    bwd_out_ = fwd_out_;
+    std::vector<std::size_t> next(static_cast<std::size_t>(stages), 0);
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (int s = 0; s < stages; ++s) {
+        auto& n = next[static_cast<std::size_t>(s)];
+        while (n < ops[static_cast<std::size_t>(s)].size()) {
+          const int op = ops[static_cast<std::size_t>(s)][n];
+          const bool fwd = op >= 0;
+          const int mb = fwd ? op : -op - 1;
+          if (fwd && s > 0 &&
+              fwd_out_[static_cast<std::size_t>(s - 1)][static_cast<std::size_t>(mb)].empty())
+            break;
+          if (!fwd && s + 1 < stages &&
+              bwd_out_[static_cast<std::size_t>(s + 1)][static_cast<std::size_t>(mb)].empty()) {
+            break;
+          }
+          if (fwd) {
+            forward(s, mb);
+          } else {
+            backward(s, mb, mb == m - 1);
+          }
+          ++n;
+          progress = true;
+        }
+      }
+    }
+    if (training) optimizer_step();
+  }
+
+  std::shared_ptr<engine::Simulation> sim() const { return sim_; }
+  const std::vector<CollRecord>& records() const { return records_; }
+  const std::vector<std::pair<TaskId, int>>& compute_tasks() const { return compute_tasks_; }
+  int max_channels() const { return max_channels_; }
+  double tokens_mb() const { return tokens_mb_; }
+
+ private:
+  int gpu_index(int rank) const {
+    return machine_.node(gpus_[static_cast<std::size_t>(rank)]).ordinal;
+  }
+
+  // Compute on `rank` after its previous compute and `deps`.
+  TaskId compute(int rank, double seconds, std::vector<TaskId> deps) {
+    auto& last = last_[static_cast<std::size_t>(rank)];
+    if (last) deps.push_back(*last);
+    const std::size_t k = compute_tasks_.size();
+    const double s = k < scale_.size() ? scale_[k] : 1.0;
+    const TaskId t = sim_->add_compute(gpu_index(rank), seconds * s, deps);
+    compute_tasks_.emplace_back(t, rank);
+    last = t;
+    return t;
+  }
+
+  // A collective over `ranks`, after `deps`; returns its end.
+  TaskId collective(const std::string& group, const std::vector<int>& ranks, coll::Op op,
+                    double size, const std::vector<TaskId>& deps) {
+    if (ranks.size() < 2 || size <= 0) return sim_->add_barrier(deps);
+    auto& comm = communicator(ranks);
+    coll::Request r;
+    r.op = op;
+    r.size_bytes = size;
+    r.algorithm = sc_.algorithm;
+    r.protocol = sc_.protocol;
+    auto key = std::make_tuple(ranks, static_cast<int>(op), size);
+    auto it = choices_.find(key);
+    if (it == choices_.end()) {
+      it = choices_.emplace(key, coll::simulate_collective(comm, r).choice).first;
+    }
+    max_channels_ = std::max(max_channels_, it->second.channels);
+    const TaskId first = static_cast<TaskId>(sim_->task_count());
+    const TaskId end = coll::lower_collective(comm, r, it->second, *sim_, deps);
+    records_.push_back({group, op, first, end, size});
+    return end;
+  }
+
+  coll::Communicator& communicator(const std::vector<int>& ranks) {
+    auto it = comms_.find(ranks);
+    if (it != comms_.end()) return *it->second;
+    std::vector<topo::NodeId> nodes;
+    for (int r : ranks)
+      nodes.push_back(gpus_[static_cast<std::size_t>(r)]);
+    auto c = std::make_unique<coll::Communicator>(machine_, nodes);
+    return *comms_.emplace(ranks, std::move(c)).first->second;
+  }
+
+  // Roofline time of a layer half for `tokens` tokens on one TP rank.
+  double half_layer_s(bool backward) const {
+    const ParallelPlan& p = layout_.plan;
+    const double flops =
+        tokens_mb_ *
+        (lc_.fwd_flops_per_token + lc_.attention_flops_per_token_per_context_token * context_) /
+        p.tensor / 2;
+    double bytes = lc_.weight_bytes / p.tensor / 2;
+    if (sc_.job.kind == JobKind::decode)
+      bytes += tokens_mb_ * context_ * lc_.kv_bytes_per_token / p.tensor / 2;
+    const double t = std::max(flops / peak_, bytes / gpu_->hbm_bandwidth_Bps);
+    // Backward is twice the forward; with recomputation the forward runs again first.
+    if (!backward) return t;
+    return layout_.plan.recompute ? 3 * t : 2 * t;
+  }
+
+  std::vector<int> tp_group(int s, int d) const {
+    std::vector<int> g;
+    for (int t = 0; t < layout_.plan.tensor; ++t)
+      g.push_back(layout_.rank(s, d, t));
+    return g;
+  }
+  std::vector<int> dp_group(int s, int t) const {
+    std::vector<int> g;
+    for (int d = 0; d < layout_.plan.data; ++d)
+      g.push_back(layout_.rank(s, d, t));
+    return g;
+  }
+  std::vector<int> ep_group(int s, int d, int t) const {
+    std::vector<int> g;
+    const int ep = layout_.plan.expert;
+    const int base = d / ep * ep;
+    for (int k = 0; k < ep; ++k)
+      g.push_back(layout_.rank(s, base + k, t));
+    return g;
+  }
+
+  // One layer half on every GPU of stage s (all replicas and TP ranks), then the TP
+  // collective(s). `ready[d][t]` are the tasks each GPU waits for; updated to the half's end.
+  void layer_half(int s, bool backward, bool mlp,
+                  std::vector<std::vector<std::vector<TaskId>>>& ready) {
+    const ParallelPlan& p = layout_.plan;
+    const double act = tokens_mb_ * lc_.activation_bytes_per_token;
+    for (int d = 0; d < p.data; ++d) {
+      std::vector<TaskId> ends;
+      for (int t = 0; t < p.tensor; ++t) {
+        auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+        ends.push_back(compute(layout_.rank(s, d, t), half_layer_s(backward), r));
+      }
+      std::vector<TaskId> after;
+      if (p.tensor > 1) {
+        const auto g = tp_group(s, d);
+        if (p.sequence_parallel) {
+          const TaskId rs = collective("TP", g, coll::Op::reduce_scatter, act, ends);
+          after = {collective("TP", g, coll::Op::all_gather, act, {rs})};
+        } else {
+          after = {collective("TP", g, coll::Op::all_reduce, act, ends)};
+        }
+      }
+      for (int t = 0; t < p.tensor; ++t) {
+        ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)] =
+            p.tensor > 1 ? after : std::vector<TaskId>{ends[static_cast<std::size_t>(t)]};
+      }
+    }
+    // MoE: tokens to their experts and back, around the MLP half.
+    if (mlp && model_.is_moe() && p.expert > 1) {
+      const double a2a = act * model_.experts_per_token;
+      for (int d = 0; d < p.data; d += p.expert) {
+        for (int t = 0; t < p.tensor; ++t) {
+          const auto g = ep_group(s, d, t);
+          std::vector<TaskId> deps;
+          for (int k = 0; k < p.expert; ++k) {
+            const auto& rd = ready[static_cast<std::size_t>(d + k)][static_cast<std::size_t>(t)];
+            deps.insert(deps.end(), rd.begin(), rd.end());
+          }
+          const TaskId end = collective("EP", g, coll::Op::alltoall, 2 * a2a, deps);
+          for (int k = 0; k < p.expert; ++k) {
+            ready[static_cast<std::size_t>(d + k)][static_cast<std::size_t>(t)] = {end};
+          }
+        }
+      }
+    }
+  }
+
+  // ZeRO-3: gather a layer's weights over DP before using them.
+  void gather_weights(int s, std::vector<std::vector<std::vector<TaskId>>>& ready) {
+    const ParallelPlan& p = layout_.plan;
+    if (p.zero_stage < 3 || p.data < 2) return;
+    for (int t = 0; t < p.tensor; ++t) {
+      std::vector<TaskId> deps;
+      for (int d = 0; d < p.data; ++d) {
+        const auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+        deps.insert(deps.end(), r.begin(), r.end());
+      }
+      const TaskId end =
+          collective("DP", dp_group(s, t), coll::Op::all_gather, lc_.weight_bytes / p.tensor, deps);
+      for (int d = 0; d < p.data; ++d)
+        ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)].push_back(end);
+    }
+  }
+
+  using Ready = std::vector<std::vector<std::vector<TaskId>>>;
+
+  Ready ready_from_stage_input(int s, int mb, bool backward) {
+    const ParallelPlan& p = layout_.plan;
+    Ready ready(static_cast<std::size_t>(p.data),
+                std::vector<std::vector<TaskId>>(static_cast<std::size_t>(p.tensor)));
+    const int from = backward ? s + 1 : s - 1;
+    if (from < 0 || from >= p.pipeline) return ready;
+    const auto& src = backward
+                          ? bwd_out_[static_cast<std::size_t>(from)][static_cast<std::size_t>(mb)]
+                          : fwd_out_[static_cast<std::size_t>(from)][static_cast<std::size_t>(mb)];
+    // Activations (or their gradients) cross the stage boundary, each TP rank its 1/tp share.
+    const double bytes = tokens_mb_ * lc_.activation_bytes_per_token / p.tensor;
+    for (int d = 0; d < p.data; ++d) {
+      for (int t = 0; t < p.tensor; ++t) {
+        const int a = layout_.rank(from, d, t);
+        const int b = layout_.rank(s, d, t);
+        const TaskId dep = src[static_cast<std::size_t>(d * p.tensor + t)];
+        const TaskId first = static_cast<TaskId>(sim_->task_count());
+        const TaskId x = send(a, b, bytes, dep);
+        records_.push_back({"PP", coll::Op::sendrecv, first, x, bytes});
+        ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)] = {x};
+      }
+    }
+    return ready;
+  }
+
+  TaskId send(int a, int b, double bytes, TaskId dep) {
+    auto& comm = communicator({a, b});
+    coll::Request r;
+    r.op = coll::Op::sendrecv;
+    r.size_bytes = bytes;
+    // A point-to-point send is a one-way sendrecv between the two ranks: lower it as a
+    // 2-rank shift would send both ways, so build the single transfer here.
+    const auto& route = comm.route(0, 1);
+    std::vector<engine::PathShare> shares;
+    const double hop =
+        coll::hop_latency_s(coll::Algorithm::pairwise, coll::Protocol::simple, comm.intra_class());
+    for (const auto& p : route.paths) {
+      std::vector<engine::ChannelId> ch(p.channels.begin(), p.channels.end());
+      shares.push_back({sim_->add_path(ch, hop + p.latency_s), p.share});
+    }
+    return sim_->add_transfer(bytes / coll::wire_efficiency(coll::Protocol::simple), shares,
+                              gpu_index(a), gpu_index(b), {&dep, 1});
+  }
+
+  std::vector<TaskId> flatten_ends(int s, const Ready& ready) const {
+    const ParallelPlan& p = layout_.plan;
+    std::vector<TaskId> out;
+    for (int d = 0; d < p.data; ++d) {
+      for (int t = 0; t < p.tensor; ++t) {
+        const auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+        // The GPU's own last compute is the end of its part; collectives are in `r`.
+        out.push_back(r.empty() ? *last_[static_cast<std::size_t>(layout_.rank(s, d, t))]
+                                : r.back());
+      }
+    }
+    return out;
+  }
+
+  void forward(int s, int mb) {
+    Ready ready = ready_from_stage_input(s, mb, false);
+    const int layers = layers_[static_cast<std::size_t>(s)];
+    for (int l = 0; l < layers; ++l) {
+      gather_weights(s, ready);
+      layer_half(s, false, false, ready);
+      layer_half(s, false, true, ready);
+    }
+    fwd_out_[static_cast<std::size_t>(s)][static_cast<std::size_t>(mb)] = flatten_ends(s, ready);
+  }
+
+  void backward(int s, int mb, bool last_micro_batch) {
+    const ParallelPlan& p = layout_.plan;
+    Ready ready = ready_from_stage_input(s, mb, true);
+    const int layers = layers_[static_cast<std::size_t>(s)];
+    double pending = 0;  // gradient bytes not yet in a bucket, per TP rank
+    const double grad_per_layer = lc_.params / p.tensor * bytes_;
+    // Embedding and LM head gradients belong to the first and last stages.
+    const double edge = embedding_params(model_) / p.tensor * bytes_ /
+                        (p.pipeline > 1 ? 2.0 : 1.0) * ((s == 0 || s == p.pipeline - 1) ? 1 : 0);
+    if (last_micro_batch) pending += edge;
+    for (int l = 0; l < layers; ++l) {
+      gather_weights(s, ready);
+      layer_half(s, true, true, ready);
+      layer_half(s, true, false, ready);
+      if (!last_micro_batch || p.data < 2) continue;
+      if (p.zero_stage >= 3) {
+        reduce_gradients(s, lc_.params / p.tensor * bytes_, coll::Op::reduce_scatter);
+        continue;
+      }
+      pending += grad_per_layer;
+      if (pending >= p.bucket_bytes || l == layers - 1) {
+        reduce_gradients(s, pending,
+                         p.zero_stage >= 1 ? coll::Op::reduce_scatter : coll::Op::all_reduce);
+        pending = 0;
+      }
+    }
+    bwd_out_[static_cast<std::size_t>(s)][static_cast<std::size_t>(mb)] = flatten_ends(s, ready);
+  }
+
+  // A gradient bucket over the DP group, after the compute that produced it; the backward
+  // goes on beside it.
+  void reduce_gradients(int s, double bytes, coll::Op op) {
+    const ParallelPlan& p = layout_.plan;
+    for (int t = 0; t < p.tensor; ++t) {
+      std::vector<TaskId> deps;
+      for (int d = 0; d < p.data; ++d) {
+        deps.push_back(*last_[static_cast<std::size_t>(layout_.rank(s, d, t))]);
+      }
+      const TaskId end = collective("DP", dp_group(s, t), op, bytes, deps);
+      for (int d = 0; d < p.data; ++d)
+        grad_syncs_[layout_.rank(s, d, t)].push_back(end);
+    }
+  }
+
+  // Adam: read and write weights, master weights, moments and gradients (~16 B per parameter
+  // per GPU shard plus the dtype copy), memory-bound.
+  void optimizer_step() {
+    const ParallelPlan& p = layout_.plan;
+    for (int s = 0; s < p.pipeline; ++s) {
+      const double params = (layers_[static_cast<std::size_t>(s)] * lc_.params +
+                             ((s == 0 || s == p.pipeline - 1) ? embedding_params(model_) : 0)) /
+                            p.tensor / (p.zero_stage >= 1 ? p.data : 1);
+      const double t = params * (16 + 2 * bytes_) / gpu_->hbm_bandwidth_Bps;
+      for (int d = 0; d < p.data; ++d) {
+        for (int tp = 0; tp < p.tensor; ++tp) {
+          const int r = layout_.rank(s, d, tp);
+          compute(r, t, grad_syncs_[r]);
+        }
+      }
+      if (p.zero_stage >= 1 && p.zero_stage < 3 && p.data > 1) {
+        for (int tp = 0; tp < p.tensor; ++tp) {
+          std::vector<TaskId> deps;
+          for (int d = 0; d < p.data; ++d)
+            deps.push_back(*last_[static_cast<std::size_t>(layout_.rank(s, d, tp))]);
+          collective("DP", dp_group(s, tp), coll::Op::all_gather, params * p.data * bytes_, deps);
+        }
+      }
+    }
+  }
+
+  const topo::Topology& machine_;
+  const ModelSpec& model_;
+  const Scenario& sc_;
+  Layout layout_;
+  std::vector<double> scale_;
+  std::vector<topo::NodeId> gpus_;
+  std::shared_ptr<engine::Simulation> sim_;
+  std::vector<std::optional<TaskId>> last_;
+  const topo::GpuModel* gpu_ = nullptr;
+  double peak_ = 0;
+  LayerCosts lc_;
+  double bytes_ = 2;
+  double tokens_mb_ = 0;
+  double context_ = 0;
+  std::vector<int> layers_;
+  std::vector<std::vector<std::vector<TaskId>>> fwd_out_;
+  std::vector<std::vector<std::vector<TaskId>>> bwd_out_;
+  std::map<int, std::vector<TaskId>> grad_syncs_;
+  std::map<std::vector<int>, std::unique_ptr<coll::Communicator>> comms_;
+  std::map<std::tuple<std::vector<int>, int, double>, coll::Choice> choices_;
+  std::vector<CollRecord> records_;
+  std::vector<std::pair<TaskId, int>> compute_tasks_;
+  int max_channels_ = 0;
+};
+
+// Fraction of each compute task's time that communication on its GPU overlapped.
+std::vector<double> overlap_fractions(const engine::Timeline& tl,
+                                      const std::vector<std::pair<TaskId, int>>& tasks,
+                                      const std::vector<int>& gpu_of_rank) {
+  std::vector<double> out;
+  out.reserve(tasks.size());
+  for (const auto& [task, rank] : tasks) {
+    const double a = tl.task_start_s[task];
+    const double b = tl.task_end_s[task];
+    if (b <= a) {
+      out.push_back(0);
+      continue;
+    }
+    std::vector<engine::Interval> mine{{a, b}};
+    std::vector<engine::Interval> comm;
+    for (const auto& iv :
+         tl.gpu_comm[static_cast<std::size_t>(gpu_of_rank[static_cast<std::size_t>(rank)])]) {
+      if (iv.end_s > a && iv.start_s < b) comm.push_back({iv.start_s, iv.end_s});
+    }
+    const double uncovered = report::uncovered_length(mine, comm);
+    out.push_back(1.0 - uncovered / (b - a));
+  }
+  return out;
+}
+
+void check_plan(const topo::Topology& machine, const ModelSpec& model, const Scenario& sc) {
+  const ParallelPlan& p = sc.plan;
+  const auto gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
+  auto fail = [&](const std::string& pointer, const std::string& msg) {
+    throw InputError(sc.file, pointer, msg);
+  };
+  if (p.gpus() != gpus) {
+    fail("/plan", fmt::format("the plan uses data {} x tensor {} x pipeline {} = {} GPUs but {} "
+                              "has {}; expected the degrees to multiply to {}",
+                              p.data, p.tensor, p.pipeline, p.gpus(), machine.name, gpus, gpus));
+  }
+  if (p.pipeline > model.layers) {
+    fail("/plan/pipeline",
+         fmt::format("{} pipeline stages for {} layers", p.pipeline, model.layers));
+  }
+  if (model.heads > 0 && model.heads % p.tensor != 0) {
+    fail("/plan/tensor", fmt::format("tensor parallelism {} does not divide {}'s {} heads",
+                                     p.tensor, model.name, model.heads));
+  }
+  if (p.expert > 1 &&
+      (!model.is_moe() || p.data % p.expert != 0 || model.experts % p.expert != 0)) {
+    fail("/plan/expert", fmt::format("expert parallelism {} needs an MoE model whose experts and "
+                                     "data-parallel degree it divides",
+                                     p.expert));
+  }
+  const int m = sc.job.kind == JobKind::decode ? 1 : p.micro_batches;
+  if (sc.job.global_batch % (p.data * m) != 0) {
+    fail("/job/global_batch",
+         fmt::format("global batch {} does not split into data {} x micro-batches {}",
+                     sc.job.global_batch, p.data, m));
+  }
+}
+
+}  // namespace
+
+JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model, const Scenario& sc) {
+  check_plan(machine, model, sc);
+  const topo::GpuModel& gpu = *machine.node(machine.nodes_of(topo::NodeKind::gpu).front()).gpu;
+  JobResult res;
+  res.machine = machine.name;
+  res.machine_title = machine.title;
+  if (machine.instance) res.price_per_hour_usd = machine.instance->price_per_hour_usd;
+  res.gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
+
+  MemoryOptions memory_options;
+  memory_options.recompute = sc.plan.recompute;
+  const FitResult fit = check_fit(model, sc.job, sc.plan, gpu, 0.9, memory_options);
+  res.memory = fit.need;
+  res.fit_explanation = fit.explanation;
+  if (!fit.fits) {
+    std::string msg =
+        fmt::format("{} does not fit on {}: {}", model.name, machine.name, fit.explanation);
+    const auto better = smallest_fitting_plan(model, sc.job, gpu, res.gpus, 0.9, memory_options);
+    if (better) {
+      msg += fmt::format(
+          "; the smallest plan that fits is data {} x tensor {} x pipeline {} with "
+          "ZeRO stage {}",
+          better->data, better->tensor, better->pipeline, better->zero_stage);
+    } else {
+      const auto any = smallest_fitting_plan(model, sc.job, gpu, 4096, 0.9, memory_options);
+      msg += any ? fmt::format(
+                       "; no plan on {} GPUs fits: it needs at least {} GPUs "
+                       "(data {} x tensor {} x pipeline {}), which takes several nodes, "
+                       "and multi-node machines are not supported yet",
+                       res.gpus, any->gpus(), any->data, any->tensor, any->pipeline)
+                 : "; no plan fits even on 4096 GPUs";
+    }
+    throw DoesNotFit(sc.file, "/plan", msg);
+  }
+
+  std::vector<int> gpu_of_rank;
+  for (auto g : machine.nodes_of(topo::NodeKind::gpu))
+    gpu_of_rank.push_back(machine.node(g).ordinal);
+
+  // Pass 1: find how much of each compute overlaps communication; pass 2: slow that part.
+  JobBuilder first(machine, model, sc, {});
+  first.build();
+  engine::Timeline tl1 = first.sim()->run();
+  const double share = sc.compute.comm_sm_share.value_or(
+      gpu.sm_count > 0 ? std::min(0.5, static_cast<double>(first.max_channels()) / gpu.sm_count)
+                       : 0.0);
+  res.comm_sm_share = share;
+  std::vector<double> scale;
+  for (double f : overlap_fractions(tl1, first.compute_tasks(), gpu_of_rank)) {
+    scale.push_back((1 - f) + f / (1 - share));
+  }
+  JobBuilder second(machine, model, sc, scale);
+  second.build();
+  auto sim = second.sim();
+  auto tl = std::make_shared<engine::Timeline>(sim->run());
+
+  auto names = std::make_shared<report::Names>();
+  names->tasks.resize(sim->task_count());
+  for (std::size_t i = 0; i < sim->task_count(); ++i)
+    names->tasks[i] = fmt::format("t{}", i);
+  for (const auto& r : second.records()) {
+    for (TaskId t = r.first_task; t <= r.end; ++t) {
+      names->tasks[t] = fmt::format("{} {} #{}", r.group, coll::to_string(r.op), t);
+    }
+  }
+  for (const auto& [task, rank] : second.compute_tasks())
+    names->tasks[task] = fmt::format("compute #{}", task);
+  for (auto g : machine.nodes_of(topo::NodeKind::gpu))
+    names->gpus.push_back(machine.node(g).id);
+  for (std::size_t c = 0; c < sim->channel_count(); ++c) {
+    names->channels.push_back(c < machine.channel_count()
+                                  ? machine.channel_name(static_cast<topo::ChannelId>(c))
+                                  : fmt::format("protocol cap {}", c));
+  }
+  const report::Summary summary = report::summarize(*sim, *tl, *names);
+
+  res.step_s = tl->makespan_s;
+  for (const auto& g : summary.gpus) {
+    res.compute_s += g.compute_s;
+    res.comm_s += g.comm_s;
+    res.exposed_comm_s += g.exposed_comm_s;
+    res.idle_s += tl->makespan_s - g.busy_s;
+  }
+  const double n = static_cast<double>(summary.gpus.size());
+  res.compute_s /= n;
+  res.comm_s /= n;
+  res.exposed_comm_s /= n;
+  res.idle_s /= n;
+  res.comm_share = res.step_s > 0 ? res.exposed_comm_s / res.step_s : 0;
+  for (const auto& r : second.records()) {
+    const double d = tl->task_end_s[r.end] - tl->task_start_s[r.first_task];
+    for (auto* m :
+         {&res.by_group[r.group], &res.by_collective[std::string(coll::to_string(r.op))]}) {
+      m->collectives += 1;
+      m->time_s += d;
+      m->bytes += r.size_bytes;
+    }
+  }
+  for (std::size_t i : summary.bottlenecks) {
+    const auto& ch = summary.channels[i];
+    if (ch.channel >= machine.channel_count() || ch.saturated_s < 0.01 * res.step_s) continue;
+    res.bottlenecks.push_back(fmt::format("{}: saturated {:.0f}% of the step", ch.name,
+                                          100 * ch.saturated_s / std::max(res.step_s, 1e-30)));
+    if (res.bottlenecks.size() == 3) break;
+  }
+  switch (sc.job.kind) {
+    case JobKind::training:
+    case JobKind::prefill:
+      res.tokens_per_step = static_cast<double>(sc.job.global_batch) * sc.job.sequence_length;
+      res.request_s = res.step_s;
+      break;
+    case JobKind::decode:
+      res.tokens_per_step = sc.job.global_batch;
+      res.request_s = res.step_s * sc.job.decode_tokens;
+      res.notes.push_back(
+          fmt::format("decode: one token simulated at the average context ({} + {}/2 "
+                      "tokens) and repeated {} times",
+                      sc.job.sequence_length, sc.job.decode_tokens, sc.job.decode_tokens));
+      break;
+  }
+  res.tokens_per_s = res.step_s > 0 ? res.tokens_per_step / res.step_s : 0;
+  res.simulation = sim;
+  res.timeline = tl;
+  res.names = names;
+  res.advice = advise(res, sc);
+  return res;
+}
+
+GradientSyncResult simulate_gradient_sync(const topo::Topology& machine, const Scenario& sc) {
+  const GradientSync& g = *sc.gradient_sync;
+  const auto gpus = machine.nodes_of(topo::NodeKind::gpu);
+  GradientSyncResult out;
+  for (JobResult* r : {&out.simple, &out.realistic}) {
+    r->machine = machine.name;
+    r->machine_title = machine.title;
+    if (machine.instance) r->price_per_hour_usd = machine.instance->price_per_hour_usd;
+    r->gpus = static_cast<int>(gpus.size());
+  }
+  // The seed's model: all gradient bytes at the GPU's line rate (its NVLinks together, or its
+  // PCIe link), after the compute, nothing overlapped.
+  {
+    double nvlink = 0;
+    double pcie = 0;
+    for (const auto& l : machine.links()) {
+      if (l.a != gpus.front() && l.b != gpus.front()) continue;
+      (l.kind == topo::LinkKind::nvlink ? nvlink : pcie) += l.bandwidth_Bps;
+    }
+    const double line = nvlink > 0 ? nvlink : pcie;
+    engine::Simulation sim({line}, gpus.size());
+    const TaskId c = sim.add_compute(0, g.compute_s, {});
+    const engine::ChannelId ch = 0;
+    const engine::PathShare path{sim.add_path({&ch, 1}, 0), 1.0};
+    sim.add_transfer(g.gradient_bytes, {&path, 1}, 0, 1, {&c, 1});
+    const engine::Timeline tl = sim.run();
+    JobResult& r = out.simple;
+    r.step_s = tl.makespan_s;
+    r.request_s = r.step_s;
+    r.compute_s = g.compute_s;
+    r.comm_s = r.step_s - g.compute_s;
+    r.exposed_comm_s = r.comm_s;
+    r.comm_share = r.exposed_comm_s / r.step_s;
+    r.by_group["DP"] = {1, r.comm_s, g.gradient_bytes};
+    r.notes.push_back(
+        fmt::format("the seed's simple model: {} at the GPU's line rate of {} ({}), "
+                    "after the compute, nothing overlapped",
+                    units::format_bytes(g.gradient_bytes), units::format_bandwidth(line),
+                    nvlink > 0 ? "all its NVLinks" : "its PCIe link"));
+  }
+  // Realistic: compute on every GPU, then an NCCL all-reduce over all of them.
+  {
+    const coll::Communicator comm(machine, gpus);
+    engine::Simulation sim(comm.capacities_Bps(), gpus.size());
+    std::vector<TaskId> computes;
+    for (int r = 0; r < comm.size(); ++r)
+      computes.push_back(sim.add_compute(comm.gpu_index(r), g.compute_s, {}));
+    coll::Request req;
+    req.op = coll::Op::all_reduce;
+    req.size_bytes = g.gradient_bytes;
+    req.algorithm = sc.algorithm;
+    req.protocol = sc.protocol;
+    const coll::Outcome best = coll::simulate_collective(comm, req);
+    coll::lower_collective(comm, req, best.choice, sim, computes);
+    const engine::Timeline tl = sim.run();
+    JobResult& r = out.realistic;
+    r.step_s = tl.makespan_s;
+    r.request_s = r.step_s;
+    r.compute_s = g.compute_s;
+    r.comm_s = r.step_s - g.compute_s;
+    r.exposed_comm_s = r.comm_s;
+    r.comm_share = r.exposed_comm_s / r.step_s;
+    r.by_group["DP"] = {1, r.comm_s, g.gradient_bytes};
+    r.by_collective["all_reduce"] = {1, r.comm_s, g.gradient_bytes};
+    r.notes.push_back(fmt::format("NCCL all-reduce over {} GPUs ({}/{}), simulated: busbw {}",
+                                  comm.size(), coll::to_string(best.choice.algorithm),
+                                  coll::to_string(best.choice.protocol),
+                                  units::format_bandwidth(best.busbw_Bps)));
+    if (best.bottleneck) r.bottlenecks.push_back(machine.channel_name(*best.bottleneck));
+    r.advice = advise(r, sc);
+  }
+  out.simple.advice = advise(out.simple, sc);
+  return out;
+}
+
+}  // namespace linksim::work

@@ -1,0 +1,93 @@
+#pragma once
+// Memory per GPU for a job under a parallel plan, and whether it fits (docs/model-format.md,
+// "Memory"). Figures are for the busiest GPU: a GPU of the first or last pipeline stage
+// (whichever holds more: the input embedding or the LM head), with ceil(layers / PP) layers.
+//
+// Training, mixed-precision Adam:
+//   weights      dtype bytes per parameter
+//   gradients    dtype bytes per parameter
+//   optimizer    12 B per parameter: fp32 master weights + two fp32 moments (8 B for an fp32
+//                model, whose weights are the master copy)
+// Parameters are split by TP × PP, the MoE experts also by EP. ZeRO stage z then shards over
+// DP (expert parameters over DP / EP): z ≥ 1 the optimizer, z ≥ 2 the gradients, z = 3 the
+// weights.
+// Activations (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+// Models", arXiv:2205.05198, Sec. 4), per layer and micro-batch of b sequences of s tokens, with
+// h = hidden, a = heads, t = TP, for 2-byte activations (scaled by dtype bytes / 2):
+//   TP only:               s·b·h·(10 + 24/t + 5·a·s/(h·t))
+//   TP + sequence parallel: s·b·h·(34 + 5·a·s/h) / t
+//   full recompute:        2·s·b·h (the layer input only)
+// The micro-batch holds b = ceil(global_batch / (DP × micro_batches)) sequences; under 1F1B the
+// first stage holds min(PP, micro_batches) micro-batches in flight, each for its layers. The
+// formula assumes a 4h GPT FFN; a gated 8/3·h FFN stores about as much. Embedding and loss
+// activations are left out (a few percent at most).
+//
+// Inference (prefill, decode): weights + KV cache + one layer's working activations; no
+// gradients or optimizer. Each DP replica serves ceil(global_batch / DP) sequences of
+//   sequence_length (+ decode_tokens for decode) tokens in the KV cache:
+//   kv = layers/PP × batch × tokens × 2 × ceil(kv_heads / t) × head_dim × dtype bytes
+// (TP splits KV heads; beyond kv_heads they are replicated). Working activations: the tokens
+// of one step (batch × sequence_length for prefill, batch for decode) × (2·h + FFN
+// intermediate outputs / t) × dtype bytes.
+//
+// A plain model (only a parameter count) has no activation or KV figures unless it gives
+// "hidden"; then activations use a = 0.
+
+#include <optional>
+#include <string>
+
+#include "sim/topo/gpu_model.hpp"
+#include "sim/work/model.hpp"
+#include "sim/work/parallel_plan.hpp"
+
+namespace linksim::work {
+
+struct MemoryBreakdown {
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double kv_cache_bytes = 0;
+  double total_bytes() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + kv_cache_bytes;
+  }
+};
+
+struct MemoryOptions {
+  // Full activation recomputation (keep only each layer's input); either this or
+  // ParallelPlan::recompute turns it on. smallest_fitting_plan copies it into its plans.
+  bool recompute = false;
+};
+
+// The busiest GPU: the first pipeline stage, which also holds the embeddings (the last stage
+// holds the LM head; the larger of the two is used).
+MemoryBreakdown memory_per_gpu(const ModelSpec& model, const Job& job, const ParallelPlan& plan,
+                               const MemoryOptions& options = {});
+
+struct FitResult {
+  bool fits = false;
+  double capacity_bytes = 0;  // usable_fraction × GPU memory
+  MemoryBreakdown need;
+  std::string explanation;  // one line: need vs capacity with the largest parts
+};
+
+// usable_fraction (default 0.9) leaves room for the CUDA context, NCCL buffers, the caching
+// allocator's fragmentation and temporary workspaces.
+FitResult check_fit(const ModelSpec& model, const Job& job, const ParallelPlan& plan,
+                    const topo::GpuModel& gpu, double usable_fraction = 0.9,
+                    const MemoryOptions& options = {});
+
+// Fewest GPUs (1 ≤ n ≤ max_gpus) on which the job fits. For each n, searched: TP in
+// {1, 2, 4, 8} dividing heads (any of these for a plain model), PP dividing layers, DP = n /
+// (TP × PP), EP = 1; training: DP must divide global_batch, micro-batches of one sequence
+// (micro_batches = global_batch / DP), ZeRO stage 0..3 (only 0 when DP = 1); inference:
+// DP ≤ global_batch, micro_batches = 1, ZeRO 0. Among fits with the same n, the one with less
+// communication wins, in this order: higher DP (fewer GPUs per model copy), then lower ZeRO
+// stage (stage 3 gathers weights every step), then lower TP (TP all-reduces every layer; PP
+// only sends activations across stage boundaries). nullopt when nothing fits.
+std::optional<ParallelPlan> smallest_fitting_plan(const ModelSpec& model, const Job& job,
+                                                  const topo::GpuModel& gpu, int max_gpus,
+                                                  double usable_fraction = 0.9,
+                                                  const MemoryOptions& options = {});
+
+}  // namespace linksim::work

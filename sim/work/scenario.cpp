@@ -1,0 +1,176 @@
+#include "sim/work/scenario.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "sim/core/error.hpp"
+#include "sim/core/json_view.hpp"
+#include "sim/topo/loader.hpp"
+
+namespace linksim::work {
+namespace fs = std::filesystem;
+
+std::string_view to_string(JobKind kind) {
+  switch (kind) {
+    case JobKind::training:
+      return "training";
+    case JobKind::prefill:
+      return "prefill";
+    case JobKind::decode:
+      return "decode";
+  }
+  return "?";
+}
+
+namespace {
+
+int positive_int(const JsonView& parent, std::string_view key, int fallback) {
+  auto v = parent.get(key);
+  if (!v) return fallback;
+  const auto i = v->as_integer();
+  if (i < 1 || i > 100'000'000) v->fail("expected a positive integer");
+  return static_cast<int>(i);
+}
+
+// A topology reference: a shipped name, or a path relative to the scenario file.
+std::string resolve_topology(const JsonView& v, const std::string& scenario_file) {
+  const std::string ref = v.as_string();
+  const fs::path relative = fs::path(scenario_file).parent_path() / ref;
+  std::error_code ec;
+  if (ref.find('/') != std::string::npos && fs::exists(relative, ec)) return relative.string();
+  const std::string resolved = topo::resolve_topology_path(ref);
+  if (!fs::exists(resolved, ec)) {
+    v.fail(
+        fmt::format("unknown machine \"{}\": not a shipped topology (see `linksim topo list`) "
+                    "nor a file",
+                    ref));
+  }
+  return resolved;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path_in) {
+  const std::string path = resolve_scenario_path(path_in);
+  const Json doc = read_json_file(path);
+  const JsonView root(doc, path);
+  root.expect_only({"$schema", "title", "description", "topologies", "model", "job", "plan",
+                    "compute", "overrides", "notes"});
+  Scenario s;
+  s.file = path;
+  s.name = fs::path(path).stem().string();
+  s.title = root.at("title").as_string();
+  s.description = root.string_or("description", "");
+  for (const auto& t : root.at("topologies").elements())
+    s.topologies.push_back(resolve_topology(t, path));
+  if (s.topologies.empty()) root.at("topologies").fail("expected at least one machine");
+  if (auto n = root.get("notes")) {
+    for (const auto& e : n->elements())
+      s.notes.push_back(e.as_string());
+  }
+
+  const JsonView job = root.at("job");
+  const std::string kind = job.at("kind").as_string();
+  if (kind == "gradient_sync") {
+    job.expect_only({"kind", "compute_time", "gradient_size"});
+    GradientSync g;
+    g.compute_s = job.at("compute_time").as_time_s();
+    g.gradient_bytes = job.at("gradient_size").as_bytes();
+    if (g.compute_s < 0) job.at("compute_time").fail("expected a time >= 0");
+    if (!(g.gradient_bytes > 0)) job.at("gradient_size").fail("expected a size > 0");
+    s.gradient_sync = g;
+  } else {
+    job.expect_only({"kind", "global_batch", "sequence_length", "decode_tokens"});
+    if (kind == "training") {
+      s.job.kind = JobKind::training;
+    } else if (kind == "prefill") {
+      s.job.kind = JobKind::prefill;
+    } else if (kind == "decode") {
+      s.job.kind = JobKind::decode;
+    } else {
+      job.at("kind").fail(
+          fmt::format("unknown job kind \"{}\"; expected training, prefill, "
+                      "decode or gradient_sync",
+                      kind));
+    }
+    s.job.global_batch = positive_int(job, "global_batch", 1);
+    s.job.sequence_length = positive_int(job, "sequence_length", 2048);
+    s.job.decode_tokens = positive_int(job, "decode_tokens", 1);
+    s.model = root.at("model").as_string();
+  }
+
+  if (auto plan = root.get("plan")) {
+    plan->expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "sequence_parallel",
+                       "micro_batches", "bucket_size", "recompute"});
+    s.plan.data = positive_int(*plan, "data", 1);
+    s.plan.tensor = positive_int(*plan, "tensor", 1);
+    s.plan.pipeline = positive_int(*plan, "pipeline", 1);
+    s.plan.expert = positive_int(*plan, "expert", 1);
+    s.plan.micro_batches = positive_int(*plan, "micro_batches", 1);
+    s.plan.sequence_parallel = plan->bool_or("sequence_parallel", false);
+    s.plan.recompute = plan->bool_or("recompute", false);
+    if (auto z = plan->get("zero_stage")) {
+      const auto stage = z->as_integer();
+      if (stage < 0 || stage > 3) z->fail("expected a ZeRO stage from 0 to 3");
+      s.plan.zero_stage = static_cast<int>(stage);
+    }
+    if (auto b = plan->get("bucket_size")) {
+      s.plan.bucket_bytes = b->as_bytes();
+      if (!(s.plan.bucket_bytes > 0)) b->fail("expected a size > 0");
+    }
+  } else if (!s.gradient_sync) {
+    root.fail("missing required field \"plan\"");
+  }
+
+  if (auto c = root.get("compute")) {
+    c->expect_only({"efficiency", "comm_sm_share"});
+    if (auto e = c->get("efficiency")) {
+      s.compute.efficiency = e->as_number();
+      if (!(s.compute.efficiency > 0) || s.compute.efficiency > 1) {
+        e->fail("expected a fraction of peak in (0, 1]");
+      }
+    }
+    if (auto share = c->get("comm_sm_share")) {
+      const double v = share->as_number();
+      if (v < 0 || v >= 1) share->fail("expected a fraction in [0, 1)");
+      s.compute.comm_sm_share = v;
+    }
+  }
+  if (auto o = root.get("overrides")) {
+    o->expect_only({"algorithm", "protocol"});
+    if (auto a = o->get("algorithm")) {
+      s.algorithm = coll::algorithm_from_string(a->as_string());
+      if (!s.algorithm) a->fail("unknown algorithm; expected Ring, Tree or NVLS");
+    }
+    if (auto p = o->get("protocol")) {
+      s.protocol = coll::protocol_from_string(p->as_string());
+      if (!s.protocol) p->fail("unknown protocol; expected LL, LL128 or Simple");
+    }
+  }
+  return s;
+}
+
+std::vector<std::string> shipped_scenario_files() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(std::string(LINKSIM_DATA_DIR) + "/scenarios", ec)) {
+    if (e.path().extension() == ".json" && e.path().filename() != "schema.json") {
+      out.push_back(e.path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string resolve_scenario_path(const std::string& name_or_path) {
+  std::error_code ec;
+  if (fs::exists(name_or_path, ec)) return name_or_path;
+  const fs::path shipped = fs::path(LINKSIM_DATA_DIR) / "scenarios" / (name_or_path + ".json");
+  if (name_or_path.find('/') == std::string::npos && fs::exists(shipped, ec))
+    return shipped.string();
+  return name_or_path;
+}
+
+}  // namespace linksim::work

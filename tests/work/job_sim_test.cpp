@@ -1,0 +1,196 @@
+// Jobs on machines: the seed's numbers, the step's parts adding up, communication volumes
+// against their closed forms, and bad scenarios.
+#include "sim/work/job_sim.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/core/error.hpp"
+#include "sim/report/job_report.hpp"
+#include "sim/topo/loader.hpp"
+#include "sim/work/model_costs.hpp"
+#include "tests/support/temp_files.hpp"
+
+namespace linksim::work {
+namespace {
+
+using linksim::testing::TempDir;
+
+TEST(JobSimTest, SeedGradientExampleSimpleModel) {
+  const Scenario sc = load_scenario("seed-gradient-sync");
+  const auto pcie = simulate_gradient_sync(topo::load_topology("rtx4090-8x"), sc);
+  // 10 GB / 32 GB/s = 0.3125 s after 0.1 s of compute: step 0.4125 s, share 0.3125 / 0.4125.
+  EXPECT_NEAR(pcie.simple.step_s, 0.4125, 1e-12);
+  EXPECT_NEAR(pcie.simple.comm_share, 0.3125 / 0.4125, 1e-12);  // 75.8% (the seed: 75%)
+  const auto nvlink = simulate_gradient_sync(topo::load_topology("dgx-a100"), sc);
+  // 10 GB / 300 GB/s = 0.0333 s: step 0.1333 s, share 0.0333 / 0.1333 = 25% (the seed: 23%).
+  EXPECT_NEAR(nvlink.simple.step_s, 0.1 + 10.0 / 300.0, 1e-12);
+  EXPECT_NEAR(nvlink.simple.comm_share, (10.0 / 300.0) / (0.1 + 10.0 / 300.0), 1e-12);
+  // The simulated all-reduce moves 2(n-1)/n of the data per GPU over slower-than-line links:
+  // slower than the simple model on both, and PCIe stays several times worse than NVLink.
+  EXPECT_GT(pcie.realistic.step_s, pcie.simple.step_s);
+  EXPECT_GT(nvlink.realistic.step_s, nvlink.simple.step_s);
+  EXPECT_GT(pcie.realistic.comm_share, 2 * nvlink.realistic.comm_share);
+  EXPECT_FALSE(pcie.realistic.advice.empty());
+}
+
+TEST(JobSimTest, StepPartsAddUp) {
+  const Scenario sc = load_scenario("default");
+  const ModelSpec model = load_model(sc.model);
+  for (const char* machine : {"dgx-a100", "rtx4090-8x"}) {
+    const JobResult r = simulate_job(topo::load_topology(machine), model, sc);
+    // Per GPU: busy = compute U comm = compute + exposed comm; idle = step - busy. Averaged.
+    EXPECT_NEAR(r.compute_s + r.exposed_comm_s + r.idle_s, r.step_s, 1e-9 * r.step_s) << machine;
+    EXPECT_LE(r.exposed_comm_s, r.comm_s + 1e-12);
+    EXPECT_GT(r.compute_s, 0);
+    // 16 sequences x 2048 tokens per step.
+    EXPECT_DOUBLE_EQ(r.tokens_per_step, 16.0 * 2048);
+  }
+}
+
+TEST(JobSimTest, SameInputSameOutput) {
+  const Scenario sc = load_scenario("default");
+  const ModelSpec model = load_model(sc.model);
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  EXPECT_EQ(report::job_json(simulate_job(t, model, sc), sc).dump(),
+            report::job_json(simulate_job(t, model, sc), sc).dump());
+}
+
+// A small dense model so volumes are easy to count by hand.
+const char* kTinyModel = R"({"title": "tiny", "sources": ["test"], "layers": 4, "hidden": 1024,
+  "heads": 8, "kv_heads": 8, "ffn_hidden": 4096, "vocab": 1000, "dtype": "bf16",
+  "published_parameters": 1})";
+
+Scenario tiny_scenario(const TempDir& dir, const std::string& plan, const std::string& job) {
+  dir.write("tiny.json", kTinyModel);
+  const std::string path = dir.write(
+      "s.json", std::string(R"({"title": "t", "topologies": ["dgx-a100"], "model": ")") +
+                    dir.path() + "/tiny.json\", \"job\": " + job + ", \"plan\": " + plan + "}");
+  return load_scenario(path);
+}
+
+TEST(JobSimTest, DataParallelVolumeIsTheGradient) {
+  TempDir dir;
+  const Scenario sc =
+      tiny_scenario(dir, R"({"data": 8, "bucket_size": "1 GB"})",
+                    R"({"kind": "training", "global_batch": 8, "sequence_length": 128})");
+  const ModelSpec model = load_model(sc.model);
+  const JobResult r = simulate_job(topo::load_topology("dgx-a100"), model, sc);
+  // DDP all-reduces every gradient once: parameter_count x 2 bytes (bf16), in one bucket here.
+  ASSERT_TRUE(r.by_group.count("DP"));
+  EXPECT_DOUBLE_EQ(r.by_group.at("DP").bytes, parameter_count(model) * 2);
+  EXPECT_EQ(r.by_group.at("DP").collectives, 1);
+  EXPECT_EQ(r.by_group.count("TP"), 0u);
+}
+
+TEST(JobSimTest, TensorParallelVolumeIsFourActivationsPerLayer) {
+  TempDir dir;
+  const Scenario sc =
+      tiny_scenario(dir, R"({"data": 1, "tensor": 8})",
+                    R"({"kind": "training", "global_batch": 2, "sequence_length": 128})");
+  const ModelSpec model = load_model(sc.model);
+  const JobResult r = simulate_job(topo::load_topology("dgx-a100"), model, sc);
+  // Megatron: 2 all-reduces in the forward and 2 in the backward of every layer, each of the
+  // micro-batch's activations: tokens x hidden x 2 B = (2 x 128) x 1024 x 2 = 524,288 B.
+  // 4 layers x 4 = 16 all-reduces, 16 x 524,288 = 8,388,608 B.
+  ASSERT_TRUE(r.by_group.count("TP"));
+  EXPECT_EQ(r.by_group.at("TP").collectives, 16);
+  EXPECT_DOUBLE_EQ(r.by_group.at("TP").bytes, 8388608.0);
+}
+
+TEST(JobSimTest, PipelineSendsActivationsSevenTimesPerForward) {
+  const Scenario sc = load_scenario("seed-70b-inference-pp8");
+  const ModelSpec model = load_model(sc.model);
+  const JobResult r = simulate_job(topo::load_topology("dgx-a100"), model, sc);
+  // 8 stages: 7 boundaries, each crossed by 2048 tokens x 8192 x 2 B = 33,554,432 B.
+  ASSERT_TRUE(r.by_group.count("PP"));
+  EXPECT_EQ(r.by_group.at("PP").collectives, 7);
+  EXPECT_DOUBLE_EQ(r.by_group.at("PP").bytes, 7 * 33554432.0);
+}
+
+TEST(JobSimTest, PcieMachineIsCommunicationBoundWhereNvlinkIsNot) {
+  const Scenario sc = load_scenario("llama2-7b-4090-vs-a100");
+  const ModelSpec model = load_model(sc.model);
+  const JobResult pcie = simulate_job(topo::load_topology("rtx4090-8x"), model, sc);
+  const JobResult nvl = simulate_job(topo::load_topology("dgx-a100"), model, sc);
+  EXPECT_GT(pcie.comm_share, 0.3);
+  EXPECT_LT(nvl.comm_share, pcie.comm_share);
+  ASSERT_FALSE(pcie.advice.empty());
+  EXPECT_NE(pcie.advice.front().find("NVLink"), std::string::npos);
+}
+
+TEST(JobSimTest, SeventyBillionNeedsSeveralNodes) {
+  const Scenario sc = load_scenario("llama3-405b");
+  const ModelSpec model = load_model(sc.model);
+  try {
+    simulate_job(topo::load_topology("dgx-h100"), model, sc);
+    FAIL() << "expected DoesNotFit";
+  } catch (const DoesNotFit& e) {
+    EXPECT_EQ(e.location(), "/plan");
+    EXPECT_NE(e.message().find("multi-node machines are not supported yet"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(JobSimTest, BadPlans) {
+  TempDir dir;
+  const Scenario sc =
+      tiny_scenario(dir, R"({"data": 4, "tensor": 1})",
+                    R"({"kind": "training", "global_batch": 8, "sequence_length": 128})");
+  const ModelSpec model = load_model(sc.model);
+  try {
+    simulate_job(topo::load_topology("dgx-a100"), model, sc);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.message(),
+              "the plan uses data 4 x tensor 1 x pipeline 1 = 4 GPUs but dgx-a100 has 8; expected "
+              "the degrees to multiply to 8");
+  }
+  // 3 sequences cannot split over 8 data-parallel replicas.
+  const Scenario heads =
+      tiny_scenario(dir, R"({"data": 8})", R"({"kind": "training", "global_batch": 3})");
+  try {
+    simulate_job(topo::load_topology("dgx-a100"), model, heads);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.location(), "/job/global_batch");
+  }
+}
+
+TEST(ScenarioTest, BadScenarioFiles) {
+  TempDir dir;
+  auto error_of = [&](const std::string& text) {
+    const std::string path = dir.write("bad.json", text);
+    try {
+      load_scenario(path);
+    } catch (const InputError& e) {
+      return std::string(e.what()).substr(path.size());
+    }
+    return std::string("(loaded)");
+  };
+  EXPECT_EQ(error_of(R"({"title": "t", "topologies": ["no-such-machine"], "model": "x",
+                        "job": {"kind": "training"}, "plan": {}})"),
+            ": at /topologies/0: unknown machine \"no-such-machine\": not a shipped topology (see "
+            "`linksim topo list`) nor a file");
+  EXPECT_EQ(error_of(R"({"title": "t", "topologies": ["dgx-a100"], "model": "x",
+                        "job": {"kind": "fishing"}, "plan": {}})"),
+            ": at /job/kind: unknown job kind \"fishing\"; expected training, prefill, decode or "
+            "gradient_sync");
+  EXPECT_EQ(error_of(R"({"title": "t", "topologies": ["dgx-a100"], "model": "x",
+                        "job": {"kind": "training"}, "plan": {"data": 0}})"),
+            ": at /plan/data: expected a positive integer");
+  EXPECT_EQ(error_of(R"({"title": "t", "topologies": ["dgx-a100"], "model": "x",
+                        "job": {"kind": "training"}, "plan": {}, "colour": 1})")
+                .substr(0, 37),
+            ": at /colour: unknown field \"colour\";");
+}
+
+TEST(ScenarioTest, UnknownModelIsNamed) {
+  TempDir dir;
+  const std::string path = dir.write("s.json", R"({"title": "t", "topologies": ["dgx-a100"],
+    "model": "llama9-1t", "job": {"kind": "training"}, "plan": {"data": 8}})");
+  const Scenario sc = load_scenario(path);
+  EXPECT_THROW(load_model(sc.model), InputError);
+}
+
+}  // namespace
+}  // namespace linksim::work

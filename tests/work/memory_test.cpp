@@ -1,0 +1,188 @@
+#include "sim/work/memory.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/topo/gpu_model.hpp"
+#include "sim/work/model_costs.hpp"
+
+namespace linksim::work {
+namespace {
+
+// 2 layers, h = 8, 2 heads of 4, 1 KV head, gated FFN 16, vocab 10, bf16.
+// layer params: 2·64 (q, o) + 2·8·4 (k, v) + 3·8·16 (FFN) + 16 (norms) = 592
+// outside layers: 2·10·8 (embedding + LM head) + 8 (final norm) = 168; total 1,352.
+ModelSpec tiny() {
+  return parse_model(parse_json_text(R"({"title": "tiny", "layers": 2, "hidden": 8, "heads": 2,
+                                         "kv_heads": 1, "ffn_hidden": 16, "vocab": 10})",
+                                     "tiny.json"),
+                     "tiny.json", "tiny");
+}
+
+Job training(int global_batch, int sequence_length) {
+  Job j;
+  j.kind = JobKind::training;
+  j.global_batch = global_batch;
+  j.sequence_length = sequence_length;
+  return j;
+}
+
+ParallelPlan plan(int dp, int tp, int pp, int zero = 0, int micro_batches = 1) {
+  ParallelPlan p;
+  p.data = dp;
+  p.tensor = tp;
+  p.pipeline = pp;
+  p.zero_stage = zero;
+  p.micro_batches = micro_batches;
+  return p;
+}
+
+topo::GpuModel a100() {
+  return *topo::find_gpu_model("A100-SXM4-80GB");
+}
+
+TEST(MemoryTraining, DataParallelByHand) {
+  // DP 2, batch 4, 16 tokens: micro-batch b = 4 / 2 = 2 sequences.
+  const MemoryBreakdown m = memory_per_gpu(tiny(), training(4, 16), plan(2, 1, 1));
+  EXPECT_EQ(m.weights_bytes, 2704.0);     // 1,352 × 2 B
+  EXPECT_EQ(m.gradients_bytes, 2704.0);   // 1,352 × 2 B
+  EXPECT_EQ(m.optimizer_bytes, 16224.0);  // 1,352 × 12 B
+  // s·b·h = 16·2·8 = 256; × (10 + 24/1 + 5·2·16/(8·1) = 54) = 13,824 per layer; × 2 layers
+  EXPECT_EQ(m.activations_bytes, 27648.0);
+  EXPECT_EQ(m.kv_cache_bytes, 0.0);
+  EXPECT_EQ(m.total_bytes(), 49280.0);
+}
+
+TEST(MemoryTraining, ZeroStagesShardOverDataParallel) {
+  const MemoryBreakdown z1 = memory_per_gpu(tiny(), training(4, 16), plan(2, 1, 1, 1));
+  EXPECT_EQ(z1.weights_bytes, 2704.0);
+  EXPECT_EQ(z1.gradients_bytes, 2704.0);
+  EXPECT_EQ(z1.optimizer_bytes, 8112.0);  // 16,224 / 2
+  const MemoryBreakdown z2 = memory_per_gpu(tiny(), training(4, 16), plan(2, 1, 1, 2));
+  EXPECT_EQ(z2.gradients_bytes, 1352.0);
+  EXPECT_EQ(z2.weights_bytes, 2704.0);
+  const MemoryBreakdown z3 = memory_per_gpu(tiny(), training(4, 16), plan(2, 1, 1, 3));
+  EXPECT_EQ(z3.weights_bytes, 1352.0);
+  EXPECT_EQ(z3.gradients_bytes, 1352.0);
+  EXPECT_EQ(z3.optimizer_bytes, 8112.0);
+  EXPECT_EQ(z3.activations_bytes, 27648.0);  // ZeRO leaves activations alone
+}
+
+TEST(MemoryTraining, TensorAndPipelineByHand) {
+  // TP 2, PP 2, 4 micro-batches of b = 4 / (1 × 4) = 1 sequence; 1 layer per stage.
+  // Busiest stage: 592 / 2 (its layer) + (10·8 + 8) / 2 (LM head + final norm) = 296 + 44 = 340
+  const Job job = training(4, 16);
+  const MemoryBreakdown m = memory_per_gpu(tiny(), job, plan(1, 2, 2, 0, 4));
+  EXPECT_EQ(m.weights_bytes, 680.0);
+  EXPECT_EQ(m.gradients_bytes, 680.0);
+  EXPECT_EQ(m.optimizer_bytes, 4080.0);
+  // s·b·h = 16·1·8 = 128; × (10 + 24/2 + 5·2·16/(8·2) = 32) = 4,096; × 1 layer
+  // × min(PP 2, 4 micro-batches) in flight = 8,192
+  EXPECT_EQ(m.activations_bytes, 8192.0);
+
+  ParallelPlan sp = plan(1, 2, 2, 0, 4);
+  sp.sequence_parallel = true;  // 128 × (34 + 20) / 2 = 3,456; × 2 in flight
+  EXPECT_EQ(memory_per_gpu(tiny(), job, sp).activations_bytes, 6912.0);
+  // full recompute: 2·s·b·h = 256 per layer; × 2 in flight
+  EXPECT_EQ(memory_per_gpu(tiny(), job, plan(1, 2, 2, 0, 4), {.recompute = true}).activations_bytes,
+            512.0);
+  ParallelPlan rc = plan(1, 2, 2, 0, 4);
+  rc.recompute = true;  // the plan's own switch does the same
+  EXPECT_EQ(memory_per_gpu(tiny(), job, rc).activations_bytes, 512.0);
+}
+
+TEST(MemoryInference, KvCacheAndWorkingActivationsByHand) {
+  Job job;
+  job.kind = JobKind::decode;
+  job.global_batch = 3;
+  job.sequence_length = 10;
+  job.decode_tokens = 6;
+  const MemoryBreakdown m = memory_per_gpu(tiny(), job, plan(1, 1, 1));
+  EXPECT_EQ(m.weights_bytes, 2704.0);
+  EXPECT_EQ(m.gradients_bytes, 0.0);
+  EXPECT_EQ(m.optimizer_bytes, 0.0);
+  // 2 layers × 3 sequences × (10 + 6) tokens × 2 (K, V) × 1 KV head × 4 × 2 B = 1,536
+  EXPECT_EQ(m.kv_cache_bytes, 1536.0);
+  // decode step: 3 tokens × (2·8 + 2·16 gate/up outputs) × 2 B = 288
+  EXPECT_EQ(m.activations_bytes, 288.0);
+
+  // TP 2 splits the weights, (2·592 + 168) / 2 = 676 params, but not the single KV head.
+  const MemoryBreakdown t2 = memory_per_gpu(tiny(), job, plan(1, 2, 1));
+  EXPECT_EQ(t2.weights_bytes, 1352.0);
+  EXPECT_EQ(t2.kv_cache_bytes, 1536.0);
+}
+
+TEST(MemorySeed, SeventyBInFp16DoesNotFitOneA100ButFitsEightWithTensorParallel) {
+  Job job;
+  job.kind = JobKind::prefill;
+  job.global_batch = 1;
+  job.sequence_length = 4096;
+  const ModelSpec model = load_model("llama2-70b");
+  // Capacity: 0.9 × 80 GiB = 0.9 × 85,899,345,920 = 77,309,411,328 B
+  const FitResult one = check_fit(model, job, plan(1, 1, 1), a100());
+  EXPECT_FALSE(one.fits);
+  EXPECT_EQ(one.capacity_bytes, 0.9 * 85899345920.0);
+  EXPECT_EQ(one.need.weights_bytes, 137953296384.0);  // 68,976,648,192 × 2 B ≈ 138 GB
+  // 80 layers × 4096 tokens × 2 × 8 KV heads × 128 × 2 B = 1,342,177,280 (1.34 GB)
+  EXPECT_EQ(one.need.kv_cache_bytes, 1342177280.0);
+  EXPECT_EQ(one.explanation,
+            "llama2-70b needs 140 GB per GPU (weights 138 GB, activations 604 MB, KV cache "
+            "1.34 GB) > 77.3 GB usable on A100-SXM4-80GB (90% of 80 GiB)");
+
+  const FitResult eight = check_fit(model, job, plan(1, 8, 1), a100());
+  EXPECT_TRUE(eight.fits) << eight.explanation;
+  EXPECT_EQ(eight.need.weights_bytes, 17244162048.0);  // 137,953,296,384 / 8
+  // 80 layers × 4096 tokens × 2 × 1 KV head per GPU (8 / 8) × 128 × 2 B = 167,772,160
+  EXPECT_EQ(eight.need.kv_cache_bytes, 167772160.0);
+  // 4096 tokens × (2·8192 + 2·28672 / 8) × 2 B = 4096 × 23,552 × 2 = 192,937,984
+  EXPECT_EQ(eight.need.activations_bytes, 192937984.0);
+
+  // The seed's own figure: 70e9 × 2 B = 140 GB.
+  const ModelSpec plain = load_model("plain-70b");
+  const FitResult p1 = check_fit(plain, job, plan(1, 1, 1), a100());
+  EXPECT_FALSE(p1.fits);
+  EXPECT_EQ(p1.need.weights_bytes, 140e9);
+  EXPECT_TRUE(check_fit(plain, job, plan(1, 8, 1), a100()).fits);
+}
+
+TEST(MemorySeed, TenGigabytesOfGradients) {
+  const ModelSpec model = load_model("gradients-10gb");
+  const MemoryBreakdown m = memory_per_gpu(model, training(8, 1024), plan(8, 1, 1));
+  EXPECT_EQ(m.gradients_bytes, 10e9);  // 5e9 × 2 B: what each step all-reduces
+  EXPECT_EQ(m.weights_bytes, 10e9);
+  EXPECT_EQ(m.optimizer_bytes, 60e9);   // 5e9 × 12 B
+  EXPECT_EQ(m.activations_bytes, 0.0);  // a plain model without width
+}
+
+TEST(MemorySearch, SmallestPlanForSeventyBInference) {
+  Job job;
+  job.kind = JobKind::prefill;
+  job.global_batch = 1;
+  job.sequence_length = 4096;
+  // 1 GPU: 138 GB. 2 GPUs (DP ≤ batch 1, so TP × PP = 2); TP 1 × PP 2 comes first:
+  // 40 layers × 855,654,400 + LM head 262,144,000 + norm 8,192 = 34,488,328,192 params × 2 B
+  // = 68,976,656,384 B; + KV 40 × 4096 × 2 × 8 × 128 × 2 B = 671,088,640
+  // + working 4096 × (16,384 + 57,344) × 2 B = 603,979,776 → 70.25 GB ≤ 77.3 GB.
+  const auto p = smallest_fitting_plan(load_model("llama2-70b"), job, a100(), 8);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->data, 1);
+  EXPECT_EQ(p->tensor, 1);
+  EXPECT_EQ(p->pipeline, 2);
+  EXPECT_EQ(p->zero_stage, 0);
+}
+
+TEST(MemorySearch, SmallestPlanPrefersDataParallelWithLowZeroStage) {
+  // 5e9 params × 16 B = 80 GB > 77.3 GB on one GPU. Two GPUs, DP 2: ZeRO 0 still 80 GB;
+  // ZeRO 1: 10 GB weights + 10 GB gradients + 60 GB / 2 optimizer = 50 GB fits.
+  const auto p = smallest_fitting_plan(load_model("gradients-10gb"), training(8, 1024), a100(), 8);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->gpus(), 2);
+  EXPECT_EQ(p->data, 2);
+  EXPECT_EQ(p->zero_stage, 1);
+  EXPECT_EQ(p->micro_batches, 4);  // one-sequence micro-batches: 8 / 2
+  EXPECT_FALSE(smallest_fitting_plan(load_model("llama3-405b"), training(8, 4096), a100(), 4));
+}
+
+}  // namespace
+}  // namespace linksim::work
