@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/gnuplot.hpp"
+#include "sim/report/plot.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
@@ -30,6 +32,8 @@ void register_nccl_tests(CLI::App& app) {
     std::string proto;
     bool explain = false;
     bool force = false;
+    std::string plot;
+    std::vector<std::string> also;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -53,7 +57,9 @@ void register_nccl_tests(CLI::App& app) {
   cmd->add_option("--proto", args->proto, "Force a protocol, as NCCL_PROTO: LL, LL128, Simple");
   cmd->add_flag("--explain", args->explain,
                 "After each size: the algorithm, protocol, channels and bottleneck link");
-  cmd->add_flag("--force", args->force, "Overwrite the -J file");
+  cmd->add_flag("--force", args->force, "Overwrite the -J file and the plot");
+  cmd->add_option("--plot", args->plot, "Draw busbw against size (PNG, gnuplot)");
+  cmd->add_option("--also", args->also, "More machines to draw beside the first (repeatable)");
   cmd->callback([args] {
     const auto op = coll::op_from_nccl_tests_binary(args->binary);
     if (!op) {
@@ -132,6 +138,21 @@ void register_nccl_tests(CLI::App& app) {
     header.step_factor = spec.step_factor;
     header.step_bytes = spec.step_bytes;
     const std::string table = report::format_nccl_tests(header, rows, comm, args->explain);
+    if (!args->plot.empty()) {
+      std::vector<report::BusbwSeries> series{{machine.name, rows}};
+      for (const auto& other : args->also) {
+        const topo::Topology m2 = topo::load_topology(other);
+        auto g2 = m2.nodes_of(topo::NodeKind::gpu);
+        g2.resize(std::min(g2.size(), gpus.size()));
+        try {
+          series.push_back({m2.name, coll::run_sweep(coll::Communicator(m2, g2), spec)});
+        } catch (const std::invalid_argument& e) {
+          throw InputError(m2.file, "", e.what());
+        }
+      }
+      run_gnuplot(report::busbw_plot_script(args->binary + " (simulated)", series, args->plot + ".tmp"),
+                  args->plot, args->force);
+    }
     if (!args->json_out.empty()) {
       write_file_atomically(args->json_out, report::nccl_tests_json(header, rows).dump(2) + "\n",
                             args->force);

@@ -144,7 +144,7 @@ void register_compare(CLI::App& app) {
         text += "\n" + report::format_gradient_sync(runs.syncs, runs.scenario);
     }
     if (!a->plot.empty()) {
-      run_gnuplot(report::breakdown_plot_script(runs.scenario.title, runs.jobs, a->plot + ".tmp"),
+      run_gnuplot(report::breakdown_plot_script("Step breakdown per machine: " + runs.scenario.name, runs.jobs, a->plot + ".tmp"),
                   a->plot, a->force);
     }
     emit(*a, text);

@@ -20,7 +20,7 @@ std::string busbw_plot_script(const std::string& title, const std::vector<BusbwS
                               const std::string& png_path) {
   std::string s = fmt::format(
       "set terminal pngcairo size 1000,600 noenhanced\nset output {}\nset title {}\n"
-      "set logscale x 2\nset format x '%.0s%cB'\nset xlabel 'message size (bytes)'\n"
+      "set logscale x 2\nset format x '%.0b %BB'\nset xlabel 'message size (bytes)'\n"
       "set ylabel 'bus bandwidth (GB/s)'\nset key left top\nset grid\n",
       quoted(png_path), quoted(title));
   for (std::size_t i = 0; i < series.size(); ++i) {

@@ -160,35 +160,33 @@ std::optional<ParallelPlan> smallest_fitting_plan(const ModelSpec& model, const 
                                                   double usable_fraction,
                                                   const MemoryOptions& options) {
   const bool training = job.kind == JobKind::training;
+  const double capacity = usable_fraction * gpu.memory_bytes;
   const std::vector<int> pipelines = divisors(model.layers);
+  auto fits = [&](int dp, int zero, int tp, int pp) -> std::optional<ParallelPlan> {
+    if (!model.is_plain() && model.heads % tp != 0) return std::nullopt;
+    if (std::find(pipelines.begin(), pipelines.end(), pp) == pipelines.end()) return std::nullopt;
+    ParallelPlan p;
+    p.data = dp;
+    p.tensor = tp;
+    p.pipeline = pp;
+    p.zero_stage = zero;
+    p.micro_batches = training ? job.global_batch / dp : 1;
+    p.recompute = options.recompute;
+    if (memory_per_gpu(model, job, p, options).total_bytes() > capacity) return std::nullopt;
+    return p;
+  };
   for (int n = 1; n <= max_gpus; ++n) {
-    std::optional<ParallelPlan> best;
-    // Candidates in preference order; the first that fits wins.
-    for (int dp = n; dp >= 1 && !best; --dp) {
-      if (n % dp != 0) continue;
-      if (training ? job.global_batch % dp != 0 : dp > job.global_batch) continue;
+    // Candidates in preference order (higher DP, lower ZeRO, lower TP); the first that fits wins.
+    for (int dp = std::min(n, std::max(job.global_batch, 1)); dp >= 1; --dp) {
+      if (n % dp != 0 || (training && job.global_batch % dp != 0)) continue;
       const int model_parallel = n / dp;
-      for (int zero = 0; zero <= (training && dp > 1 ? 3 : 0) && !best; ++zero) {
+      for (int zero = 0; zero <= (training && dp > 1 ? 3 : 0); ++zero) {
         for (int tp : {1, 2, 4, 8}) {
           if (model_parallel % tp != 0) continue;
-          if (!model.is_plain() && model.heads % tp != 0) continue;
-          const int pp = model_parallel / tp;
-          if (std::find(pipelines.begin(), pipelines.end(), pp) == pipelines.end()) continue;
-          ParallelPlan plan;
-          plan.data = dp;
-          plan.tensor = tp;
-          plan.pipeline = pp;
-          plan.zero_stage = zero;
-          plan.micro_batches = training ? job.global_batch / dp : 1;
-          plan.recompute = options.recompute;
-          if (check_fit(model, job, plan, gpu, usable_fraction, options).fits) {
-            best = plan;
-            break;
-          }
+          if (auto p = fits(dp, zero, tp, model_parallel / tp)) return p;
         }
       }
     }
-    if (best) return best;
   }
   return std::nullopt;
 }

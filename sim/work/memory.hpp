@@ -14,9 +14,9 @@
 // Activations (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
 // Models", arXiv:2205.05198, Sec. 4), per layer and micro-batch of b sequences of s tokens, with
 // h = hidden, a = heads, t = TP, for 2-byte activations (scaled by dtype bytes / 2):
-//   TP only:               s·b·h·(10 + 24/t + 5·a·s/(h·t))
+//   TP only:                s·b·h·(10 + 24/t + 5·a·s/(h·t))
 //   TP + sequence parallel: s·b·h·(34 + 5·a·s/h) / t
-//   full recompute:        2·s·b·h (the layer input only)
+//   full recompute:         2·s·b·h (the layer input only)
 // The micro-batch holds b = ceil(global_batch / (DP × micro_batches)) sequences; under 1F1B the
 // first stage holds min(PP, micro_batches) micro-batches in flight, each for its layers. The
 // formula assumes a 4h GPT FFN; a gated 8/3·h FFN stores about as much. Embedding and loss
@@ -59,8 +59,8 @@ struct MemoryOptions {
   bool recompute = false;
 };
 
-// The busiest GPU: the first pipeline stage, which also holds the embeddings (the last stage
-// holds the LM head; the larger of the two is used).
+// Memory of the busiest GPU (see above). Throws std::invalid_argument for a plan with a degree
+// below 1 or a ZeRO stage outside 0..3 (plans are validated where they are read).
 MemoryBreakdown memory_per_gpu(const ModelSpec& model, const Job& job, const ParallelPlan& plan,
                                const MemoryOptions& options = {});
 
@@ -68,7 +68,7 @@ struct FitResult {
   bool fits = false;
   double capacity_bytes = 0;  // usable_fraction × GPU memory
   MemoryBreakdown need;
-  std::string explanation;  // one line: need vs capacity with the largest parts
+  std::string explanation;  // one line: need (with its parts) vs usable capacity
 };
 
 // usable_fraction (default 0.9) leaves room for the CUDA context, NCCL buffers, the caching

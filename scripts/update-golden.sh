@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Regenerates the golden CLI outputs in tests/data/golden/ from build/linksim. Run it only after
+# checking by hand that a change in output is intended; the diff is the review.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${LINKSIM:-build/linksim}
+g=tests/data/golden
+"$bin" topo show rtx2080ti-2x > $g/topo-show-rtx2080ti-2x.txt
+"$bin" topo show dgx-a100 > $g/topo-show-dgx-a100.txt
+"$bin" nccl-tests all_reduce_perf -t rtx2080ti-2x -b 8 -e 1M -f 4 --explain > $g/nccl-tests-rtx2080ti-2x.txt
+"$bin" run seed-gradient-sync > $g/run-seed-gradient-sync.txt
+"$bin" compare llama2-13b-training-cloud > $g/compare-llama2-13b-training-cloud.txt
