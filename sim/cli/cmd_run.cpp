@@ -74,6 +74,18 @@ void emit(const RunArgs& a, const std::string& text) {
   }
 }
 
+// JSON and CSV are the same for run and compare; the table is each command's own.
+std::string format_runs(const RunArgs& a, const Runs& runs, const std::string& table) {
+  if (a.format == "json") {
+    Json all = Json::array();
+    for (const auto& j : runs.jobs)
+      all.push_back(report::job_json(j, runs.scenario));
+    return all.dump(2) + "\n";
+  }
+  if (a.format == "csv") return report::jobs_csv(runs.jobs, runs.scenario);
+  return table;
+}
+
 void add_common(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("scenario", a.scenario, "Scenario file, or the name of a shipped scenario")
       ->required();
@@ -95,21 +107,15 @@ void register_run(CLI::App& app) {
   cmd->add_option("--trace", a->trace, "Write a Chrome trace (Perfetto) of the first machine");
   cmd->callback([a] {
     const Runs runs = run_all(*a);
-    std::string text;
-    if (a->format == "json") {
-      Json all = Json::array();
-      for (const auto& j : runs.jobs)
-        all.push_back(report::job_json(j, runs.scenario));
-      text = all.dump(2) + "\n";
-    } else if (a->format == "csv") {
-      text = report::jobs_csv(runs.jobs, runs.scenario);
-    } else if (runs.scenario.gradient_sync) {
-      text = report::format_gradient_sync(runs.syncs, runs.scenario);
+    std::string table;
+    if (runs.scenario.gradient_sync) {
+      table = report::format_gradient_sync(runs.syncs, runs.scenario);
     } else {
       for (std::size_t i = 0; i < runs.jobs.size(); ++i) {
-        text += (i ? "\n" : "") + report::format_job(runs.jobs[i], runs.scenario);
+        table += (i ? "\n" : "") + report::format_job(runs.jobs[i], runs.scenario);
       }
     }
+    const std::string text = format_runs(*a, runs, table);
     if (!a->trace.empty()) {
       const auto& j = runs.jobs.front();
       if (!j.simulation) {
@@ -130,21 +136,14 @@ void register_compare(CLI::App& app) {
   cmd->add_option("--plot", a->plot, "Also draw the step breakdown per machine (PNG, gnuplot)");
   cmd->callback([a] {
     const Runs runs = run_all(*a);
-    std::string text;
-    if (a->format == "json") {
-      Json all = Json::array();
-      for (const auto& j : runs.jobs)
-        all.push_back(report::job_json(j, runs.scenario));
-      text = all.dump(2) + "\n";
-    } else if (a->format == "csv") {
-      text = report::jobs_csv(runs.jobs, runs.scenario);
-    } else {
-      text = report::format_comparison(runs.jobs, runs.scenario);
-      if (runs.scenario.gradient_sync)
-        text += "\n" + report::format_gradient_sync(runs.syncs, runs.scenario);
+    std::string table = report::format_comparison(runs.jobs, runs.scenario);
+    if (runs.scenario.gradient_sync) {
+      table += "\n" + report::format_gradient_sync(runs.syncs, runs.scenario);
     }
+    const std::string text = format_runs(*a, runs, table);
     if (!a->plot.empty()) {
-      run_gnuplot(report::breakdown_plot_script("Step breakdown per machine: " + runs.scenario.name, runs.jobs, a->plot + ".tmp"),
+      run_gnuplot(report::breakdown_plot_script("Step breakdown per machine: " + runs.scenario.name,
+                                                runs.jobs, a->plot + ".tmp"),
                   a->plot, a->force);
     }
     emit(*a, text);

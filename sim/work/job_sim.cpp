@@ -641,6 +641,21 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model, co
   return res;
 }
 
+namespace {
+
+// Compute, then the sync, nothing beside it: everything after the compute is exposed.
+void fill_sync_result(JobResult& r, double makespan_s, const GradientSync& g) {
+  r.step_s = makespan_s;
+  r.request_s = r.step_s;
+  r.compute_s = g.compute_s;
+  r.comm_s = r.step_s - g.compute_s;
+  r.exposed_comm_s = r.comm_s;
+  r.comm_share = r.exposed_comm_s / r.step_s;
+  r.by_group["DP"] = {1, r.comm_s, g.gradient_bytes};
+}
+
+}  // namespace
+
 GradientSyncResult simulate_gradient_sync(const topo::Topology& machine, const Scenario& sc) {
   const GradientSync& g = *sc.gradient_sync;
   const auto gpus = machine.nodes_of(topo::NodeKind::gpu);
@@ -666,15 +681,8 @@ GradientSyncResult simulate_gradient_sync(const topo::Topology& machine, const S
     const engine::ChannelId ch = 0;
     const engine::PathShare path{sim.add_path({&ch, 1}, 0), 1.0};
     sim.add_transfer(g.gradient_bytes, {&path, 1}, 0, 1, {&c, 1});
-    const engine::Timeline tl = sim.run();
     JobResult& r = out.simple;
-    r.step_s = tl.makespan_s;
-    r.request_s = r.step_s;
-    r.compute_s = g.compute_s;
-    r.comm_s = r.step_s - g.compute_s;
-    r.exposed_comm_s = r.comm_s;
-    r.comm_share = r.exposed_comm_s / r.step_s;
-    r.by_group["DP"] = {1, r.comm_s, g.gradient_bytes};
+    fill_sync_result(r, sim.run().makespan_s, g);
     r.notes.push_back(
         fmt::format("the seed's simple model: {} at the GPU's line rate of {} ({}), "
                     "after the compute, nothing overlapped",
@@ -695,15 +703,8 @@ GradientSyncResult simulate_gradient_sync(const topo::Topology& machine, const S
     req.protocol = sc.protocol;
     const coll::Outcome best = coll::simulate_collective(comm, req);
     coll::lower_collective(comm, req, best.choice, sim, computes);
-    const engine::Timeline tl = sim.run();
     JobResult& r = out.realistic;
-    r.step_s = tl.makespan_s;
-    r.request_s = r.step_s;
-    r.compute_s = g.compute_s;
-    r.comm_s = r.step_s - g.compute_s;
-    r.exposed_comm_s = r.comm_s;
-    r.comm_share = r.exposed_comm_s / r.step_s;
-    r.by_group["DP"] = {1, r.comm_s, g.gradient_bytes};
+    fill_sync_result(r, sim.run().makespan_s, g);
     r.by_collective["all_reduce"] = {1, r.comm_s, g.gradient_bytes};
     r.notes.push_back(fmt::format("NCCL all-reduce over {} GPUs ({}/{}), simulated: busbw {}",
                                   comm.size(), coll::to_string(best.choice.algorithm),
