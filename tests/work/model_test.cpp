@@ -47,6 +47,20 @@ TEST(ModelShipped, EveryFileValidatesLoadsAndMatchesItsPublishedCount) {
   }
 }
 
+TEST(ModelShipped, SchemaRejectsWhatTheLoaderRejects) {
+  const Json schema = read_json_file(testing::source_dir() + "/models/schema.json");
+  const auto bad = [&](const char* text) {
+    return !schema_violations(parse_json_text(text, "t.json"), schema).empty();
+  };
+  EXPECT_FALSE(bad(R"({"title": "x", "parameters": 5e9, "layers": 4, "hidden": 64})"));
+  EXPECT_TRUE(bad(R"({"title": "x", "parameters": 5e9, "heads": 2})"));
+  EXPECT_TRUE(bad(R"({"title": "x", "layers": 2, "hidden": 8, "heads": 2, "ffn_hidden": 16})"));
+  EXPECT_TRUE(bad(R"({"title": "x", "layers": 2, "hidden": 8, "heads": 2, "ffn_hidden": 16,
+                      "vocab": 10, "experts": 8})"));
+  EXPECT_TRUE(bad(R"({"title": "x", "parameters": 5e9, "dtype": "int4"})"));
+  EXPECT_TRUE(bad(R"({"title": "x", "parameters": 5e9, "size": 1})"));
+}
+
 TEST(ModelShipped, NamesResolveToTheShippedFiles) {
   const auto names = shipped_model_names();
   for (const char* n :
