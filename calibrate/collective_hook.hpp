@@ -1,11 +1,6 @@
 #pragma once
-// Hook for the collective model. Fitting NCCL protocol parameters (per-protocol base latency,
-// per-hop latency, bandwidth efficiency) needs the simulator's collective planner (sim/coll),
-// which is not part of the library yet. When it is, implement this interface on top of it and
-// pass it in FitMachineOptions: nccl-tests records then get before/after predictions in the
-// report, and a fitter can adjust the predictor's parameters the way fit_alpha_beta adjusts
-// links. Until then nccl-tests logs are imported and listed, and the report says the
-// collective part is pending.
+// How `linksim fit` predicts nccl-tests times: an interface so tests can substitute a fake.
+// The real one, SimulatedCollectives (collective_fit.hpp), runs sim/coll.
 
 #include <optional>
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "calibrate/calibrated_document.hpp"
+#include "calibrate/collective_fit.hpp"
 #include "calibrate/import_bandwidth_test.hpp"
 #include "calibrate/import_nccl_tests.hpp"
 #include "calibrate/import_nvbandwidth.hpp"
@@ -79,7 +80,7 @@ std::string describe_fit(const AlphaBetaFit& f) {
 }
 
 std::string status_of(const Record& r) {
-  if (is_nccl(r)) return "pending: collective model";
+  if (is_nccl(r)) return "fitted (collective)";
   if (is_link_fittable(r)) return "fitted";
   if (r.kind == kind::d2d) return "device memory, not a link";
   if (r.kind == kind::p2p_latency) return "reported (CPU-timed)";
@@ -169,17 +170,35 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
   for (const auto& s : result.series) {
     result.notes.push_back(fmt::format("linksim fit {}: {}", describe(s.key), describe_fit(s.fit)));
   }
-  if (!result.nccl.empty()) {
-    result.notes.push_back(
-        "linksim fit: nccl-tests logs were imported but not fitted: fitting NCCL protocol "
-        "parameters needs the collective model (pending).");
-  }
   provenance.notes = result.notes;
   result.document = apply_link_overrides(document, topo_path, base, result.overrides, provenance);
 
+  // nccl-tests logs: fit the collective model's two corrections on the link-calibrated machine.
+  const SimulatedCollectives simulated;
+  const CollectivePredictor* predictor = options.collective ? options.collective : &simulated;
+  if (!result.nccl.empty()) {
+    const topo::Topology linked = topo::parse_topology(result.document, topo_path);
+    result.collective = fit_collectives(linked, result.records);
+    if (result.collective) {
+      const auto& c = result.collective->calibration;
+      Json by_op = Json::object();
+      for (const auto& [op, sc] : c.by_op) {
+        by_op[op] = {{"latency_scale", sc.latency}, {"bandwidth_scale", sc.bandwidth}};
+      }
+      result.document["collective_calibration"] = {{"latency_scale", c.all.latency},
+                                                   {"bandwidth_scale", c.all.bandwidth},
+                                                   {"by_op", by_op},
+                                                   {"source", c.source}};
+      result.document["notes"].push_back(
+          fmt::format("linksim fit collectives: NCCL latencies x {:.3g}, protocol efficiencies "
+                      "x {:.3g} over all operations, per operation in collective_calibration "
+                      "({})",
+                      c.all.latency, c.all.bandwidth, c.source));
+    }
+  }
+
   const topo::Topology after = topo::parse_topology(result.document, topo_path);
   const topo::Router after_router(after);
-  result.collective_pending = options.collective == nullptr;
 
   std::vector<Record> ordered = result.records;
   sort_records(ordered);
@@ -191,11 +210,9 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
     row.measured_s = r.time_s;
     row.status = status_of(r);
     if (is_nccl(r)) {
-      if (options.collective != nullptr) {
-        row.before_s = options.collective->predict_time_s(base, r);
-        row.after_s = options.collective->predict_time_s(after, r);
-        row.status = "reported";
-      }
+      row.before_s = predictor->predict_time_s(base, r);
+      row.after_s = predictor->predict_time_s(after, r);
+      row.status = result.collective ? "fitted (collective)" : "reported";
     } else if (r.size_bytes > 0) {
       auto before_routes = routes_for(base_router, r);
       auto after_routes = routes_for(after_router, r);
@@ -260,11 +277,16 @@ std::string format_fit_report(const FitMachineResult& result) {
       if (n.descriptive) out += "; as one line: " + describe_fit(*n.descriptive);
       out += "\n";
     }
-    if (result.collective_pending) {
-      out +=
-          "  PENDING: fitting NCCL protocol parameters needs the collective model (sim/coll), "
-          "which is not available yet; these logs were not fitted and the machine's links were "
-          "not changed because of them.\n";
+    if (result.collective) {
+      const auto& c = *result.collective;
+      out += fmt::format(
+          "  collective model fitted through the simulator over {} sizes (per operation; over "
+          "all: NCCL latencies x {:.3g}, protocol efficiencies x {:.3g}); median |error| "
+          "{:.1f}% before, {:.1f}% after (written as \"collective_calibration\")\n",
+          c.samples, c.calibration.all.latency, c.calibration.all.bandwidth,
+          100 * c.median_abs_error_before, 100 * c.median_abs_error_after);
+    } else {
+      out += "  no nccl-tests size could be predicted on this machine; nothing was fitted\n";
     }
   }
   return out;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/collective_fit.hpp"
 #include "calibrate/collective_hook.hpp"
 #include "calibrate/fit_alpha_beta.hpp"
 #include "calibrate/import_options.hpp"
@@ -50,7 +51,7 @@ struct ReportRow {
   double measured_s = 0;
   std::optional<double> before_s;
   std::optional<double> after_s;
-  std::string status;  // "fitted", "reported", "pending: ...", why no prediction
+  std::string status;  // "fitted", "fitted (collective)", "reported", why no prediction
 };
 
 struct NcclSummary {
@@ -78,8 +79,9 @@ struct FitMachineResult {
   std::vector<AppliedLink> applied;  // parallel to overrides
   std::vector<ReportRow> rows;
   std::vector<NcclSummary> nccl;
+  // The collective model's corrections fitted from the nccl-tests logs, if any.
+  std::optional<CollectiveFit> collective;
   std::vector<std::string> notes;  // also written into the document
-  bool collective_pending = true;
 };
 
 FitMachineResult fit_machine(const FitMachineOptions& options);

@@ -36,9 +36,11 @@ class Lowerer {
   Lowerer(const Communicator& comm, const Request& request, const Choice& choice,
           engine::Simulation& sim)
       : comm_(comm), request_(request), choice_(choice), sim_(sim) {
-    eta_ = wire_efficiency(choice.protocol);
+    const topo::CollectiveScales fitted = comm.scales(to_string(request.op));
+    latency_scale_ = fitted.latency;
+    eta_ = wire_efficiency(choice.protocol) * fitted.bandwidth;
     if (choice.algorithm == Algorithm::nvls) eta_ *= nvls_efficiency(comm.generation());
-    hop_s_ = hop_latency_s(choice.algorithm, choice.protocol, comm.intra_class());
+    hop_s_ = hop_latency_s(choice.algorithm, choice.protocol, comm.intra_class()) * latency_scale_;
     const double cap = rank_cap_Bps(comm, choice);
     rank_cap_.assign(static_cast<std::size_t>(comm.size()), std::nullopt);
     if (cap > 0) {
@@ -51,7 +53,8 @@ class Lowerer {
   TaskId lower(std::span<const TaskId> deps) {
     const int n = comm_.size();
     const double s = request_.size_bytes;
-    TaskId start = sim_.add_delay(base_latency_s(choice_.algorithm, choice_.protocol), deps);
+    TaskId start =
+        sim_.add_delay(base_latency_s(choice_.algorithm, choice_.protocol) * latency_scale_, deps);
     if (n == 1) return start;
     switch (request_.op) {
       case Op::all_reduce:
@@ -206,6 +209,7 @@ class Lowerer {
   engine::Simulation& sim_;
   double eta_ = 1;
   double hop_s_ = 0;
+  double latency_scale_ = 1;
   std::vector<std::optional<engine::ChannelId>> rank_cap_;
   std::map<std::pair<int, int>, std::vector<PathShare>> cache_;
 };

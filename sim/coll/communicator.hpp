@@ -38,6 +38,11 @@ class Communicator {
   GpuGeneration generation() const { return generation_; }
   bool nvls_capable() const { return nvls_capable_; }
   bool ll128_enabled() const { return intra_class_ == HwClass::nvlink; }
+  // The machine's fitted corrections for an operation (topology "collective_calibration"),
+  // 1 and 1 when uncalibrated.
+  topo::CollectiveScales scales(std::string_view op) const {
+    return topo_->collective.for_op(std::string(op));
+  }
 
   // Rings chosen to spread traffic over the links (several when one ring leaves links idle),
   // and the busBw they reach together when nothing else runs: one ring step of B bytes per

@@ -1,11 +1,11 @@
 #include "sim/topo/loader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "sim/core/error.hpp"
 #include "sim/topo/gpu_model.hpp"
@@ -45,7 +45,8 @@ int template_int(const JsonView& v, const TemplateVars& vars) {
 std::string describe_vars(const TemplateVars& vars) {
   if (vars.empty()) return "";
   std::vector<std::string> parts;
-  for (const auto& [k, v] : vars) parts.push_back(fmt::format("{}={}", k, v));
+  for (const auto& [k, v] : vars)
+    parts.push_back(fmt::format("{}={}", k, v));
   return fmt::format(" (with {})", fmt::join(parts, ", "));
 }
 
@@ -53,9 +54,10 @@ double bandwidth_field(const JsonView& v) {
   const double bw = v.as_bandwidth_Bps();
   if (!(bw > 0)) v.fail(fmt::format("bandwidth must be positive, got \"{}\"", v.as_string()));
   if (bw < kMinBandwidth_Bps || bw > kMaxBandwidth_Bps) {
-    v.fail(fmt::format("bandwidth \"{}\" is absurd; expected between 1 MB/s and 10 TB/s per "
-                       "direction",
-                       v.as_string()));
+    v.fail(
+        fmt::format("bandwidth \"{}\" is absurd; expected between 1 MB/s and 10 TB/s per "
+                    "direction",
+                    v.as_string()));
   }
   return bw;
 }
@@ -80,11 +82,13 @@ GpuModel parse_gpu_model(const std::string& name, const JsonView& v) {
   if (!(m.memory_bytes > 0)) v.at("memory").fail("memory must be positive");
   m.hbm_bandwidth_Bps = bandwidth_field(v.at("hbm_bandwidth"));
   for (const auto& [dtype, tf] : v.at("peak_tflops").members()) {
-    static const std::set<std::string> kDtypes{"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
+    static const std::set<std::string> kDtypes{"fp64", "fp32", "tf32", "fp16",
+                                               "bf16", "fp8",  "int8"};
     if (kDtypes.count(dtype) == 0) {
-      tf.fail(fmt::format("unknown dtype \"{}\"; expected one of fp64, fp32, tf32, fp16, bf16, "
-                          "fp8, int8",
-                          dtype));
+      tf.fail(
+          fmt::format("unknown dtype \"{}\"; expected one of fp64, fp32, tf32, fp16, bf16, "
+                      "fp8, int8",
+                      dtype));
     }
     const double t = tf.as_number();
     if (!(t > 0) || t > 1e5) tf.fail("peak TFLOP/s must be between 0 and 100000");
@@ -110,7 +114,8 @@ std::optional<GpuModel> lookup_gpu(const GpuModels& custom, const std::string& n
 std::vector<std::int64_t> loop_values(const JsonView& v) {
   std::vector<std::int64_t> out;
   if (v.is_array()) {
-    for (const auto& e : v.elements()) out.push_back(e.as_integer());
+    for (const auto& e : v.elements())
+      out.push_back(e.as_integer());
     if (out.empty()) v.fail("expected at least one value");
     return out;
   }
@@ -131,11 +136,13 @@ std::vector<std::int64_t> loop_values(const JsonView& v) {
     }
   }
   if (!ok || hi < lo || hi - lo > 1'000'000) {
-    v.fail(fmt::format("expected a range \"lo..hi\" (inclusive, lo <= hi) or an array of "
-                       "integers, got \"{}\"",
-                       text));
+    v.fail(
+        fmt::format("expected a range \"lo..hi\" (inclusive, lo <= hi) or an array of "
+                    "integers, got \"{}\"",
+                    text));
   }
-  for (std::int64_t i = lo; i <= hi; ++i) out.push_back(i);
+  for (std::int64_t i = lo; i <= hi; ++i)
+    out.push_back(i);
   return out;
 }
 
@@ -168,9 +175,10 @@ void parse_nodes(const JsonView& nodes_view, const GpuModels& models, Topology& 
     const std::string kind_name = nv.at("kind").as_string();
     auto kind = node_kind_from_string(kind_name);
     if (!kind) {
-      nv.at("kind").fail(fmt::format("unknown node kind \"{}\"; expected one of gpu, nvswitch, "
-                                     "pcie_switch, cpu, nic, net_switch",
-                                     kind_name));
+      nv.at("kind").fail(
+          fmt::format("unknown node kind \"{}\"; expected one of gpu, nvswitch, "
+                      "pcie_switch, cpu, nic, net_switch",
+                      kind_name));
     }
     // Kind-specific fields are only accepted on their kind.
     auto only_for = [&](std::initializer_list<const char*> fields, NodeKind k) {
@@ -198,10 +206,12 @@ void parse_nodes(const JsonView& nodes_view, const GpuModels& models, Topology& 
       gpu = lookup_gpu(models, model);
       if (!gpu) {
         std::vector<std::string> names = gpu_model_names();
-        for (const auto& [n, m] : models) names.push_back(n);
-        nv.at("model").fail(fmt::format("unknown GPU model \"{}\"; known models: {} (or define it "
-                                        "under \"gpu_models\")",
-                                        model, fmt::join(names, ", ")));
+        for (const auto& [n, m] : models)
+          names.push_back(n);
+        nv.at("model").fail(
+            fmt::format("unknown GPU model \"{}\"; known models: {} (or define it "
+                        "under \"gpu_models\")",
+                        model, fmt::join(names, ", ")));
       }
     }
     std::optional<double> port_bw;
@@ -220,7 +230,8 @@ void parse_nodes(const JsonView& nodes_view, const GpuModels& models, Topology& 
     std::vector<std::string> cores_list;
     if (auto cv = nv.get("cores")) {
       if (cv->is_array()) {
-        for (const auto& e : cv->elements()) cores_list.push_back(e.as_string());
+        for (const auto& e : cv->elements())
+          cores_list.push_back(e.as_string());
         if (static_cast<std::int64_t>(cores_list.size()) != count) {
           cv->fail(fmt::format("expected {} entries, one per node of the count, got {}", count,
                                cores_list.size()));
@@ -256,15 +267,17 @@ void parse_nodes(const JsonView& nodes_view, const GpuModels& models, Topology& 
       if (*kind == NodeKind::nic) node.nic = NicInfo{model, port_bw.value_or(0)};
       auto [it, inserted] = where_defined.emplace(node.id, nv.pointer());
       if (!inserted) {
-        nv.at("id").fail(fmt::format("duplicate node id \"{}\" (already defined at {})", node.id,
-                                     it->second));
+        nv.at("id").fail(
+            fmt::format("duplicate node id \"{}\" (already defined at {})", node.id, it->second));
       }
       topo.add_node(std::move(node));
     }
   }
 }
 
-bool is_device(NodeKind k) { return k == NodeKind::gpu || k == NodeKind::nic; }
+bool is_device(NodeKind k) {
+  return k == NodeKind::gpu || k == NodeKind::nic;
+}
 
 // Which node kinds a link kind may join; a mismatch is a typo more often than a design.
 std::string check_endpoints(LinkKind kind, const Node& a, const Node& b) {
@@ -434,10 +447,10 @@ void check_nvlink_budget(const Topology& topo, const JsonView& root) {
   for (NodeId g : topo.nodes_of(NodeKind::gpu)) {
     const auto& gpu = *topo.node(g).gpu;
     if (used[g] > 0 && used[g] > gpu.nvlink_links) {
-      throw InputError(root.file(), "/links",
-                       fmt::format("{} uses {} NVLinks but a {} has {}; expected at most {}",
-                                   topo.node(g).id, used[g], gpu.name, gpu.nvlink_links,
-                                   gpu.nvlink_links));
+      throw InputError(
+          root.file(), "/links",
+          fmt::format("{} uses {} NVLinks but a {} has {}; expected at most {}", topo.node(g).id,
+                      used[g], gpu.name, gpu.nvlink_links, gpu.nvlink_links));
     }
   }
 }
@@ -473,13 +486,14 @@ Topology load_with_depth(const std::string& path, int depth) {
 Topology parse_with_depth(const Json& document, const std::string& file, int depth) {
   JsonView root(document, file);
   root.expect_only({"$schema", "title", "description", "sources", "notes", "base", "instance",
-                    "replace_models", "gpu_models", "nodes", "links"});
+                    "replace_models", "gpu_models", "nodes", "links", "collective_calibration"});
   Topology topo;
   if (auto base = root.get("base")) {
     if (depth >= kMaxBaseDepth) base->fail("\"base\" chain is too deep (a cycle?)");
     if (root.has("nodes") || root.has("links") || root.has("gpu_models")) {
-      base->fail("a file with \"base\" takes its nodes, links and gpu_models from the base; "
-                 "remove them here or drop \"base\"");
+      base->fail(
+          "a file with \"base\" takes its nodes, links and gpu_models from the base; "
+          "remove them here or drop \"base\"");
     }
     const fs::path base_path = fs::path(file).parent_path() / base->as_string();
     std::error_code ec;
@@ -493,7 +507,8 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
   } else {
     GpuModels models;
     if (auto gm = root.get("gpu_models")) {
-      for (const auto& [name, mv] : gm->members()) models.emplace(name, parse_gpu_model(name, mv));
+      for (const auto& [name, mv] : gm->members())
+        models.emplace(name, parse_gpu_model(name, mv));
     }
     parse_nodes(root.at("nodes"), models, topo);
     parse_links(root.at("links"), topo);
@@ -506,11 +521,35 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
   topo.description = root.string_or("description", "");
   topo.sources.clear();
   if (auto s = root.get("sources")) {
-    for (const auto& e : s->elements()) topo.sources.push_back(e.as_string());
+    for (const auto& e : s->elements())
+      topo.sources.push_back(e.as_string());
   }
   topo.notes.clear();
   if (auto n = root.get("notes")) {
-    for (const auto& e : n->elements()) topo.notes.push_back(e.as_string());
+    for (const auto& e : n->elements())
+      topo.notes.push_back(e.as_string());
+  }
+  if (auto cv = root.get("collective_calibration")) {
+    cv->expect_only({"latency_scale", "bandwidth_scale", "by_op", "source"});
+    auto scales = [](const JsonView& v) {
+      CollectiveScales out;
+      for (auto [key, field] : {std::pair{"latency_scale", &out.latency},
+                                std::pair{"bandwidth_scale", &out.bandwidth}}) {
+        if (auto x = v.get(key)) {
+          *field = x->as_number();
+          if (!(*field >= 0.05 && *field <= 20)) x->fail("expected a scale between 0.05 and 20");
+        }
+      }
+      return out;
+    };
+    topo.collective.all = scales(*cv);
+    if (auto ops = cv->get("by_op")) {
+      for (const auto& [op, v] : ops->members()) {
+        v.expect_only({"latency_scale", "bandwidth_scale"});
+        topo.collective.by_op[op] = scales(v);
+      }
+    }
+    topo.collective.source = cv->string_or("source", "");
   }
   if (auto iv = root.get("instance")) {
     iv->expect_only({"provider", "name", "price_per_hour_usd", "network", "network_bandwidth",
@@ -525,7 +564,8 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
     inst.network = iv->string_or("network", "");
     if (auto nb = iv->get("network_bandwidth")) inst.network_bandwidth_Bps = bandwidth_field(*nb);
     if (auto s = iv->get("sources")) {
-      for (const auto& e : s->elements()) inst.sources.push_back(e.as_string());
+      for (const auto& e : s->elements())
+        inst.sources.push_back(e.as_string());
     }
     topo.instance = inst;
   }
@@ -542,7 +582,9 @@ Topology load_topology(const std::string& path) {
   return load_with_depth(resolve_topology_path(path), 0);
 }
 
-std::string shipped_topology_dir() { return std::string(LINKSIM_DATA_DIR) + "/topologies"; }
+std::string shipped_topology_dir() {
+  return std::string(LINKSIM_DATA_DIR) + "/topologies";
+}
 
 std::vector<std::string> shipped_topology_files() {
   std::vector<std::string> out;
@@ -559,7 +601,8 @@ std::string resolve_topology_path(const std::string& name_or_path) {
   std::error_code ec;
   if (fs::exists(name_or_path, ec)) return name_or_path;
   const fs::path shipped = fs::path(shipped_topology_dir()) / (name_or_path + ".json");
-  if (name_or_path.find('/') == std::string::npos && fs::exists(shipped, ec)) return shipped.string();
+  if (name_or_path.find('/') == std::string::npos && fs::exists(shipped, ec))
+    return shipped.string();
   return name_or_path;
 }
 

@@ -4,13 +4,12 @@
 // 2*link (a->b) and 2*link+1 (b->a), so the network solver can use channel ids directly.
 
 #include <array>
+#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/graph/adjacency_list.hpp>
 
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_kind.hpp"
@@ -44,9 +43,9 @@ struct NicInfo {
 };
 
 struct Node {
-  std::string id;   // unique, e.g. "gpu3"
+  std::string id;  // unique, e.g. "gpu3"
   NodeKind kind = NodeKind::gpu;
-  int ordinal = 0;  // index among nodes of the same kind, in file order (GPU0..GPUn-1)
+  int ordinal = 0;    // index among nodes of the same kind, in file order (GPU0..GPUn-1)
   std::string model;  // free-form model name (GPU model name for GPUs)
   std::optional<GpuModel> gpu;
   std::optional<CpuInfo> cpu;
@@ -64,9 +63,9 @@ struct Link {
   NodeId a = 0;
   NodeId b = 0;
   LinkKind kind = LinkKind::pcie;
-  int generation = 0;  // NVLink / PCIe / UPI generation, 0 when not applicable
-  int lanes = 1;       // NVLink: links bundled between a and b; UPI/xGMI: link count
-  int width = 0;       // PCIe: lane width (x16 = 16)
+  int generation = 0;        // NVLink / PCIe / UPI generation, 0 when not applicable
+  int lanes = 1;             // NVLink: links bundled between a and b; UPI/xGMI: link count
+  int width = 0;             // PCIe: lane width (x16 = 16)
   double bandwidth_Bps = 0;  // per direction
   double latency_s = 0;      // one traversal
   // PCIe only: which host bridge of the CPU this link enters (nvidia-smi's PHB vs NODE).
@@ -75,12 +74,30 @@ struct Link {
 };
 
 struct Instance {
-  std::string provider;  // "aws", "alibaba", ...
-  std::string name;      // "p4d.24xlarge"
+  std::string provider;                      // "aws", "alibaba", ...
+  std::string name;                          // "p4d.24xlarge"
   std::optional<double> price_per_hour_usd;  // list price; absent when it varies too much
-  std::string network;   // human description, e.g. "4x 100 Gb/s EFA"
+  std::string network;                       // human description, e.g. "4x 100 Gb/s EFA"
   double network_bandwidth_Bps = 0;
   std::vector<std::string> sources;
+};
+
+// Corrections to the collective model fitted from a machine's own nccl-tests logs (`linksim
+// fit`): NCCL latency terms are multiplied by `latency` and protocols' payload efficiencies by
+// `bandwidth`; per operation where its logs were fitted, else the all-operations figures.
+// 1 and 1 for an uncalibrated machine.
+struct CollectiveScales {
+  double latency = 1.0;
+  double bandwidth = 1.0;
+};
+struct CollectiveCalibration {
+  CollectiveScales all;
+  std::map<std::string, CollectiveScales> by_op;  // "all_reduce", "broadcast", ...
+  std::string source;
+  CollectiveScales for_op(const std::string& op) const {
+    auto it = by_op.find(op);
+    return it == by_op.end() ? all : it->second;
+  }
 };
 
 struct ChannelProps {
@@ -100,6 +117,7 @@ class Topology {
   std::vector<std::string> notes;
   std::optional<Instance> instance;
   std::string base;  // base machine for cloud instances, empty otherwise
+  CollectiveCalibration collective;
 
   // Adds a node or link. Node ids must be unique (std::logic_error otherwise: the loader checks
   // first and reports bad input as InputError).
@@ -125,7 +143,9 @@ class Topology {
   // Source and destination node of a channel.
   NodeId channel_from(ChannelId channel) const;
   NodeId channel_to(ChannelId channel) const;
-  double channel_bandwidth_Bps(ChannelId channel) const { return links_[link_of(channel)].bandwidth_Bps; }
+  double channel_bandwidth_Bps(ChannelId channel) const {
+    return links_[link_of(channel)].bandwidth_Bps;
+  }
   // "gpu0->nvswitch2 (NVLink 3 x2)".
   std::string channel_name(ChannelId channel) const;
 

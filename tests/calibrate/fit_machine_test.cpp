@@ -55,11 +55,12 @@ TEST(FitMachine, Calibrates2080TiLinks) {
   // gpu1-plx0 only sees the host-bounced peer copies, the fastest being gpu0 -> gpu1.
   EXPECT_NE((*g1)["source"].get<std::string>().find("p2p_uni gpu0->gpu1 p2p=off"),
             std::string::npos);
-  // Provenance: the three logs in sources, the date and the pending collective part in notes.
+  // Provenance: the three logs in sources, the date, and the collective corrections fitted from
+  // the nccl-tests log.
   const std::string dumped = r.document.dump();
   EXPECT_NE(dumped.find("rtx2080ti-2x-p2p.txt"), std::string::npos);
   EXPECT_NE(dumped.find("on 2024-07-01"), std::string::npos);
-  EXPECT_NE(dumped.find("collective model (pending)"), std::string::npos);
+  EXPECT_NE(dumped.find("\"collective_calibration\""), std::string::npos);
   // After fitting, H2D's prediction (13.2 GB/s on every hop) is 8.2% fast:
   // t = 32e6/13.2e9 + 2 hops of latency vs measured 32e6/12.2e9: (1/13.2)/(1/12.2) - 1 = -7.6%,
   // plus the two hops' latency. D2H is matched up to latency.
@@ -71,14 +72,17 @@ TEST(FitMachine, Calibrates2080TiLinks) {
       EXPECT_LT(*row.after_s, row.measured_s);
     }
     if (row.measurement.rfind("nccl:", 0) == 0) {
-      EXPECT_EQ(row.status, "pending: collective model");
+      EXPECT_EQ(row.status, "fitted (collective)");
+      EXPECT_TRUE(row.before_s.has_value());
+      EXPECT_TRUE(row.after_s.has_value());
     }
   }
   EXPECT_TRUE(saw_h2d);
   // The written machine loads.
   EXPECT_NO_THROW(topo::parse_topology(r.document, "calibrated.json"));
   const std::string report = format_fit_report(r);
-  EXPECT_NE(report.find("PENDING"), std::string::npos);
+  EXPECT_NE(report.find("collective model fitted through the simulator"), std::string::npos)
+      << report;
 }
 
 TEST(FitMachine, SameInputsGiveIdenticalBytes) {
@@ -151,7 +155,7 @@ TEST(FitCli, WritesRefusesOverwriteAndReports) {
                            data("rtx2080ti-2x-broadcast_perf.txt") + " -o " + out;
   const auto first = linksim::testing::run_linksim(args);
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_NE(first.out.find("PENDING"), std::string::npos);
+  EXPECT_NE(first.out.find("collective model fitted through the simulator"), std::string::npos);
   EXPECT_NE(first.out.find("h2d gpu0"), std::string::npos);
   const auto again = linksim::testing::run_linksim(args);
   EXPECT_EQ(again.exit_code, 2);

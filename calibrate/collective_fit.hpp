@@ -1,0 +1,35 @@
+#pragma once
+// Fitting the collective model to a machine's own nccl-tests logs, through the simulator:
+// two corrections, one on every NCCL latency term and one on every protocol's payload
+// efficiency (topology "collective_calibration"), chosen to minimise the squared log error of
+// the predicted times over all sizes, so small and large messages count alike.
+
+#include <optional>
+#include <vector>
+
+#include "calibrate/collective_hook.hpp"
+#include "calibrate/record.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace linksim::calibrate {
+
+// Predicts nccl-tests times with sim/coll on the first `gpu_count` GPUs of the machine.
+class SimulatedCollectives : public CollectivePredictor {
+ public:
+  std::optional<double> predict_time_s(const topo::Topology& topology,
+                                       const Record& record) const override;
+};
+
+struct CollectiveFit {
+  topo::CollectiveCalibration calibration;
+  std::size_t samples = 0;
+  double median_abs_error_before = 0;  // |predicted / measured - 1|, over the samples
+  double median_abs_error_after = 0;
+};
+
+// Fits over the out-of-place nccl-tests records of `records` (others are ignored). nullopt when
+// there are none the simulator can predict. Deterministic: a fixed pattern search in log space.
+std::optional<CollectiveFit> fit_collectives(const topo::Topology& machine,
+                                             const std::vector<Record>& records);
+
+}  // namespace linksim::calibrate
