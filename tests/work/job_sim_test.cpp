@@ -107,6 +107,35 @@ TEST(JobSimTest, PipelineSendsActivationsSevenTimesPerForward) {
   EXPECT_DOUBLE_EQ(r.by_group.at("PP").bytes, 7 * 33554432.0);
 }
 
+TEST(JobSimTest, ExpertParallelAllToAllVolume) {
+  TempDir dir;
+  const std::string path = dir.write("moe.json", R"({"title": "t", "topologies": ["dgx-h100"],
+    "model": "mixtral-8x7b", "job": {"kind": "prefill", "global_batch": 8, "sequence_length": 2048},
+    "plan": {"data": 8, "expert": 8}})");
+  const Scenario sc = load_scenario(path);
+  const ModelSpec model = load_model(sc.model);
+  const JobResult r = simulate_job(topo::load_topology("dgx-h100"), model, sc);
+  // One all-to-all per MoE layer carrying dispatch and combine: 2 x tokens x hidden x 2 B x
+  // top-2 = 2 x 2048 x 4096 x 2 x 2 = 67,108,864 B per layer; 32 layers = 2,147,483,648 B.
+  ASSERT_TRUE(r.by_group.count("EP"));
+  EXPECT_EQ(r.by_group.at("EP").collectives, 32);
+  EXPECT_DOUBLE_EQ(r.by_group.at("EP").bytes, 2147483648.0);
+}
+
+TEST(JobSimTest, SequenceParallelSwapsAllReduceForReduceScatterAndAllGather) {
+  TempDir dir;
+  const Scenario sc =
+      tiny_scenario(dir, R"({"data": 1, "tensor": 8, "sequence_parallel": true})",
+                    R"({"kind": "training", "global_batch": 2, "sequence_length": 128})");
+  const ModelSpec model = load_model(sc.model);
+  const JobResult r = simulate_job(topo::load_topology("dgx-a100"), model, sc);
+  // 4 layers x 4 exchanges, each a reduce-scatter then an all-gather of 524,288 B.
+  EXPECT_EQ(r.by_collective.count("all_reduce"), 0u);
+  EXPECT_EQ(r.by_collective.at("reduce_scatter").collectives, 16);
+  EXPECT_EQ(r.by_collective.at("all_gather").collectives, 16);
+  EXPECT_DOUBLE_EQ(r.by_group.at("TP").bytes, 32 * 524288.0);
+}
+
 TEST(JobSimTest, PcieMachineIsCommunicationBoundWhereNvlinkIsNot) {
   const Scenario sc = load_scenario("llama2-7b-4090-vs-a100");
   const ModelSpec model = load_model(sc.model);
