@@ -5,12 +5,12 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/gnuplot.hpp"
-#include "sim/report/plot.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/accuracy_report.hpp"
 #include "sim/report/nccl_tests_table.hpp"
+#include "sim/report/plot.hpp"
 #include "sim/topo/loader.hpp"
 
 namespace linksim::cli {
@@ -150,8 +150,9 @@ void register_nccl_tests(CLI::App& app) {
           throw InputError(m2.file, "", e.what());
         }
       }
-      run_gnuplot(report::busbw_plot_script(args->binary + " (simulated)", series, args->plot + ".tmp"),
-                  args->plot, args->force);
+      run_gnuplot(
+          report::busbw_plot_script(args->binary + " (simulated)", series, args->plot + ".tmp"),
+          args->plot, args->force);
     }
     if (!args->json_out.empty()) {
       write_file_atomically(args->json_out, report::nccl_tests_json(header, rows).dump(2) + "\n",

@@ -1,10 +1,10 @@
 #include "sim/core/json_view.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -55,15 +55,22 @@ Json read_json_file(const std::string& path) {
 
 std::string json_type_name(const Json& value) {
   switch (value.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return "a boolean";
     case Json::value_t::number_integer:
     case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: return "a number";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::object: return "an object";
-    default: return "an unsupported value";
+    case Json::value_t::number_float:
+      return "a number";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::object:
+      return "an object";
+    default:
+      return "an unsupported value";
   }
 }
 
@@ -124,7 +131,8 @@ std::vector<std::pair<std::string, JsonView>> JsonView::members() const {
   expect_type(value_->is_object(), "an object");
   std::vector<std::pair<std::string, JsonView>> out;
   for (auto it = value_->begin(); it != value_->end(); ++it) {
-    out.emplace_back(it.key(), JsonView(it.value(), file_, pointer_ + "/" + json_pointer_escape(it.key())));
+    out.emplace_back(it.key(),
+                     JsonView(it.value(), file_, pointer_ + "/" + json_pointer_escape(it.key())));
   }
   return out;
 }
@@ -207,7 +215,8 @@ void JsonView::expect_only(const std::vector<std::string>& allowed) const {
   expect_type(value_->is_object(), "an object");
   for (auto it = value_->begin(); it != value_->end(); ++it) {
     bool known = false;
-    for (const auto& a : allowed) known = known || a == it.key();
+    for (const auto& a : allowed)
+      known = known || a == it.key();
     if (!known) {
       throw InputError(file_, pointer_ + "/" + json_pointer_escape(it.key()),
                        fmt::format("unknown field \"{}\"; expected one of: {}", it.key(),

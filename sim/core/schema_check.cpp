@@ -24,7 +24,8 @@ std::vector<std::string> schema_violations(const Json& document, const Json& sch
   valijson::ValidationResults::Error error;
   while (results.popError(error)) {
     std::string where;
-    for (const auto& c : error.context) where += c == "<root>" ? "" : c;
+    for (const auto& c : error.context)
+      where += c == "<root>" ? "" : c;
     out.push_back((where.empty() ? "/" : where) + ": " + error.description);
   }
   return out;

@@ -1,12 +1,12 @@
 #include "sim/core/units.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace linksim::units {
 namespace {
@@ -18,15 +18,18 @@ struct Suffix {
 
 // Splits "25.5 GB/s" into 25.5 and "GB/s". Whitespace between number and unit is optional.
 std::optional<std::pair<double, std::string_view>> split_number(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+    text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
+    text.remove_suffix(1);
   double value = 0;
   const char* begin = text.data();
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec != std::errc() || ptr == begin) return std::nullopt;
   std::string_view rest(ptr, static_cast<std::size_t>(end - ptr));
-  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  while (!rest.empty() && rest.front() == ' ')
+    rest.remove_prefix(1);
   if (!std::isfinite(value)) return std::nullopt;
   return std::make_pair(value, rest);
 }
@@ -42,20 +45,44 @@ std::optional<double> parse_with(std::string_view text, const std::array<Suffix,
 }
 
 constexpr std::array<Suffix, 16> kBandwidth{{
-    {"B/s", 1.0},       {"KB/s", 1e3},      {"MB/s", 1e6},      {"GB/s", 1e9},
-    {"TB/s", 1e12},     {"KiB/s", 1024.0},  {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
-    {"b/s", 0.125},     {"Kb/s", 1e3 / 8},  {"Mb/s", 1e6 / 8},  {"Gb/s", 1e9 / 8},
-    {"Tb/s", 1e12 / 8}, {"Mbps", 1e6 / 8},  {"Gbps", 1e9 / 8},  {"Tbps", 1e12 / 8},
+    {"B/s", 1.0},
+    {"KB/s", 1e3},
+    {"MB/s", 1e6},
+    {"GB/s", 1e9},
+    {"TB/s", 1e12},
+    {"KiB/s", 1024.0},
+    {"MiB/s", 1048576.0},
+    {"GiB/s", 1073741824.0},
+    {"b/s", 0.125},
+    {"Kb/s", 1e3 / 8},
+    {"Mb/s", 1e6 / 8},
+    {"Gb/s", 1e9 / 8},
+    {"Tb/s", 1e12 / 8},
+    {"Mbps", 1e6 / 8},
+    {"Gbps", 1e9 / 8},
+    {"Tbps", 1e12 / 8},
 }};
 
 constexpr std::array<Suffix, 7> kTime{{
-    {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"\xC2\xB5s", 1e-6}, {"ns", 1e-9}, {"min", 60.0},
+    {"s", 1.0},
+    {"ms", 1e-3},
+    {"us", 1e-6},
+    {"\xC2\xB5s", 1e-6},
+    {"ns", 1e-9},
+    {"min", 60.0},
     {"h", 3600.0},
 }};
 
 constexpr std::array<Suffix, 9> kBytes{{
-    {"B", 1.0}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"KiB", 1024.0},
-    {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+    {"B", 1.0},
+    {"KB", 1e3},
+    {"MB", 1e6},
+    {"GB", 1e9},
+    {"TB", 1e12},
+    {"KiB", 1024.0},
+    {"MiB", 1048576.0},
+    {"GiB", 1073741824.0},
+    {"TiB", 1099511627776.0},
 }};
 
 // Three significant digits, trailing zeros removed: 450, 31.5, 1.23.
@@ -70,8 +97,12 @@ std::string sig3(double v) {
 std::optional<double> parse_bandwidth_Bps(std::string_view text) {
   return parse_with(text, kBandwidth);
 }
-std::optional<double> parse_time_s(std::string_view text) { return parse_with(text, kTime); }
-std::optional<double> parse_bytes(std::string_view text) { return parse_with(text, kBytes); }
+std::optional<double> parse_time_s(std::string_view text) {
+  return parse_with(text, kTime);
+}
+std::optional<double> parse_bytes(std::string_view text) {
+  return parse_with(text, kBytes);
+}
 
 std::string format_bandwidth(double bandwidth_Bps) {
   const double a = std::fabs(bandwidth_Bps);

@@ -9,7 +9,8 @@ namespace {
 
 std::string gpu_list(const MachineSummary& s) {
   std::vector<std::string> parts;
-  for (const auto& [model, n] : s.gpu_models) parts.push_back(fmt::format("{}x {}", n, model));
+  for (const auto& [model, n] : s.gpu_models)
+    parts.push_back(fmt::format("{}x {}", n, model));
   return fmt::format("{}", fmt::join(parts, " + "));
 }
 
@@ -25,7 +26,8 @@ std::string describe_summary(const Topology& topo, const MachineSummary& s) {
   out += fmt::format("  machine             {} ({})\n", topo.title, topo.name);
   out += fmt::format("  GPUs                {}\n", gpu_list(s));
   std::vector<std::string> links;
-  for (const auto& [label, n] : s.link_labels) links.push_back(fmt::format("{}x {}", n, label));
+  for (const auto& [label, n] : s.link_labels)
+    links.push_back(fmt::format("{}x {}", n, label));
   out += fmt::format("  links               {}\n", fmt::join(links, ", "));
   out += fmt::format("  switches            {} NVSwitch, {} PCIe switch\n", s.nvswitch_count,
                      s.pcie_switch_count);
@@ -37,8 +39,10 @@ std::string describe_summary(const Topology& topo, const MachineSummary& s) {
   out += fmt::format("  bisection           {}\n",
                      s.bisection_Bps ? units::format_bandwidth(*s.bisection_Bps) + " per direction"
                                      : std::string("n/a (more than 16 GPUs)"));
-  if (s.slowest_pair) out += fmt::format("  slowest pair        {}\n", pair_text(topo, *s.slowest_pair));
-  if (s.fastest_pair) out += fmt::format("  fastest pair        {}\n", pair_text(topo, *s.fastest_pair));
+  if (s.slowest_pair)
+    out += fmt::format("  slowest pair        {}\n", pair_text(topo, *s.slowest_pair));
+  if (s.fastest_pair)
+    out += fmt::format("  fastest pair        {}\n", pair_text(topo, *s.fastest_pair));
   if (topo.instance) {
     const auto& i = *topo.instance;
     out += fmt::format("  instance            {} {}, {}, network {}\n", i.provider, i.name,
@@ -56,19 +60,23 @@ std::string explain_machine(const Topology& topo, const Router& router, const Ma
   const auto gpus = topo.nodes_of(NodeKind::gpu);
   if (!gpus.empty()) {
     const GpuModel& m = *topo.node(gpus.front()).gpu;
-    out += fmt::format("Each {} has {} of memory at {}", m.name, units::format_bytes_binary(m.memory_bytes),
+    out += fmt::format("Each {} has {} of memory at {}", m.name,
+                       units::format_bytes_binary(m.memory_bytes),
                        units::format_bandwidth(m.hbm_bandwidth_Bps));
     auto fp16 = m.peak_flops.find("fp16");
-    if (fp16 != m.peak_flops.end()) out += fmt::format(", {:.0f} TFLOP/s dense FP16", fp16->second / 1e12);
+    if (fp16 != m.peak_flops.end())
+      out += fmt::format(", {:.0f} TFLOP/s dense FP16", fp16->second / 1e12);
     out += ".\n";
   }
   // How GPU pairs talk.
   out += "GPU pairs talk by:";
-  for (const auto& [t, n] : s.transports) out += fmt::format(" {} ({} ordered pairs)", t, n);
+  for (const auto& [t, n] : s.transports)
+    out += fmt::format(" {} ({} ordered pairs)", t, n);
   out += "\n";
   if (s.transports.count("host-bounce")) {
-    out += "  Peer-to-peer is not available between some GPUs: their traffic is staged through "
-           "host memory, crossing PCIe twice.\n";
+    out +=
+        "  Peer-to-peer is not available between some GPUs: their traffic is staged through "
+        "host memory, crossing PCIe twice.\n";
   }
   if (s.transports.count("nvlink-relay")) {
     out += "  Some pairs have no direct NVLink and relay through a neighbour GPU (NCCL's NVB).\n";
@@ -88,25 +96,30 @@ std::string explain_machine(const Topology& topo, const Router& router, const Ma
     }
   }
   std::size_t gpus_no_p2p = 0;
-  for (NodeId g : gpus) gpus_no_p2p += topo.node(g).gpu->pcie_p2p ? 0 : 1;
+  for (NodeId g : gpus)
+    gpus_no_p2p += topo.node(g).gpu->pcie_p2p ? 0 : 1;
   if (gpus_no_p2p > 0) {
     out += fmt::format("{} GPU(s) have PCIe peer-to-peer disabled by their driver (GeForce).\n",
                        gpus_no_p2p);
   }
   (void)router;
-  for (const auto& note : topo.notes) out += "note: " + note + "\n";
+  for (const auto& note : topo.notes)
+    out += "note: " + note + "\n";
   return out;
 }
 
 std::string one_line(const Topology& topo) {
   std::map<std::string, int> models;
-  for (NodeId g : topo.nodes_of(NodeKind::gpu)) models[topo.node(g).model]++;
+  for (NodeId g : topo.nodes_of(NodeKind::gpu))
+    models[topo.node(g).model]++;
   std::vector<std::string> parts;
-  for (const auto& [m, n] : models) parts.push_back(fmt::format("{}x {}", n, m));
+  for (const auto& [m, n] : models)
+    parts.push_back(fmt::format("{}x {}", n, m));
   std::string price = topo.instance && topo.instance->price_per_hour_usd
                           ? fmt::format("${:.2f}/h", *topo.instance->price_per_hour_usd)
                           : "";
-  return fmt::format("{:<28} {:<28} {:<10} {}", topo.name, fmt::join(parts, " + "), price, topo.title);
+  return fmt::format("{:<28} {:<28} {:<10} {}", topo.name, fmt::join(parts, " + "), price,
+                     topo.title);
 }
 
 }  // namespace linksim::topo

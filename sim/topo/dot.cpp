@@ -1,9 +1,9 @@
 #include "sim/topo/dot.hpp"
 
-#include <sstream>
+#include <fmt/format.h>
 
 #include <boost/graph/graphviz.hpp>
-#include <fmt/format.h>
+#include <sstream>
 
 #include "sim/core/units.hpp"
 
@@ -19,17 +19,23 @@ struct EdgeLabel {
   std::string label;
   std::string style;
 };
-using DotGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexLabel,
-                                       EdgeLabel>;
+using DotGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexLabel, EdgeLabel>;
 
 std::string shape_of(NodeKind k) {
   switch (k) {
-    case NodeKind::gpu: return "box";
-    case NodeKind::nvswitch: return "hexagon";
-    case NodeKind::pcie_switch: return "diamond";
-    case NodeKind::cpu: return "ellipse";
-    case NodeKind::nic: return "cds";
-    case NodeKind::net_switch: return "octagon";
+    case NodeKind::gpu:
+      return "box";
+    case NodeKind::nvswitch:
+      return "hexagon";
+    case NodeKind::pcie_switch:
+      return "diamond";
+    case NodeKind::cpu:
+      return "ellipse";
+    case NodeKind::nic:
+      return "cds";
+    case NodeKind::net_switch:
+      return "octagon";
   }
   return "box";
 }
@@ -44,8 +50,9 @@ std::string to_dot(const Topology& topo) {
     boost::add_vertex(VertexLabel{n.id, label, shape_of(n.kind)}, g);
   }
   for (const auto& l : topo.links()) {
-    const std::string label = fmt::format("{}\\n{}", link_label(l.kind, l.generation, l.lanes, l.width),
-                                          units::format_bandwidth(l.bandwidth_Bps));
+    const std::string label =
+        fmt::format("{}\\n{}", link_label(l.kind, l.generation, l.lanes, l.width),
+                    units::format_bandwidth(l.bandwidth_Bps));
     boost::add_edge(l.a, l.b, EdgeLabel{label, l.kind == LinkKind::nvlink ? "bold" : "solid"}, g);
   }
   std::ostringstream out;

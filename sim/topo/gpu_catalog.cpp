@@ -28,8 +28,8 @@ struct Flops {
 };
 
 GpuModel make(std::string name, std::string architecture, double memory_gib, double hbm_GBps,
-              Flops f, int nvlink_generation, int nvlink_links, int pcie_generation,
-              bool pcie_p2p, int sm_count, std::string source) {
+              Flops f, int nvlink_generation, int nvlink_links, int pcie_generation, bool pcie_p2p,
+              int sm_count, std::string source) {
   GpuModel m;
   m.name = std::move(name);
   m.architecture = std::move(architecture);
@@ -63,8 +63,8 @@ std::map<std::string, GpuModel> build_catalog() {
   };
 
   // ---- Pascal / Volta -------------------------------------------------------------------
-  add(make("P100-SXM2-16GB", "pascal", 16, 732, {.fp64 = 5.3, .fp32 = 10.6, .fp16 = 21.2}, 1, 4,
-           3, true, 56,
+  add(make("P100-SXM2-16GB", "pascal", 16, 732, {.fp64 = 5.3, .fp32 = 10.6, .fp16 = 21.2}, 1, 4, 3,
+           true, 56,
            "NVIDIA Tesla P100 datasheet (SXM2: 5.3/10.6/21.2 TFLOPS FP64/FP32/FP16, 16 GB CoWoS "
            "HBM2 at 732 GB/s, NVLink 160 GB/s bidirectional = 4 links x 20 GB/s per direction); "
            "Pascal GP100 whitepaper (56 SMs)"));
@@ -81,8 +81,8 @@ std::map<std::string, GpuModel> build_catalog() {
   add(make("T4", "turing", 16, 320, {.fp32 = 8.1, .fp16 = 65, .int8 = 130}, 0, 0, 3, true, 40,
            "NVIDIA T4 datasheet (8.1 TFLOPS FP32, 65 TFLOPS mixed-precision FP16/FP32, 130 TOPS "
            "INT8, 16 GB GDDR6 at 320 GB/s, PCIe 3.0 x16; 40 SMs)"));
-  add(make("RTX-2080-Ti", "turing", 11, 616, {.fp32 = 13.4, .fp16 = 53.8, .int8 = 215.2}, 2, 2,
-           3, false, 68,
+  add(make("RTX-2080-Ti", "turing", 11, 616, {.fp32 = 13.4, .fp16 = 53.8, .int8 = 215.2}, 2, 2, 3,
+           false, 68,
            "NVIDIA Turing GPU architecture whitepaper, GeForce RTX 2080 Ti reference (68 SMs, "
            "13.4 TFLOPS FP32, FP16 Tensor 53.8 TFLOPS with FP32 accumulate (107.6 with FP16 "
            "accumulate), INT8 215.2 TOPS, 11 GB GDDR6 at 616 GB/s; TU102 has two x8 NVLink "
@@ -91,8 +91,7 @@ std::map<std::string, GpuModel> build_catalog() {
            "reference/measurements.md)"));
 
   // ---- Ampere ---------------------------------------------------------------------------
-  const Flops a100{.fp64 = 19.5, .fp32 = 19.5, .tf32 = 156, .fp16 = 312, .bf16 = 312,
-                   .int8 = 624};
+  const Flops a100{.fp64 = 19.5, .fp32 = 19.5, .tf32 = 156, .fp16 = 312, .bf16 = 312, .int8 = 624};
   add(make("A100-SXM4-40GB", "ampere", 40, 1555, a100, 3, 12, 4, true, 108,
            "NVIDIA A100 Tensor Core GPU datasheet (40GB SXM: HBM2 1,555 GB/s; FP64 Tensor 19.5, "
            "FP32 19.5, TF32 156, BF16/FP16 312 TFLOPS, INT8 624 TOPS dense; NVLink 600 GB/s "
@@ -110,16 +109,16 @@ std::map<std::string, GpuModel> build_catalog() {
            "NVIDIA A10 Tensor Core GPU datasheet (FP32 31.2 TFLOPS, TF32 62.5, BF16/FP16 125 "
            "TFLOPS, INT8 250 TOPS dense (the datasheet's 125/250/500 with sparsity, halved), "
            "24 GB GDDR6 at 600 GB/s, PCIe 4.0 x16, 72 SMs)"));
-  add(make("A10G", "ampere", 24, 600,
-           {.fp32 = 35, .tf32 = 35, .fp16 = 70, .bf16 = 70, .int8 = 140}, 0, 0, 4, true, 80,
+  add(make("A10G", "ampere", 24, 600, {.fp32 = 35, .tf32 = 35, .fp16 = 70, .bf16 = 70, .int8 = 140},
+           0, 0, 4, true, 80,
            "AWS-only variant of GA102 (EC2 G5); NVIDIA publishes no datasheet. Figures from "
            "Baseten, 'NVIDIA A10 vs A10G for ML model inference' (A10G: 35 TFLOPS FP32, 70 "
            "TFLOPS FP16/BF16 Tensor dense, 24 GB GDDR6 at 600 GB/s) and AWS G5 documentation "
            "(PCIe, no NVLink). SM count 80 (10,240 CUDA cores) is an unverified figure from "
            "third-party descriptions of the AWS part; treat the A10G figures as approximate"));
   add(make("A40", "ampere", 48, 696,
-           {.fp32 = 37.4, .tf32 = 74.8, .fp16 = 149.7, .bf16 = 149.7, .int8 = 299.3}, 3, 4, 4,
-           true, 84,
+           {.fp32 = 37.4, .tf32 = 74.8, .fp16 = 149.7, .bf16 = 149.7, .int8 = 299.3}, 3, 4, 4, true,
+           84,
            "NVIDIA A40 datasheet / product brief PB-09976-001 (84 SMs, FP32 37.4 TFLOPS, TF32 "
            "74.8, BF16/FP16 149.7 TFLOPS, INT8 299.3 TOPS dense, 48 GB GDDR6 at 696 GB/s, PCIe "
            "4.0 x16, NVLink bridge 112.5 GB/s bidirectional = four x4 NVLink 3 links at 14.0625 "
@@ -134,8 +133,7 @@ std::map<std::string, GpuModel> build_catalog() {
 
   // ---- Ada ------------------------------------------------------------------------------
   add(make("RTX-4090", "ada", 24, 1008,
-           {.fp32 = 82.6, .tf32 = 82.6, .fp16 = 165.2, .bf16 = 165.2, .fp8 = 330.3,
-            .int8 = 660.6},
+           {.fp32 = 82.6, .tf32 = 82.6, .fp16 = 165.2, .bf16 = 165.2, .fp8 = 330.3, .int8 = 660.6},
            0, 0, 4, false, 128,
            "NVIDIA Ada Lovelace GPU architecture whitepaper, GeForce RTX 4090 (128 SMs, 82.6 "
            "TFLOPS FP32, TF32 Tensor 82.6, FP16/BF16 Tensor 165.2 TFLOPS and FP8 330.3 with FP32 "
@@ -143,28 +141,33 @@ std::map<std::string, GpuModel> build_catalog() {
            "NVLink). GeForce drivers do not enable PCIe P2P (the seed: 'why are multi-4090 "
            "setups slow')"));
   add(make("L40S", "ada", 48, 864,
-           {.fp32 = 91.6, .tf32 = 183, .fp16 = 362.05, .bf16 = 362.05, .fp8 = 733, .int8 = 733},
-           0, 0, 4, true, 142,
+           {.fp32 = 91.6, .tf32 = 183, .fp16 = 362.05, .bf16 = 362.05, .fp8 = 733, .int8 = 733}, 0,
+           0, 4, true, 142,
            "NVIDIA L40S datasheet (142 SMs, FP32 91.6 TFLOPS, TF32 183, BF16/FP16 362.05 "
            "TFLOPS, FP8 733 TFLOPS, INT8 733 TOPS dense (datasheet sparse figures halved), 48 GB "
            "GDDR6 at 864 GB/s, PCIe 4.0 x16, no NVLink)"));
 
   // ---- Hopper ---------------------------------------------------------------------------
-  const Flops h100_sxm{.fp64 = 67, .fp32 = 67, .tf32 = 494.7, .fp16 = 989.4, .bf16 = 989.4,
-                       .fp8 = 1978.9, .int8 = 1978.9};
+  const Flops h100_sxm{.fp64 = 67,
+                       .fp32 = 67,
+                       .tf32 = 494.7,
+                       .fp16 = 989.4,
+                       .bf16 = 989.4,
+                       .fp8 = 1978.9,
+                       .int8 = 1978.9};
   add(make("H100-SXM5-80GB", "hopper", 80, 3350, h100_sxm, 4, 18, 5, true, 132,
            "NVIDIA H100 Tensor Core GPU datasheet (SXM: FP64 Tensor 67, FP32 67, TF32 494.7, "
            "BF16/FP16 989.4, FP8 1,978.9 TFLOPS, INT8 1,978.9 TOPS dense (datasheet sparse "
            "figures halved), HBM3 3.35 TB/s, NVLink 900 GB/s bidirectional = 18 NVLink 4 links, "
            "PCIe 5.0 x16); NVIDIA H100 (Hopper) whitepaper (132 SMs on SXM5)"));
-  add(make("H100-PCIE-80GB", "hopper", 80, 2000,
-           {.fp64 = 51, .fp32 = 51, .tf32 = 378, .fp16 = 756, .bf16 = 756, .fp8 = 1513,
-            .int8 = 1513},
-           4, 12, 5, true, 114,
-           "NVIDIA H100 Tensor Core GPU datasheet (PCIe: FP64 Tensor 51, FP32 51, TF32 378, "
-           "BF16/FP16 756, FP8 1,513 TFLOPS, INT8 1,513 TOPS dense, HBM2e 2 TB/s, NVLink bridge "
-           "600 GB/s bidirectional = 12 NVLink 4 links, PCIe 5.0 x16); Hopper whitepaper (114 "
-           "SMs on H100 PCIe)"));
+  add(make(
+      "H100-PCIE-80GB", "hopper", 80, 2000,
+      {.fp64 = 51, .fp32 = 51, .tf32 = 378, .fp16 = 756, .bf16 = 756, .fp8 = 1513, .int8 = 1513}, 4,
+      12, 5, true, 114,
+      "NVIDIA H100 Tensor Core GPU datasheet (PCIe: FP64 Tensor 51, FP32 51, TF32 378, "
+      "BF16/FP16 756, FP8 1,513 TFLOPS, INT8 1,513 TOPS dense, HBM2e 2 TB/s, NVLink bridge "
+      "600 GB/s bidirectional = 12 NVLink 4 links, PCIe 5.0 x16); Hopper whitepaper (114 "
+      "SMs on H100 PCIe)"));
   add(make("H200-SXM-141GB", "hopper", 141, 4800, h100_sxm, 4, 18, 5, true, 132,
            "NVIDIA H200 Tensor Core GPU datasheet (SXM: 141 GB HBM3e at 4.8 TB/s; same compute "
            "as H100 SXM: FP64 Tensor 67, TF32 494.7, BF16/FP16 989.4, FP8 1,978.9 TFLOPS dense; "
@@ -172,15 +175,15 @@ std::map<std::string, GpuModel> build_catalog() {
            "reports 143771 MiB (~140.4 GiB)"));
 
   // ---- Blackwell ------------------------------------------------------------------------
-  add(make("B200", "blackwell", 180, 8000,
-           {.fp64 = 37, .fp32 = 75, .tf32 = 1100, .fp16 = 2250, .bf16 = 2250, .fp8 = 4500,
-            .int8 = 4500},
-           5, 18, 5, true, 148,
-           "NVIDIA HGX B200 / DGX B200 datasheets, per GPU = 8-GPU figures / 8 and sparse "
-           "figures halved (FP64 37, FP32 75, TF32 1,100 (1.125 PF), FP16/BF16 2,250, FP8 4,500 "
-           "TFLOPS, INT8 4,500 TOPS dense; 180 GB HBM3e at 8 TB/s (DGX B200: 1,440 GB total); "
-           "NVLink 5: 18 links, 1.8 TB/s bidirectional); 148 SMs per public Blackwell "
-           "descriptions; host PCIe Gen5 x16 on HGX B200 (the GPU supports Gen6)"));
+  add(make(
+      "B200", "blackwell", 180, 8000,
+      {.fp64 = 37, .fp32 = 75, .tf32 = 1100, .fp16 = 2250, .bf16 = 2250, .fp8 = 4500, .int8 = 4500},
+      5, 18, 5, true, 148,
+      "NVIDIA HGX B200 / DGX B200 datasheets, per GPU = 8-GPU figures / 8 and sparse "
+      "figures halved (FP64 37, FP32 75, TF32 1,100 (1.125 PF), FP16/BF16 2,250, FP8 4,500 "
+      "TFLOPS, INT8 4,500 TOPS dense; 180 GB HBM3e at 8 TB/s (DGX B200: 1,440 GB total); "
+      "NVLink 5: 18 links, 1.8 TB/s bidirectional); 148 SMs per public Blackwell "
+      "descriptions; host PCIe Gen5 x16 on HGX B200 (the GPU supports Gen6)"));
   return c;
 }
 
@@ -200,7 +203,8 @@ std::optional<GpuModel> find_gpu_model(const std::string& name) {
 
 std::vector<std::string> gpu_model_names() {
   std::vector<std::string> names;
-  for (const auto& [name, model] : gpu_catalog()) names.push_back(name);
+  for (const auto& [name, model] : gpu_catalog())
+    names.push_back(name);
   return names;
 }
 

@@ -1,8 +1,8 @@
 #include "sim/topo/link_kind.hpp"
 
-#include <array>
-
 #include <fmt/format.h>
+
+#include <array>
 
 namespace linksim::topo {
 namespace {
@@ -55,7 +55,8 @@ std::optional<LinkKind> link_kind_from_string(std::string_view name) {
 
 std::vector<std::string> link_kind_names() {
   std::vector<std::string> out;
-  for (const auto& k : kKindNames) out.emplace_back(k.name);
+  for (const auto& k : kKindNames)
+    out.emplace_back(k.name);
   return out;
 }
 
@@ -68,8 +69,8 @@ LinkDefaultsResult link_defaults(const LinkSpec& spec) {
       // Per link, per direction (GB/s) by generation.
       constexpr std::array<double, 6> per_link_GBps{0, 20, 25, 25, 25, 50};
       if (spec.generation < 1 || spec.generation > 5) {
-        return {std::nullopt, fmt::format("NVLink generation {} is not known; expected 1 to 5",
-                                          spec.generation)};
+        return {std::nullopt,
+                fmt::format("NVLink generation {} is not known; expected 1 to 5", spec.generation)};
       }
       d.bandwidth_Bps = per_link_GBps[spec.generation] * 1e9 * lanes;
       d.latency_s = 0.2e-6;
@@ -80,8 +81,8 @@ LinkDefaultsResult link_defaults(const LinkSpec& spec) {
       // Nominal per lane, per direction (GB/s): doubles each generation from 0.25 (1.0).
       constexpr std::array<double, 7> per_lane_GBps{0, 0.25, 0.5, 1, 2, 4, 8};
       if (spec.generation < 1 || spec.generation > 6) {
-        return {std::nullopt, fmt::format("PCIe generation {} is not known; expected 1 to 6",
-                                          spec.generation)};
+        return {std::nullopt,
+                fmt::format("PCIe generation {} is not known; expected 1 to 6", spec.generation)};
       }
       const int width = spec.width;
       if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16 && width != 32) {
@@ -131,8 +132,9 @@ LinkDefaultsResult link_defaults(const LinkSpec& spec) {
       d.bandwidth_Bps = 100e9 * lanes;
       d.latency_s = 0.05e-6;
       d.basis = "effective";
-      d.source = "assumed: on-die fabric between NUMA domains of one socket, not a bottleneck for "
-                 "PCIe traffic (AMD Infinity Fabric / Intel mesh); override per machine";
+      d.source =
+          "assumed: on-die fabric between NUMA domains of one socket, not a bottleneck for "
+          "PCIe traffic (AMD Infinity Fabric / Intel mesh); override per machine";
       return {d, ""};
     }
     case LinkKind::c2c: {
@@ -182,15 +184,24 @@ LinkDefaultsResult link_defaults(const LinkSpec& spec) {
 
 std::string link_label(LinkKind kind, int generation, int lanes, int width) {
   switch (kind) {
-    case LinkKind::nvlink: return fmt::format("NVLink {} x{}", generation, lanes);
-    case LinkKind::pcie: return fmt::format("PCIe {}.0 x{}", generation, width);
-    case LinkKind::upi: return fmt::format("UPI x{}", lanes);
-    case LinkKind::qpi: return fmt::format("QPI x{}", lanes);
-    case LinkKind::xgmi: return fmt::format("xGMI x{}", lanes);
-    case LinkKind::soc: return "on-die fabric";
-    case LinkKind::c2c: return "NVLink-C2C";
-    case LinkKind::infiniband: return fmt::format("InfiniBand x{}", lanes);
-    case LinkKind::ethernet: return fmt::format("Ethernet x{}", lanes);
+    case LinkKind::nvlink:
+      return fmt::format("NVLink {} x{}", generation, lanes);
+    case LinkKind::pcie:
+      return fmt::format("PCIe {}.0 x{}", generation, width);
+    case LinkKind::upi:
+      return fmt::format("UPI x{}", lanes);
+    case LinkKind::qpi:
+      return fmt::format("QPI x{}", lanes);
+    case LinkKind::xgmi:
+      return fmt::format("xGMI x{}", lanes);
+    case LinkKind::soc:
+      return "on-die fabric";
+    case LinkKind::c2c:
+      return "NVLink-C2C";
+    case LinkKind::infiniband:
+      return fmt::format("InfiniBand x{}", lanes);
+    case LinkKind::ethernet:
+      return fmt::format("Ethernet x{}", lanes);
   }
   return "link";
 }

@@ -19,7 +19,7 @@ std::vector<std::string> link_kind_names();
 struct LinkDefaults {
   double bandwidth_Bps = 0;  // per direction, for the whole link (all lanes)
   double latency_s = 0;
-  std::string basis;   // "theoretical" or "effective"
+  std::string basis;  // "theoretical" or "effective"
   std::string source;
 };
 

@@ -10,11 +10,13 @@ namespace {
 
 constexpr std::size_t kMaxEqualPaths = 64;
 
-bool is_nvlink(LinkKind k) { return k == LinkKind::nvlink; }
+bool is_nvlink(LinkKind k) {
+  return k == LinkKind::nvlink;
+}
 // The host fabric: PCIe plus socket interconnects and C2C.
 bool is_fabric(LinkKind k) {
-  return k == LinkKind::pcie || k == LinkKind::upi || k == LinkKind::qpi ||
-         k == LinkKind::xgmi || k == LinkKind::soc || k == LinkKind::c2c;
+  return k == LinkKind::pcie || k == LinkKind::upi || k == LinkKind::qpi || k == LinkKind::xgmi ||
+         k == LinkKind::soc || k == LinkKind::c2c;
 }
 bool is_socket_link(LinkKind k) {
   return k == LinkKind::upi || k == LinkKind::qpi || k == LinkKind::xgmi || k == LinkKind::soc;
@@ -27,26 +29,40 @@ using NodeFilter = std::function<bool(NodeId)>;
 
 std::string_view to_string(PathClass c) {
   switch (c) {
-    case PathClass::self: return "X";
-    case PathClass::nvlink: return "NV";
-    case PathClass::pix: return "PIX";
-    case PathClass::pxb: return "PXB";
-    case PathClass::phb: return "PHB";
-    case PathClass::node: return "NODE";
-    case PathClass::sys: return "SYS";
+    case PathClass::self:
+      return "X";
+    case PathClass::nvlink:
+      return "NV";
+    case PathClass::pix:
+      return "PIX";
+    case PathClass::pxb:
+      return "PXB";
+    case PathClass::phb:
+      return "PHB";
+    case PathClass::node:
+      return "NODE";
+    case PathClass::sys:
+      return "SYS";
   }
   return "?";
 }
 
 std::string_view to_string(Transport t) {
   switch (t) {
-    case Transport::local: return "local";
-    case Transport::nvlink: return "nvlink";
-    case Transport::nvlink_relay: return "nvlink-relay";
-    case Transport::pcie_p2p: return "pcie-p2p";
-    case Transport::host_bounce: return "host-bounce";
-    case Transport::pcie: return "pcie";
-    case Transport::network: return "network";
+    case Transport::local:
+      return "local";
+    case Transport::nvlink:
+      return "nvlink";
+    case Transport::nvlink_relay:
+      return "nvlink-relay";
+    case Transport::pcie_p2p:
+      return "pcie-p2p";
+    case Transport::host_bounce:
+      return "host-bounce";
+    case Transport::pcie:
+      return "pcie";
+    case Transport::network:
+      return "network";
   }
   return "?";
 }
@@ -67,7 +83,8 @@ double Route::bandwidth_Bps() const {
 
 double Route::latency_s() const {
   double lat = 0;
-  for (const auto& p : paths) lat = std::max(lat, p.latency_s);
+  for (const auto& p : paths)
+    lat = std::max(lat, p.latency_s);
   return lat;
 }
 
@@ -76,7 +93,8 @@ struct Router::Impl {
 
   // All shortest (fewest hops) paths from src to dst using channels that pass `use`, whose
   // intermediate nodes pass `via`. Ties keep every path, up to kMaxEqualPaths, in a stable order.
-  std::vector<std::vector<ChannelId>> shortest_paths(NodeId src, NodeId dst, const ChannelFilter& use,
+  std::vector<std::vector<ChannelId>> shortest_paths(NodeId src, NodeId dst,
+                                                     const ChannelFilter& use,
                                                      const NodeFilter& via) const {
     const auto& g = topo->graph();
     const std::size_t n = topo->nodes().size();
@@ -154,7 +172,8 @@ struct Router::Impl {
       paths.push_back(make_path(r));
       total += paths.back().bottleneck_Bps;
     }
-    for (auto& p : paths) p.share = total > 0 ? p.bottleneck_Bps / total : 1.0 / paths.size();
+    for (auto& p : paths)
+      p.share = total > 0 ? p.bottleneck_Bps / total : 1.0 / paths.size();
     return paths;
   }
 
@@ -190,9 +209,9 @@ std::optional<NodeId> Router::host_socket(NodeId device) const {
   std::optional<NodeId> best;
   std::size_t best_len = 0;
   for (NodeId cpu : t.nodes_of(NodeKind::cpu)) {
-    auto paths = impl_->shortest_paths(
-        device, cpu, impl_->kind_filter(is_fabric),
-        [&t](NodeId n) { return t.node(n).kind == NodeKind::pcie_switch; });
+    auto paths = impl_->shortest_paths(device, cpu, impl_->kind_filter(is_fabric), [&t](NodeId n) {
+      return t.node(n).kind == NodeKind::pcie_switch;
+    });
     if (paths.empty()) continue;
     if (!best || paths.front().size() < best_len) {
       best = cpu;
@@ -267,8 +286,7 @@ bool Router::p2p_possible(NodeId a, NodeId b) const {
       if (!via.cpu->pcie_p2p) return false;
       all_amd = all_amd && via.cpu->vendor == "amd";
     }
-    crosses_sockets =
-        crosses_sockets || is_socket_link(t.link(Topology::link_of(path[i])).kind);
+    crosses_sockets = crosses_sockets || is_socket_link(t.link(Topology::link_of(path[i])).kind);
   }
   // CUDA reports no peer access across an Intel QPI/UPI link; AMD xGMI carries P2P.
   return !crosses_sockets || all_amd;

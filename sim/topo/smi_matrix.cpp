@@ -1,12 +1,12 @@
 #include "sim/topo/smi_matrix.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "sim/core/error.hpp"
 #include "sim/topo/gpu_model.hpp"
@@ -24,7 +24,8 @@ std::vector<std::string> split_ws(const std::string& line) {
   std::istringstream in(line);
   std::vector<std::string> out;
   std::string tok;
-  while (in >> tok) out.push_back(tok);
+  while (in >> tok)
+    out.push_back(tok);
   return out;
 }
 
@@ -37,10 +38,12 @@ bool is_device_label(const std::string& s) {
 struct Groups {
   std::vector<std::size_t> parent;
   explicit Groups(std::size_t n) : parent(n) {
-    for (std::size_t i = 0; i < n; ++i) parent[i] = i;
+    for (std::size_t i = 0; i < n; ++i)
+      parent[i] = i;
   }
   std::size_t find(std::size_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
     return x;
   }
   void join(std::size_t a, std::size_t b) {
@@ -58,7 +61,8 @@ SmiMatrix smi_matrix(const Topology& topo, const Router& router) {
   const auto nics = topo.nodes_of(NodeKind::nic);
   std::vector<NodeId> devices(gpus);
   devices.insert(devices.end(), nics.begin(), nics.end());
-  for (NodeId g : gpus) m.columns.push_back(fmt::format("GPU{}", topo.node(g).ordinal));
+  for (NodeId g : gpus)
+    m.columns.push_back(fmt::format("GPU{}", topo.node(g).ordinal));
   for (NodeId n : nics) {
     m.columns.push_back(fmt::format("NIC{}", topo.node(n).ordinal));
     m.nic_names.push_back(topo.node(n).id);
@@ -67,7 +71,8 @@ SmiMatrix smi_matrix(const Topology& topo, const Router& router) {
     SmiRow row;
     row.label = topo.node(r).kind == NodeKind::gpu ? fmt::format("GPU{}", topo.node(r).ordinal)
                                                    : fmt::format("NIC{}", topo.node(r).ordinal);
-    for (NodeId c : devices) row.cells.push_back(cell_for(router, r, c));
+    for (NodeId c : devices)
+      row.cells.push_back(cell_for(router, r, c));
     if (topo.node(r).kind == NodeKind::gpu) {
       auto cpu = router.host_socket(r);
       if (cpu) {
@@ -87,17 +92,21 @@ SmiMatrix smi_matrix(const Topology& topo, const Router& router) {
 
 std::string format_smi_matrix(const SmiMatrix& m) {
   std::string out = "        ";
-  for (const auto& c : m.columns) out += fmt::format("{:<8}", c);
+  for (const auto& c : m.columns)
+    out += fmt::format("{:<8}", c);
   if (m.has_affinity) out += "CPU Affinity    NUMA Affinity   GPU NUMA ID";
-  while (!out.empty() && out.back() == ' ') out.pop_back();
+  while (!out.empty() && out.back() == ' ')
+    out.pop_back();
   out += "\n";
   for (const auto& row : m.rows) {
     std::string line = fmt::format("{:<8}", row.label);
-    for (const auto& cell : row.cells) line += fmt::format("{:<8}", cell == "X" ? " X" : cell);
+    for (const auto& cell : row.cells)
+      line += fmt::format("{:<8}", cell == "X" ? " X" : cell);
     if (m.has_affinity && !row.cpu_affinity.empty()) {
       line += fmt::format("{:<16}{:<16}{}", row.cpu_affinity, row.numa_affinity, row.gpu_numa_id);
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
     out += line + "\n";
   }
   out +=
@@ -163,9 +172,11 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
     row.label = column_alias.count(tokens[0]) ? column_alias[tokens[0]] : tokens[0];
     if (tokens.size() < 1 + device_columns) {
       // A truncated row: keep the cells that are there.
-      for (std::size_t i = 1; i < tokens.size(); ++i) row.cells.push_back(tokens[i]);
+      for (std::size_t i = 1; i < tokens.size(); ++i)
+        row.cells.push_back(tokens[i]);
     } else {
-      for (std::size_t i = 1; i <= device_columns; ++i) row.cells.push_back(tokens[i]);
+      for (std::size_t i = 1; i <= device_columns; ++i)
+        row.cells.push_back(tokens[i]);
       std::vector<std::string> rest(tokens.begin() + 1 + static_cast<long>(device_columns),
                                     tokens.end());
       if (!rest.empty()) row.cpu_affinity = rest[0];
@@ -191,7 +202,8 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
     m.rows.push_back(std::move(row));
   }
   if (!have_header) {
-    throw InputError(source, "", "no nvidia-smi topo -m header found (a line naming GPU0, GPU1, ...)");
+    throw InputError(source, "",
+                     "no nvidia-smi topo -m header found (a line naming GPU0, GPU1, ...)");
   }
   if (m.rows.empty()) throw InputError(source, "", "no device rows after the header");
   return m;
@@ -200,9 +212,11 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
 std::vector<std::string> compare_smi(const SmiMatrix& reference, const SmiMatrix& actual) {
   std::vector<std::string> diffs;
   std::map<std::string, const SmiRow*> actual_rows;
-  for (const auto& r : actual.rows) actual_rows[r.label] = &r;
+  for (const auto& r : actual.rows)
+    actual_rows[r.label] = &r;
   std::map<std::string, std::size_t> actual_col;
-  for (std::size_t i = 0; i < actual.columns.size(); ++i) actual_col[actual.columns[i]] = i;
+  for (std::size_t i = 0; i < actual.columns.size(); ++i)
+    actual_col[actual.columns[i]] = i;
   for (const auto& col : reference.columns) {
     if (!actual_col.count(col)) diffs.push_back(fmt::format("column {} is missing", col));
   }
@@ -250,7 +264,8 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
   const std::size_t n = m.columns.size();
   // A full square matrix is needed to rebuild a machine.
   std::map<std::string, const SmiRow*> rows;
-  for (const auto& r : m.rows) rows[r.label] = &r;
+  for (const auto& r : m.rows)
+    rows[r.label] = &r;
   for (const auto& c : m.columns) {
     auto it = rows.find(c);
     const bool is_gpu = c.rfind("GPU", 0) == 0;
@@ -289,7 +304,8 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
   // SYS to every GPU sit on a NUMA node without GPUs; NICs that are not SYS to each other
   // share one.
   int next_numa = 0;
-  for (const auto& id : numa_ids) next_numa = std::max(next_numa, std::stoi(id) + 1);
+  for (const auto& id : numa_ids)
+    next_numa = std::max(next_numa, std::stoi(id) + 1);
   for (std::size_t c : nic_cols) {
     numa_of[c] = "";
     int best = 99;
@@ -303,7 +319,8 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
     }
     if (!numa_of[c].empty()) continue;
     for (std::size_t other : nic_cols) {
-      if (other != c && !numa_of[other].empty() && cell(c, other) != "SYS" && cell(c, other) != "") {
+      if (other != c && !numa_of[other].empty() && cell(c, other) != "SYS" &&
+          cell(c, other) != "") {
         numa_of[c] = numa_of[other];
       }
     }
@@ -319,19 +336,22 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
 
   Json doc;
   doc["$schema"] = "./schema.json";
-  doc["title"] = options.title.empty()
-                     ? fmt::format("{}x {} (imported from nvidia-smi topo -m)", gpu_cols.size(),
-                                   options.gpu_model)
-                     : options.title;
-  doc["sources"] = Json::array({options.source.empty() ? "nvidia-smi topo -m printout"
-                                                       : "nvidia-smi topo -m printout: " + options.source});
+  doc["title"] = options.title.empty() ? fmt::format("{}x {} (imported from nvidia-smi topo -m)",
+                                                     gpu_cols.size(), options.gpu_model)
+                                       : options.title;
+  doc["sources"] =
+      Json::array({options.source.empty() ? "nvidia-smi topo -m printout"
+                                          : "nvidia-smi topo -m printout: " + options.source});
   Json nodes = Json::array();
   Json links = Json::array();
-  nodes.push_back({{"id", "gpu"}, {"kind", "gpu"}, {"count", gpu_cols.size()},
-                   {"model", options.gpu_model}});
+  nodes.push_back(
+      {{"id", "gpu"}, {"kind", "gpu"}, {"count", gpu_cols.size()}, {"model", options.gpu_model}});
   for (std::size_t i = 0; i < numa_ids.size(); ++i) {
-    Json cpu = {{"id", fmt::format("cpu{}", i)}, {"kind", "cpu"}, {"vendor", options.cpu_vendor},
-                {"socket", static_cast<int>(i)}, {"numa_node", std::stoi(numa_ids[i])}};
+    Json cpu = {{"id", fmt::format("cpu{}", i)},
+                {"kind", "cpu"},
+                {"vendor", options.cpu_vendor},
+                {"socket", static_cast<int>(i)},
+                {"numa_node", std::stoi(numa_ids[i])}};
     if (!cores_of[numa_ids[i]].empty() && cores_of[numa_ids[i]] != "N/A") {
       cpu["cores"] = cores_of[numa_ids[i]];
     }
@@ -371,8 +391,11 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
     if (k * static_cast<int>(gpu_cols.size() - 1) > model->nvlink_links) {
       nodes.push_back({{"id", "nvswitch"}, {"kind", "nvswitch"}});
       links.push_back({{"for", {{"g", fmt::format("0..{}", gpu_cols.size() - 1)}}},
-                       {"a", "gpu{g}"}, {"b", "nvswitch"}, {"kind", "nvlink"},
-                       {"generation", nvgen}, {"lanes", k}});
+                       {"a", "gpu{g}"},
+                       {"b", "nvswitch"},
+                       {"kind", "nvlink"},
+                       {"generation", nvgen},
+                       {"lanes", k}});
       out.assumed.push_back(fmt::format(
           "every GPU pair is NV{}: modelled as one NVSwitch plane with {} NVLink {} links per GPU "
           "(the printout does not show how many switch chips there are)",
@@ -385,11 +408,15 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
       for (std::size_t bi = ai + 1; bi < gpu_cols.size(); ++bi) {
         const std::string c = cell(gpu_cols[ai], gpu_cols[bi]);
         if (c.rfind("NV", 0) != 0) continue;
-        links.push_back({{"a", device_id(gpu_cols[ai])}, {"b", device_id(gpu_cols[bi])},
-                         {"kind", "nvlink"}, {"generation", nvgen}, {"lanes", std::stoi(c.substr(2))}});
+        links.push_back({{"a", device_id(gpu_cols[ai])},
+                         {"b", device_id(gpu_cols[bi])},
+                         {"kind", "nvlink"},
+                         {"generation", nvgen},
+                         {"lanes", std::stoi(c.substr(2))}});
       }
     }
-    out.assumed.push_back(fmt::format("NVLink generation {} for NV# pairs (from the GPU model)", nvgen));
+    out.assumed.push_back(
+        fmt::format("NVLink generation {} for NV# pairs (from the GPU model)", nvgen));
   }
 
   // PCIe tree per NUMA domain, rebuilt from the classes: PIX groups share a leaf switch, PXB
@@ -467,11 +494,13 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
   // NUMA domains joined all to all (SYS between any two).
   for (std::size_t i = 0; i < numa_ids.size(); ++i) {
     for (std::size_t j = i + 1; j < numa_ids.size(); ++j) {
-      links.push_back({{"a", fmt::format("cpu{}", i)}, {"b", fmt::format("cpu{}", j)},
+      links.push_back({{"a", fmt::format("cpu{}", i)},
+                       {"b", fmt::format("cpu{}", j)},
                        {"kind", options.cpu_vendor == "amd" ? "xgmi" : "upi"}});
     }
   }
-  out.assumed.push_back(fmt::format("PCIe {}.0 x16 for every PCIe link (from the GPU model)", pcie_gen));
+  out.assumed.push_back(
+      fmt::format("PCIe {}.0 x16 for every PCIe link (from the GPU model)", pcie_gen));
   out.assumed.push_back(fmt::format(
       "each NUMA node ({}) is a cpu node from vendor \"{}\", joined to the others by {}",
       fmt::join(numa_ids, ", "), options.cpu_vendor, options.cpu_vendor == "amd" ? "xGMI" : "UPI"));

@@ -39,10 +39,10 @@ struct SmiImport {
   std::vector<std::string> assumed;  // defaults the import had to assume, for the user
 };
 struct SmiImportOptions {
-  std::string gpu_model;          // required: printouts do not name the GPU
+  std::string gpu_model;  // required: printouts do not name the GPU
   std::string cpu_vendor = "intel";
-  std::string title;              // defaults to "<n>x <gpu> (imported from nvidia-smi topo -m)"
-  std::string source;             // printout file name, recorded in "sources"
+  std::string title;   // defaults to "<n>x <gpu> (imported from nvidia-smi topo -m)"
+  std::string source;  // printout file name, recorded in "sources"
 };
 SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options);
 

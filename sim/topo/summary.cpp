@@ -1,12 +1,11 @@
 #include "sim/topo/summary.hpp"
 
 #include <algorithm>
+#include <boost/graph/push_relabel_max_flow.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <set>
-
-#include <boost/graph/push_relabel_max_flow.hpp>
 
 namespace linksim::topo {
 namespace {
@@ -14,10 +13,10 @@ namespace {
 using FlowTraits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
 using FlowGraph = boost::adjacency_list<
     boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-    boost::property<boost::edge_capacity_t, std::int64_t,
-                    boost::property<boost::edge_residual_capacity_t, std::int64_t,
-                                    boost::property<boost::edge_reverse_t,
-                                                    FlowTraits::edge_descriptor>>>>;
+    boost::property<
+        boost::edge_capacity_t, std::int64_t,
+        boost::property<boost::edge_residual_capacity_t, std::int64_t,
+                        boost::property<boost::edge_reverse_t, FlowTraits::edge_descriptor>>>>;
 
 // Capacities in whole kB/s: push-relabel's flow check needs exact (integer) arithmetic.
 constexpr double kUnit_Bps = 1e3;
@@ -48,8 +47,10 @@ double cut_bandwidth_Bps(const Topology& topo, const std::vector<NodeId>& side_a
     add_arc(g, link.b, link.a, cap);
   }
   const std::int64_t inf = std::int64_t{1} << 50;
-  for (NodeId a : side_a) add_arc(g, source, a, inf);
-  for (NodeId b : side_b) add_arc(g, b, sink, inf);
+  for (NodeId a : side_a)
+    add_arc(g, source, a, inf);
+  for (NodeId b : side_b)
+    add_arc(g, b, sink, inf);
   return static_cast<double>(boost::push_relabel_max_flow(g, source, sink)) * kUnit_Bps;
 }
 
@@ -57,14 +58,17 @@ MachineSummary summarize(const Topology& topo, const Router& router) {
   MachineSummary s;
   const auto gpus = topo.nodes_of(NodeKind::gpu);
   s.gpu_count = gpus.size();
-  for (NodeId g : gpus) s.gpu_models[topo.node(g).model]++;
-  for (const auto& l : topo.links()) s.link_labels[link_label(l.kind, l.generation, l.lanes, l.width)]++;
+  for (NodeId g : gpus)
+    s.gpu_models[topo.node(g).model]++;
+  for (const auto& l : topo.links())
+    s.link_labels[link_label(l.kind, l.generation, l.lanes, l.width)]++;
   s.nvswitch_count = topo.count(NodeKind::nvswitch);
   s.pcie_switch_count = topo.count(NodeKind::pcie_switch);
   s.cpu_count = topo.count(NodeKind::cpu);
   s.nic_count = topo.count(NodeKind::nic);
   std::set<int> sockets;
-  for (NodeId c : topo.nodes_of(NodeKind::cpu)) sockets.insert(topo.node(c).cpu->socket);
+  for (NodeId c : topo.nodes_of(NodeKind::cpu))
+    sockets.insert(topo.node(c).cpu->socket);
   s.socket_count = sockets.size();
 
   bool first = true;
@@ -102,7 +106,8 @@ MachineSummary summarize(const Topology& topo, const Router& router) {
       if ((mask & 1u) == 0 || static_cast<std::size_t>(__builtin_popcount(mask)) != half) continue;
       std::vector<NodeId> a;
       std::vector<NodeId> b;
-      for (std::size_t i = 0; i < n; ++i) ((mask >> i) & 1u ? a : b).push_back(gpus[i]);
+      for (std::size_t i = 0; i < n; ++i)
+        ((mask >> i) & 1u ? a : b).push_back(gpus[i]);
       best = std::min(best, cut_bandwidth_Bps(topo, a, b));
     }
     s.bisection_Bps = best;

@@ -25,7 +25,7 @@ struct MachineSummary {
   std::map<std::string, int> link_labels;  // "NVLink 3 x2" -> count of physical links
   std::size_t nvswitch_count = 0;
   std::size_t pcie_switch_count = 0;
-  std::size_t cpu_count = 0;   // NUMA domains
+  std::size_t cpu_count = 0;  // NUMA domains
   std::size_t socket_count = 0;
   std::size_t nic_count = 0;
   // Per GPU, per direction: least over GPUs of the NVLink and host-fabric capacity leaving it.

@@ -1,8 +1,8 @@
 #include "sim/topo/template_expr.hpp"
 
-#include <cctype>
-
 #include <fmt/format.h>
+
+#include <cctype>
 
 namespace linksim::topo {
 namespace {
@@ -26,7 +26,8 @@ class Parser {
     pos_ = text_.size();
   }
   void skip() {
-    while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+    while (pos_ < text_.size() && text_[pos_] == ' ')
+      ++pos_;
   }
   std::int64_t expr() {
     std::int64_t v = term();

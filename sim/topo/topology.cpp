@@ -1,9 +1,9 @@
 #include "sim/topo/topology.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace linksim::topo {
 namespace {
@@ -36,7 +36,8 @@ std::optional<NodeKind> node_kind_from_string(std::string_view name) {
 }
 
 NodeId Topology::add_node(Node node) {
-  if (index_.count(node.id) != 0) throw std::logic_error("Topology::add_node: duplicate id " + node.id);
+  if (index_.count(node.id) != 0)
+    throw std::logic_error("Topology::add_node: duplicate id " + node.id);
   node.ordinal = static_cast<int>(kind_counts_[static_cast<std::size_t>(node.kind)]++);
   index_.emplace(node.id, static_cast<NodeId>(nodes_.size()));
   nodes_.push_back(std::move(node));
@@ -92,7 +93,8 @@ NodeId Topology::channel_to(ChannelId channel) const {
 
 std::string Topology::channel_name(ChannelId channel) const {
   const Link& l = links_.at(link_of(channel));
-  return fmt::format("{}->{} ({})", nodes_[channel_from(channel)].id, nodes_[channel_to(channel)].id,
+  return fmt::format("{}->{} ({})", nodes_[channel_from(channel)].id,
+                     nodes_[channel_to(channel)].id,
                      link_label(l.kind, l.generation, l.lanes, l.width));
 }
 

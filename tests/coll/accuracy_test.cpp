@@ -5,9 +5,9 @@
 // that makes things worse fails, and docs/ACCURACY.md shows the gap.
 #include "sim/coll/accuracy.hpp"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace linksim::coll {
 namespace {
@@ -29,7 +29,8 @@ TEST(AccuracyTest, H100RingAndNvlsMeetTheTarget) {
   ASSERT_EQ(s.rows.size(), 2u);
   EXPECT_EQ(s.rows[0].choice.rfind("Ring/Simple", 0), 0u);
   EXPECT_EQ(s.rows[1].choice.rfind("NVLS/Simple", 0), 0u);  // chosen automatically
-  for (const auto& r : s.rows) EXPECT_LT(std::fabs(r.error()), 0.10) << r.choice;
+  for (const auto& r : s.rows)
+    EXPECT_LT(std::fabs(r.error()), 0.10) << r.choice;
 }
 
 TEST(AccuracyTest, A100LargeAllReduceMeetsTheTarget) {

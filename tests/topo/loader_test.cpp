@@ -287,8 +287,9 @@ TEST(LoaderTest, ReplaceModelsSwapsTheBaseMachinesGpus) {
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
-              path + ": at /replace_models/V100-SXM2-16GB: the base machine has no GPU of model "
-                     "\"V100-SXM2-16GB\" to replace");
+              path +
+                  ": at /replace_models/V100-SXM2-16GB: the base machine has no GPU of model "
+                  "\"V100-SXM2-16GB\" to replace");
   }
 }
 

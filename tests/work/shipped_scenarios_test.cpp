@@ -1,7 +1,7 @@
 // Every shipped scenario validates against scenarios/schema.json and loads.
-#include <filesystem>
-
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "sim/core/json_view.hpp"
 #include "sim/core/schema_check.hpp"
