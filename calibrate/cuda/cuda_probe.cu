@@ -460,3 +460,9 @@ std::unique_ptr<Probe> make_cuda_probe(std::string& why_not) {
 }
 
 }  // namespace linksim::calibrate
+
+// The module's one entry point, found with dlsym by calibrate/cuda_module.cpp. The caller owns
+// the probe; both sides use the same compiler and C++ library.
+extern "C" linksim::calibrate::Probe* linksim_make_cuda_probe(std::string* why_not) {
+  return linksim::calibrate::make_cuda_probe(*why_not).release();
+}

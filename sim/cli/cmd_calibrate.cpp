@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "calibrate/cuda_module.hpp"
 #include "calibrate/fit_machine.hpp"
 #include "calibrate/measurements_json.hpp"
 #include "calibrate/node_skeleton.hpp"
@@ -13,9 +14,6 @@
 #include "sim/cli/commands.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
-#if defined(LINKSIM_HAVE_CUDA)
-#include "calibrate/cuda/cuda_probe.hpp"
-#endif
 
 namespace linksim::cli {
 namespace {
@@ -95,14 +93,8 @@ void register_calibrate(CLI::App& app) {
   cmd->add_flag("--force", args->force, "Overwrite existing output files");
   cmd->add_flag("--quick", args->quick, "Fewer sizes and repeats (seconds instead of minutes)");
   cmd->callback([args]() {
-#if !defined(LINKSIM_HAVE_CUDA)
-    fmt::print(stderr,
-               "linksim: calibrate: built without CUDA: rebuild with nvcc on PATH to measure a "
-               "node, or fit existing logs with `linksim fit`\n");
-    std::exit(kInputErrorExitCode);
-#else
     std::string why_not;
-    auto probe = calibrate::make_cuda_probe(why_not);
+    auto probe = calibrate::load_cuda_probe(why_not);
     if (!probe) {
       fmt::print(stderr, "linksim: calibrate: {}\n", why_not);
       std::exit(kInputErrorExitCode);
@@ -145,7 +137,6 @@ void register_calibrate(CLI::App& app) {
                           args->force);
     std::cout << calibrate::format_fit_report(result);
     std::cout << fmt::format("\nwrote {} and {}\n", args->output, measurements_path);
-#endif
   });
 }
 
