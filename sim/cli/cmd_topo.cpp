@@ -69,7 +69,7 @@ void register_topo(CLI::App& app) {
       const topo::Topology t = topo::load_topology(*file);
       check_schema(*file);
       const topo::Router router(t);
-      std::cout << topo::explain_machine(t, router, topo::summarize(t, router));
+      std::cout << topo::explain_machine(t, topo::summarize(t, router));
     });
   }
   {

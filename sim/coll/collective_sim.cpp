@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/coll/route_paths.hpp"
+
 namespace linksim::coll {
 namespace {
 
@@ -81,14 +83,8 @@ class Lowerer {
     auto key = std::make_pair(from, to);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    std::vector<PathShare> out;
-    for (const auto& p : comm_.route(from, to).paths) {
-      std::vector<engine::ChannelId> channels(p.channels.begin(), p.channels.end());
-      if (rank_cap_[static_cast<std::size_t>(from)]) {
-        channels.push_back(*rank_cap_[static_cast<std::size_t>(from)]);
-      }
-      out.push_back({sim_.add_path(channels, hop_s_ + p.latency_s), p.share});
-    }
+    auto out = add_route_paths(sim_, comm_.route(from, to), hop_s_,
+                               rank_cap_[static_cast<std::size_t>(from)]);
     return cache_.emplace(key, std::move(out)).first->second;
   }
 

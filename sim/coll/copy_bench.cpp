@@ -1,6 +1,7 @@
 #include "sim/coll/copy_bench.hpp"
 
 #include "sim/coll/link_efficiency.hpp"
+#include "sim/coll/route_paths.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace linksim::coll {
@@ -31,11 +32,7 @@ engine::TaskId add_copy(engine::Simulation& sim, const topo::Topology& topo, con
                         double bytes) {
   engine::TaskId prev = sim.add_delay(kCopyLaunch_s, {});
   for (const auto& leg : plan.legs) {
-    std::vector<engine::PathShare> shares;
-    for (const auto& p : leg.paths) {
-      std::vector<engine::ChannelId> channels(p.channels.begin(), p.channels.end());
-      shares.push_back({sim.add_path(channels, p.latency_s), p.share});
-    }
+    const auto shares = add_route_paths(sim, leg);
     const auto gpu_of = [&](topo::NodeId n) {
       return topo.node(n).kind == topo::NodeKind::gpu ? topo.node(n).ordinal : engine::kNoGpu;
     };

@@ -53,7 +53,7 @@ std::string describe_summary(const Topology& topo, const MachineSummary& s) {
   return out;
 }
 
-std::string explain_machine(const Topology& topo, const Router& router, const MachineSummary& s) {
+std::string explain_machine(const Topology& topo, const MachineSummary& s) {
   std::string out = fmt::format("{}: OK\n{}\n", topo.file, topo.title);
   if (!topo.description.empty()) out += topo.description + "\n";
   out += fmt::format("\n{} GPU(s): {}.\n", s.gpu_count, gpu_list(s));
@@ -102,7 +102,6 @@ std::string explain_machine(const Topology& topo, const Router& router, const Ma
     out += fmt::format("{} GPU(s) have PCIe peer-to-peer disabled by their driver (GeForce).\n",
                        gpus_no_p2p);
   }
-  (void)router;
   for (const auto& note : topo.notes)
     out += "note: " + note + "\n";
   return out;

@@ -10,7 +10,7 @@
 namespace linksim::topo {
 
 std::string describe_summary(const Topology& topo, const MachineSummary& s);
-std::string explain_machine(const Topology& topo, const Router& router, const MachineSummary& s);
+std::string explain_machine(const Topology& topo, const MachineSummary& s);
 std::string one_line(const Topology& topo);
 
 }  // namespace linksim::topo

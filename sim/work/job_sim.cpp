@@ -7,6 +7,8 @@
 #include <functional>
 
 #include "sim/coll/collective_sim.hpp"
+#include "sim/coll/link_efficiency.hpp"
+#include "sim/coll/route_paths.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/work/advice.hpp"
@@ -53,8 +55,8 @@ class JobBuilder {
         layout_{scenario.plan},
         scale_(std::move(scale)),
         gpus_(machine.nodes_of(topo::NodeKind::gpu)) {
-    sim_ = std::make_shared<engine::Simulation>(
-        coll::Communicator(machine, {gpus_.front()}).capacities_Bps(), gpus_.size());
+    sim_ =
+        std::make_shared<engine::Simulation>(coll::payload_capacities_Bps(machine), gpus_.size());
     last_.assign(gpus_.size(), std::nullopt);
     const topo::GpuModel& gpu = *machine.node(gpus_.front()).gpu;
     gpu_ = &gpu;
@@ -315,20 +317,11 @@ class JobBuilder {
   }
 
   TaskId send(int a, int b, double bytes, TaskId dep) {
+    // One way only (a 2-rank sendrecv would send both ways): a single Simple transfer.
     auto& comm = communicator({a, b});
-    coll::Request r;
-    r.op = coll::Op::sendrecv;
-    r.size_bytes = bytes;
-    // A point-to-point send is a one-way sendrecv between the two ranks: lower it as a
-    // 2-rank shift would send both ways, so build the single transfer here.
-    const auto& route = comm.route(0, 1);
-    std::vector<engine::PathShare> shares;
     const double hop =
         coll::hop_latency_s(coll::Algorithm::pairwise, coll::Protocol::simple, comm.intra_class());
-    for (const auto& p : route.paths) {
-      std::vector<engine::ChannelId> ch(p.channels.begin(), p.channels.end());
-      shares.push_back({sim_->add_path(ch, hop + p.latency_s), p.share});
-    }
+    const auto shares = coll::add_route_paths(*sim_, comm.route(0, 1), hop);
     return sim_->add_transfer(bytes / coll::wire_efficiency(coll::Protocol::simple), shares,
                               gpu_index(a), gpu_index(b), {&dep, 1});
   }

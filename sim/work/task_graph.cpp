@@ -8,6 +8,7 @@
 #include <optional>
 #include <queue>
 
+#include "sim/coll/route_paths.hpp"
 #include "sim/core/error.hpp"
 
 namespace linksim::work {
@@ -227,10 +228,7 @@ engine::TaskId Loader::add(engine::Simulation& sim, const RawTask& t,
                     fmt::format("no route from {} to {} in topology \"{}\"", topo_.node(t.src).id,
                                 topo_.node(t.dst).id, topo_.name));
         }
-        for (const topo::Path& p : route->paths) {
-          if (p.share <= 0) continue;
-          it->second.push_back({sim.add_path(p.channels, p.latency_s), p.share});
-        }
+        it->second = coll::add_route_paths(sim, *route);
       }
       const auto gpu_of = [&](topo::NodeId n) {
         auto g = gpu_index_.find(n);
