@@ -33,13 +33,27 @@ std::size_t expansion_count(const JsonView& entry) {
 
 bool same_override(const LinkOverride* a, const LinkOverride* b) {
   if (a == nullptr || b == nullptr) return a == b;
+  const auto same_range = [](const std::optional<topo::Range>& x,
+                             const std::optional<topo::Range>& y) {
+    return x.has_value() == y.has_value() && (!x || (x->lo == y->lo && x->hi == y->hi));
+  };
   return a->bandwidth_Bps == b->bandwidth_Bps && a->latency_s == b->latency_s &&
-         a->source() == b->source();
+         same_range(a->bandwidth_range_Bps, b->bandwidth_range_Bps) &&
+         same_range(a->latency_range_s, b->latency_range_s) && a->source() == b->source();
 }
 
 void write_override(Json& entry, const LinkOverride& o) {
   if (o.bandwidth_Bps) entry["bandwidth"] = format_bandwidth_field(*o.bandwidth_Bps);
   if (o.latency_s) entry["latency"] = format_latency_field(*o.latency_s);
+  // Rounding to 6 digits is monotone, so the written range still holds the written figure.
+  if (o.bandwidth_range_Bps) {
+    entry["bandwidth_range"] = {format_bandwidth_field(o.bandwidth_range_Bps->lo),
+                                format_bandwidth_field(o.bandwidth_range_Bps->hi)};
+  }
+  if (o.latency_range_s) {
+    entry["latency_range"] = {format_latency_field(o.latency_range_s->lo),
+                              format_latency_field(o.latency_range_s->hi)};
+  }
   entry["basis"] = "effective";
   entry["source"] = o.source();
 }

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Dense>
 #include <algorithm>
+#include <array>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -112,26 +115,43 @@ std::optional<double> SimulatedCollectives::predict_time_s(const topo::Topology&
 
 namespace {
 
-// Pattern search over (log latency scale, log bandwidth scale) for the records of `op` (all
-// ops when empty): try a step each way on each axis, keep improvements, halve the step when
-// none helps. `trial`'s calibration is what the predictions read.
-topo::CollectiveScales search(topo::Topology& trial, Predictions& predictions,
-                              const std::vector<Record>& records, const std::string& op) {
-  auto set = [&](double lat, double bw) {
-    const topo::CollectiveScales s{std::exp(lat), std::exp(bw)};
-    if (op.empty()) {
-      trial.collective.all = s;
-    } else {
-      trial.collective.by_op[op] = s;
+// The scales being fitted: the calibration of one operation (all of them when `op` is empty)
+// in `trial`, whose calibration is what the predictions read.
+class Scales {
+ public:
+  Scales(topo::Topology& trial, Predictions& predictions, const std::vector<Record>& records,
+         const std::string& op)
+      : trial_(trial), predictions_(predictions), op_(op) {
+    for (const auto& r : records) {
+      if (op.empty() || op_of(r) == coll::op_from_string(op)) mine_.push_back(r);
     }
-  };
-  std::vector<Record> mine;
-  for (const auto& r : records) {
-    if (op.empty() || op_of(r) == coll::op_from_string(op)) mine.push_back(r);
   }
-  double x[2] = {0, 0};
-  set(0, 0);
-  double best = cost(log_errors(predictions, mine));
+
+  // Log errors of this operation's records with log scales (latency, bandwidth) = x.
+  std::vector<double> errors(const std::array<double, 2>& x) {
+    set(x, {});
+    return log_errors(predictions_, mine_);
+  }
+
+  void set(const std::array<double, 2>& x, const topo::CollectiveScales& ranges) {
+    topo::CollectiveScales s = ranges;
+    s.latency = std::exp(x[0]);
+    s.bandwidth = std::exp(x[1]);
+    (op_.empty() ? trial_.collective.all : trial_.collective.by_op[op_]) = s;
+  }
+
+ private:
+  topo::Topology& trial_;
+  Predictions& predictions_;
+  std::string op_;
+  std::vector<Record> mine_;
+};
+
+// Pattern search over (log latency scale, log bandwidth scale): try a step each way on each
+// axis, keep improvements, halve the step when none helps.
+std::array<double, 2> search(Scales& scales) {
+  std::array<double, 2> x{0, 0};
+  double best = cost(scales.errors(x));
   double step = std::log(2.0);
   const double min_step = std::log(1.005);
   const double limit = std::log(20.0);
@@ -139,15 +159,13 @@ topo::CollectiveScales search(topo::Topology& trial, Predictions& predictions,
     bool improved = false;
     for (int axis = 0; axis < 2 && !improved; ++axis) {
       for (double dir : {+1.0, -1.0}) {
-        double y[2] = {x[0], x[1]};
+        std::array<double, 2> y = x;
         y[axis] += dir * step;
         if (std::fabs(y[axis]) > limit) continue;
-        set(y[0], y[1]);
-        const double c = cost(log_errors(predictions, mine));
+        const double c = cost(scales.errors(y));
         if (c < best - 1e-12) {
           best = c;
-          x[0] = y[0];
-          x[1] = y[1];
+          x = y;
           improved = true;
           break;
         }
@@ -155,14 +173,76 @@ topo::CollectiveScales search(topo::Topology& trial, Predictions& predictions,
     }
     if (!improved) step /= 2;
   }
-  set(x[0], x[1]);
-  return {std::exp(x[0]), std::exp(x[1])};
+  return x;
+}
+
+// Confidence intervals of the log scales at the optimum x, by linearising the log errors:
+// J by central differences, Cov = s^2 (J^T J)^-1 with s^2 = SSE / (n - 2), half-width
+// t_{n-2} * sqrt(Cov_kk). A scale gets no interval when n <= 2, when the records do not
+// depend on it (a column of J is zero: only large messages say nothing of latency), or when
+// the two scales cannot be told apart (J^T J singular). Intervals are clamped to the loader's
+// 0.05..20.
+topo::CollectiveScales intervals(Scales& scales, const std::array<double, 2>& x,
+                                 double confidence) {
+  topo::CollectiveScales out;
+  const std::vector<double> r = scales.errors(x);
+  const std::size_t n = r.size();
+  if (n <= 2) return out;
+  constexpr double h = 0.01;
+  Eigen::MatrixXd jacobian(static_cast<Eigen::Index>(n), 2);
+  for (int k = 0; k < 2; ++k) {
+    std::array<double, 2> up = x, down = x;
+    up[k] += h;
+    down[k] -= h;
+    const std::vector<double> ru = scales.errors(up), rd = scales.errors(down);
+    if (ru.size() != n || rd.size() != n) return out;
+    for (std::size_t i = 0; i < n; ++i)
+      jacobian(static_cast<Eigen::Index>(i), k) = (ru[i] - rd[i]) / (2 * h);
+  }
+  const Eigen::Matrix2d normal = jacobian.transpose() * jacobian;
+  const double scale = normal.diagonal().maxCoeff();
+  if (!(scale > 0)) return out;
+  const bool identified[2] = {normal(0, 0) > 1e-12 * scale, normal(1, 1) > 1e-12 * scale};
+  if (identified[0] && identified[1] && normal.determinant() < 1e-9 * scale * scale) return out;
+  const double sse = cost(r);
+  const auto dof = static_cast<double>(n - 2);
+  const double t = boost::math::quantile(
+      boost::math::complement(boost::math::students_t(dof), (1 - confidence) / 2));
+  const double s2 = sse / dof;
+  const auto range_of = [&](int k, double variance) {
+    const double half = t * std::sqrt(std::max(variance, 0.0));
+    return topo::Range{std::clamp(std::exp(x[k] - half), 0.05, 20.0),
+                       std::clamp(std::exp(x[k] + half), 0.05, 20.0)};
+  };
+  if (identified[0] && identified[1]) {
+    const Eigen::Matrix2d cov = s2 * normal.inverse();
+    out.latency_range = range_of(0, cov(0, 0));
+    out.bandwidth_range = range_of(1, cov(1, 1));
+  } else if (identified[0]) {
+    out.latency_range = range_of(0, s2 / normal(0, 0));
+  } else if (identified[1]) {
+    out.bandwidth_range = range_of(1, s2 / normal(1, 1));
+  }
+  return out;
+}
+
+// Fits one operation's scales (all operations' when `op` is empty), leaves them with their
+// intervals in `trial`, and returns them.
+topo::CollectiveScales fit_scales(topo::Topology& trial, Predictions& predictions,
+                                  const std::vector<Record>& records, const std::string& op,
+                                  double confidence) {
+  Scales scales(trial, predictions, records, op);
+  const std::array<double, 2> x = search(scales);
+  const topo::CollectiveScales ranges = intervals(scales, x, confidence);
+  scales.set(x, ranges);
+  return op.empty() ? trial.collective.all : trial.collective.by_op[op];
 }
 
 }  // namespace
 
 std::optional<CollectiveFit> fit_collectives(const topo::Topology& machine,
-                                             const std::vector<Record>& records) {
+                                             const std::vector<Record>& records,
+                                             double confidence) {
   topo::Topology trial = machine;
   trial.collective = {};
   Predictions predictions(trial);
@@ -177,9 +257,9 @@ std::optional<CollectiveFit> fit_collectives(const topo::Topology& machine,
     if (std::find(ops.begin(), ops.end(), name) == ops.end()) ops.push_back(name);
   }
   std::sort(ops.begin(), ops.end());
-  const topo::CollectiveScales all = search(trial, predictions, records, "");
+  const topo::CollectiveScales all = fit_scales(trial, predictions, records, "", confidence);
   for (const auto& op : ops)
-    search(trial, predictions, records, op);
+    fit_scales(trial, predictions, records, op, confidence);
   trial.collective.all = all;
   CollectiveFit fit;
   fit.calibration = trial.collective;

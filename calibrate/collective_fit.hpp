@@ -29,7 +29,10 @@ struct CollectiveFit {
 
 // Fits over the out-of-place nccl-tests records of `records` (others are ignored). nullopt when
 // there are none the simulator can predict. Deterministic: a fixed pattern search in log space.
+// Each scale carries its `confidence` interval where the records identify it (see
+// collective_fit.cpp, intervals()).
 std::optional<CollectiveFit> fit_collectives(const topo::Topology& machine,
-                                             const std::vector<Record>& records);
+                                             const std::vector<Record>& records,
+                                             double confidence = 0.95);
 
 }  // namespace linksim::calibrate

@@ -49,6 +49,16 @@ std::vector<Record> import_log(const LogInput& log, const ImportOptions& options
 
 namespace {
 
+// A collective_calibration entry: the two scales and, where the fit bounds them, their ranges.
+Json scales_json(const topo::CollectiveScales& s) {
+  Json j = {{"latency_scale", s.latency}, {"bandwidth_scale", s.bandwidth}};
+  if (s.latency_range) j["latency_scale_range"] = {s.latency_range->lo, s.latency_range->hi};
+  if (s.bandwidth_range) {
+    j["bandwidth_scale_range"] = {s.bandwidth_range->lo, s.bandwidth_range->hi};
+  }
+  return j;
+}
+
 std::string link_name(const topo::Topology& t, topo::LinkId id) {
   const auto& l = t.link(id);
   return fmt::format("{} <-> {} ({})", t.node(l.a).id, t.node(l.b).id,
@@ -182,13 +192,12 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
     if (result.collective) {
       const auto& c = result.collective->calibration;
       Json by_op = Json::object();
-      for (const auto& [op, sc] : c.by_op) {
-        by_op[op] = {{"latency_scale", sc.latency}, {"bandwidth_scale", sc.bandwidth}};
-      }
-      result.document["collective_calibration"] = {{"latency_scale", c.all.latency},
-                                                   {"bandwidth_scale", c.all.bandwidth},
-                                                   {"by_op", by_op},
-                                                   {"source", c.source}};
+      for (const auto& [op, sc] : c.by_op)
+        by_op[op] = scales_json(sc);
+      Json cc = scales_json(c.all);
+      cc["by_op"] = by_op;
+      cc["source"] = c.source;
+      result.document["collective_calibration"] = cc;
       result.document["notes"].push_back(
           fmt::format("linksim fit collectives: NCCL latencies x {:.3g}, protocol efficiencies "
                       "x {:.3g} over all operations, per operation in collective_calibration "
@@ -217,6 +226,9 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
       auto before_routes = routes_for(base_router, r);
       auto after_routes = routes_for(after_router, r);
       if (before_routes && after_routes) {
+        if (row.status == "fitted" && staged_through_host(*before_routes)) {
+          row.status = "reported (staged through host memory: bounds its links, fits none)";
+        }
         row.before_s = predict_time_s(base, *before_routes, r.size_bytes);
         row.after_s = predict_time_s(after, *after_routes, r.size_bytes);
       } else if (row.status == "fitted" || row.status == "reported") {
@@ -226,6 +238,14 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
     result.rows.push_back(std::move(row));
   }
   return result;
+}
+
+std::string describe_scales(const topo::CollectiveScales& s) {
+  const auto one = [](double v, const std::optional<topo::Range>& r) {
+    return r ? fmt::format("{:.3g} ({:.3g}..{:.3g})", v, r->lo, r->hi) : fmt::format("{:.3g}", v);
+  };
+  return fmt::format("NCCL latencies x {}, protocol efficiencies x {}",
+                     one(s.latency, s.latency_range), one(s.bandwidth, s.bandwidth_range));
 }
 
 std::string serialize_document(const Json& document) {
@@ -280,11 +300,13 @@ std::string format_fit_report(const FitMachineResult& result) {
     if (result.collective) {
       const auto& c = *result.collective;
       out += fmt::format(
-          "  collective model fitted through the simulator over {} sizes (per operation; over "
-          "all: NCCL latencies x {:.3g}, protocol efficiencies x {:.3g}); median |error| "
-          "{:.1f}% before, {:.1f}% after (written as \"collective_calibration\")\n",
-          c.samples, c.calibration.all.latency, c.calibration.all.bandwidth,
-          100 * c.median_abs_error_before, 100 * c.median_abs_error_after);
+          "  collective model fitted through the simulator over {} sizes; median |error| "
+          "{:.1f}% before, {:.1f}% after (written as \"collective_calibration\", with 95% "
+          "intervals in parentheses)\n",
+          c.samples, 100 * c.median_abs_error_before, 100 * c.median_abs_error_after);
+      out += fmt::format("    {:<16} {}\n", "all operations", describe_scales(c.calibration.all));
+      for (const auto& [op, sc] : c.calibration.by_op)
+        out += fmt::format("    {:<16} {}\n", op, describe_scales(sc));
     } else {
       out += "  no nccl-tests size could be predicted on this machine; nothing was fitted\n";
     }

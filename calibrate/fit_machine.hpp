@@ -88,6 +88,8 @@ FitMachineResult fit_machine(const FitMachineOptions& options);
 
 // The document as written: 2-space indented JSON and a final newline.
 std::string serialize_document(const Json& document);
+// "NCCL latencies x 2.9 (2.5..3.3), protocol efficiencies x 0.81 (0.78..0.84)".
+std::string describe_scales(const topo::CollectiveScales& scales);
 // Human-readable report: series fits with intervals, overridden links, then one row per
 // measurement with its error before and after, then the nccl-tests part.
 std::string format_fit_report(const FitMachineResult& result);

@@ -11,6 +11,10 @@
 //     identified (two or more sizes, or a latency sample); a link's new latency is the SMALLEST
 //     candidate, the one least inflated by software overheads.
 // Figures are clamped to what the loader accepts (1 MB/s..10 TB/s, latency up to 1 ms).
+// Series staged through host memory (peer copies without P2P) set nothing: their time is the
+// driver's staging (copy to a host buffer, then out of it, with its software latency), which
+// bounds the links from below but measures none of them. A GPU measured only that way keeps
+// its datasheet figures, and the report says so.
 
 #include <optional>
 #include <string>
@@ -25,11 +29,18 @@ struct LinkOverride {
   topo::LinkId link = 0;
   std::optional<double> bandwidth_Bps;
   std::optional<double> latency_s;
+  // The confidence interval of the series that set the figure, scaled as the figure was; absent
+  // when that fit has no finite interval.
+  std::optional<topo::Range> bandwidth_range_Bps;
+  std::optional<topo::Range> latency_range_s;
   std::string bandwidth_from;  // describe(series key) that set it
   std::string latency_from;
   // For the file's per-link "source".
   std::string source() const;
 };
+
+// Whether any of the routes bounces through host memory.
+bool staged_through_host(const std::vector<topo::Route>& routes);
 
 // Sorted by link id. Series without a route in the machine are skipped.
 std::vector<LinkOverride> derive_link_overrides(const topo::Router& router,

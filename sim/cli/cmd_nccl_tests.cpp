@@ -12,6 +12,7 @@
 #include "sim/report/nccl_tests_table.hpp"
 #include "sim/report/plot.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/topo/uncertainty.hpp"
 
 namespace linksim::cli {
 
@@ -137,7 +138,17 @@ void register_nccl_tests(CLI::App& app) {
     header.max_bytes = spec.max_bytes;
     header.step_factor = spec.step_factor;
     header.step_bytes = spec.step_bytes;
-    const std::string table = report::format_nccl_tests(header, rows, comm, args->explain);
+    std::string table = report::format_nccl_tests(header, rows, comm, args->explain);
+    std::optional<report::SweepRange> range;
+    if (topo::has_ranges(machine)) {
+      range.emplace();
+      for (auto [end, out] : {std::pair{topo::RangeEnd::slow, &range->slow},
+                              std::pair{topo::RangeEnd::fast, &range->fast}}) {
+        const topo::Topology at_end = topo::at_range_end(machine, end);
+        *out = coll::run_sweep(coll::Communicator(at_end, gpus), spec);
+      }
+      table += report::format_nccl_tests_range(rows, *range);
+    }
     if (!args->plot.empty()) {
       std::vector<report::BusbwSeries> series{{machine.name, rows}};
       for (const auto& other : args->also) {
@@ -155,8 +166,10 @@ void register_nccl_tests(CLI::App& app) {
           args->plot, args->force);
     }
     if (!args->json_out.empty()) {
-      write_file_atomically(args->json_out, report::nccl_tests_json(header, rows).dump(2) + "\n",
-                            args->force);
+      write_file_atomically(
+          args->json_out,
+          report::nccl_tests_json(header, rows, range ? &*range : nullptr).dump(2) + "\n",
+          args->force);
     }
     std::cout << table;
   });

@@ -76,7 +76,12 @@ std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
         units::format_bytes_binary(r.memory.activations_bytes),
         units::format_bytes_binary(r.memory.kv_cache_bytes));
   }
-  out += fmt::format("\n  {} time{:<10} {}\n", step_label(sc), "", format_time(r.step_s));
+  out += fmt::format("\n  {} time{:<10} {}", step_label(sc), "", format_time(r.step_s));
+  if (r.step_range_s) {
+    out += fmt::format("  (calibrated range {} to {}: every fitted figure at its 95% bounds)",
+                       format_time(r.step_range_s->lo), format_time(r.step_range_s->hi));
+  }
+  out += "\n";
   if (sc.job.kind == work::JobKind::decode && !sc.gradient_sync) {
     out += fmt::format("  request time       {} ({} tokens)\n", format_time(r.request_s),
                        sc.job.decode_tokens);
@@ -130,6 +135,7 @@ Json job_json(const work::JobResult& r, const work::Scenario& sc) {
   j["machine"] = r.machine;
   j["gpus"] = r.gpus;
   j["step_s"] = r.step_s;
+  if (r.step_range_s) j["step_range_s"] = {r.step_range_s->lo, r.step_range_s->hi};
   j["request_s"] = r.request_s;
   j["compute_s"] = r.compute_s;
   j["comm_s"] = r.comm_s;
@@ -198,6 +204,13 @@ std::string format_comparison(const std::vector<work::JobResult>& results,
                        money(per_mtok, 1, ""));
   }
   out += "\n($ columns need a cloud instance file with a price; bare machines show -.)\n";
+  for (const auto& r : results) {
+    if (r.step_range_s) {
+      out += fmt::format("{}: calibrated, {} {} to {} with every fitted figure at its 95% bounds\n",
+                         r.machine, step_label(sc), format_time(r.step_range_s->lo),
+                         format_time(r.step_range_s->hi));
+    }
+  }
   return out;
 }
 
@@ -219,6 +232,12 @@ std::string format_gradient_sync(const std::vector<work::GradientSyncResult>& re
       out += "  simple: " + n + "\n";
     for (const auto& n : r.realistic.notes)
       out += "  simulated: " + n + "\n";
+    if (const auto& range = r.realistic.step_range_s) {
+      out += fmt::format(
+          "  calibrated range: simulated step {} to {} with every fitted figure at its 95% "
+          "bounds\n",
+          format_time(range->lo), format_time(range->hi));
+    }
     for (const auto& a : r.realistic.advice)
       out += "  advice: " + a + "\n";
   }

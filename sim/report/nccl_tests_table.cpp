@@ -64,13 +64,29 @@ std::string format_nccl_tests(const NcclTestsHeader& h, const std::vector<coll::
   return out;
 }
 
-Json nccl_tests_json(const NcclTestsHeader& h, const std::vector<coll::SweepRow>& rows) {
+std::string format_nccl_tests_range(const std::vector<coll::SweepRow>& rows,
+                                    const SweepRange& range) {
+  std::string out =
+      "# linksim: calibrated machine; busbw (GB/s) with every fitted figure at its 95% bounds\n";
+  out += fmt::format("# {:>12} {:>10} {:>10} {:>10}\n", "size", "slow", "nominal", "fast");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    out += fmt::format("# {:>12} {:>10.2f} {:>10.2f} {:>10.2f}\n",
+                       static_cast<long long>(rows[i].size_bytes),
+                       range.slow.at(i).outcome.busbw_Bps / 1e9, rows[i].outcome.busbw_Bps / 1e9,
+                       range.fast.at(i).outcome.busbw_Bps / 1e9);
+  }
+  return out;
+}
+
+Json nccl_tests_json(const NcclTestsHeader& h, const std::vector<coll::SweepRow>& rows,
+                     const SweepRange* range) {
   Json doc;
   doc["binary"] = h.binary;
   doc["machine"] = h.machine;
   doc["simulated"] = true;
   Json results = Json::array();
-  for (const auto& row : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const coll::SweepRow& row = rows[i];
     Json r;
     r["size"] = static_cast<long long>(row.size_bytes);
     r["count"] = row.count;
@@ -86,6 +102,12 @@ Json nccl_tests_json(const NcclTestsHeader& h, const std::vector<coll::SweepRow>
     r["algorithm"] = std::string(coll::to_string(row.outcome.choice.algorithm));
     r["protocol"] = std::string(coll::to_string(row.outcome.choice.protocol));
     r["channels"] = row.outcome.choice.channels;
+    if (range) {
+      r["time_range"] = {range->fast.at(i).outcome.time_s * 1e6,
+                         range->slow.at(i).outcome.time_s * 1e6};
+      r["bus_bw_range"] = {range->slow.at(i).outcome.busbw_Bps / 1e9,
+                           range->fast.at(i).outcome.busbw_Bps / 1e9};
+    }
     results.push_back(r);
   }
   doc["results"] = results;

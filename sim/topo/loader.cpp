@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "sim/core/error.hpp"
 #include "sim/topo/gpu_model.hpp"
@@ -318,10 +319,23 @@ std::string check_endpoints(LinkKind kind, const Node& a, const Node& b) {
   return "";
 }
 
+// [lo, hi] around `nominal`, each end read by `read`.
+template <class Read>
+Range range_field(const JsonView& v, double nominal, Read read, const std::string& what) {
+  const auto ends = v.elements();
+  if (ends.size() != 2) v.fail(fmt::format("expected [low, high] around {}", what));
+  const Range r{read(ends[0]), read(ends[1])};
+  if (!(r.lo <= nominal && nominal <= r.hi)) {
+    v.fail(fmt::format("expected [low, high] with low <= {} <= high", what));
+  }
+  return r;
+}
+
 void parse_links(const JsonView& links_view, Topology& topo) {
   for (const auto& lv : links_view.elements()) {
     lv.expect_only({"a", "b", "for", "kind", "generation", "lanes", "width", "rate", "host_bridge",
-                    "bandwidth", "latency", "basis", "source", "note"});
+                    "bandwidth", "latency", "bandwidth_range", "latency_range", "basis", "source",
+                    "note"});
     const std::string kind_name = lv.at("kind").as_string();
     auto kind = link_kind_from_string(kind_name);
     if (!kind) {
@@ -375,6 +389,13 @@ void parse_links(const JsonView& links_view, Topology& topo) {
       proto.provenance.basis = b;
     }
     if (auto src = lv.get("source")) proto.provenance.source = src->as_string();
+    if (auto r = lv.get("bandwidth_range")) {
+      proto.bandwidth_range_Bps =
+          range_field(*r, proto.bandwidth_Bps, bandwidth_field, "the link's bandwidth");
+    }
+    if (auto r = lv.get("latency_range")) {
+      proto.latency_range_s = range_field(*r, proto.latency_s, latency_field, "the link's latency");
+    }
 
     const std::string a_pattern = lv.at("a").as_string();
     const std::string b_pattern = lv.at("b").as_string();
@@ -530,14 +551,21 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
       topo.notes.push_back(e.as_string());
   }
   if (auto cv = root.get("collective_calibration")) {
-    cv->expect_only({"latency_scale", "bandwidth_scale", "by_op", "source"});
-    auto scales = [](const JsonView& v) {
+    cv->expect_only({"latency_scale", "bandwidth_scale", "latency_scale_range",
+                     "bandwidth_scale_range", "by_op", "source"});
+    const auto scale = [](const JsonView& x) {
+      const double value = x.as_number();
+      if (!(value >= 0.05 && value <= 20)) x.fail("expected a scale between 0.05 and 20");
+      return value;
+    };
+    auto scales = [&](const JsonView& v) {
       CollectiveScales out;
-      for (auto [key, field] : {std::pair{"latency_scale", &out.latency},
-                                std::pair{"bandwidth_scale", &out.bandwidth}}) {
-        if (auto x = v.get(key)) {
-          *field = x->as_number();
-          if (!(*field >= 0.05 && *field <= 20)) x->fail("expected a scale between 0.05 and 20");
+      for (auto [key, field, range] :
+           {std::tuple{"latency_scale", &out.latency, &out.latency_range},
+            std::tuple{"bandwidth_scale", &out.bandwidth, &out.bandwidth_range}}) {
+        if (auto x = v.get(key)) *field = scale(*x);
+        if (auto r = v.get(std::string(key) + "_range")) {
+          *range = range_field(*r, *field, scale, fmt::format("{} ({})", key, *field));
         }
       }
       return out;
@@ -545,7 +573,8 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
     topo.collective.all = scales(*cv);
     if (auto ops = cv->get("by_op")) {
       for (const auto& [op, v] : ops->members()) {
-        v.expect_only({"latency_scale", "bandwidth_scale"});
+        v.expect_only(
+            {"latency_scale", "bandwidth_scale", "latency_scale_range", "bandwidth_scale_range"});
         topo.collective.by_op[op] = scales(v);
       }
     }

@@ -63,6 +63,12 @@ void Topology::set_gpu_model(NodeId gpu, GpuModel model) {
   n.gpu = std::move(model);
 }
 
+void Topology::set_link_figures(LinkId link, double bandwidth_Bps, double latency_s) {
+  Link& l = links_.at(link);
+  l.bandwidth_Bps = bandwidth_Bps;
+  l.latency_s = latency_s;
+}
+
 std::optional<NodeId> Topology::find(std::string_view id) const {
   auto it = index_.find(id);
   if (it == index_.end()) return std::nullopt;

@@ -59,6 +59,12 @@ struct Provenance {
   std::string source;  // URL or document
 };
 
+// An interval around a fitted figure (a calibration's 95% confidence interval): lo <= hi.
+struct Range {
+  double lo = 0;
+  double hi = 0;
+};
+
 struct Link {
   NodeId a = 0;
   NodeId b = 0;
@@ -71,6 +77,9 @@ struct Link {
   // PCIe only: which host bridge of the CPU this link enters (nvidia-smi's PHB vs NODE).
   int host_bridge = 0;
   Provenance provenance;
+  // Set by `linksim fit` where the fit bounds the figure: predictions then carry a range.
+  std::optional<Range> bandwidth_range_Bps;
+  std::optional<Range> latency_range_s;
 };
 
 struct Instance {
@@ -89,6 +98,8 @@ struct Instance {
 struct CollectiveScales {
   double latency = 1.0;
   double bandwidth = 1.0;
+  std::optional<Range> latency_range;  // the fit's confidence interval, when it has one
+  std::optional<Range> bandwidth_range;
 };
 struct CollectiveCalibration {
   CollectiveScales all;
@@ -126,6 +137,8 @@ class Topology {
 
   // Swaps the model of a GPU node (REQUIRES: `gpu` is a GPU).
   void set_gpu_model(NodeId gpu, GpuModel model);
+  // Replaces a link's bandwidth and latency (a calibration range's end); the graph is unchanged.
+  void set_link_figures(LinkId link, double bandwidth_Bps, double latency_s);
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Link>& links() const { return links_; }

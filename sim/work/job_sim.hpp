@@ -63,6 +63,9 @@ struct JobResult {
   std::vector<std::string> advice;
   std::vector<std::string> notes;  // how this result was obtained (e.g. the seed's simple model)
   std::string failure;             // set when the job could not run here (does not fit)
+  // On a calibrated machine whose figures carry ranges: the step time with every figure at its
+  // fast end (lo) and at its slow end (hi); see sim/topo/uncertainty.hpp.
+  std::optional<topo::Range> step_range_s;
 
   // The last run, for traces and detailed reports.
   std::shared_ptr<const engine::Simulation> simulation;

@@ -52,9 +52,20 @@ TEST(FitMachine, Calibrates2080TiLinks) {
   EXPECT_EQ((*g0)["bandwidth"], "13.2 GB/s");
   EXPECT_EQ((*g0)["basis"], "effective");
   EXPECT_NE((*g0)["source"].get<std::string>().find("d2h gpu0"), std::string::npos);
-  // gpu1-plx0 only sees the host-bounced peer copies, the fastest being gpu0 -> gpu1.
-  EXPECT_NE((*g1)["source"].get<std::string>().find("p2p_uni gpu0->gpu1 p2p=off"),
-            std::string::npos);
+  // gpu1-plx0 only carries the peer copies staged through host memory, which time the driver's
+  // staging rather than any link: it keeps its datasheet figures.
+  EXPECT_FALSE(g1->contains("bandwidth"));
+  EXPECT_FALSE(g1->contains("latency"));
+  EXPECT_FALSE(g1->contains("basis"));
+  // A one-size series (bandwidthTest) has no interval, so no link carries a range here.
+  EXPECT_FALSE(g0->contains("bandwidth_range"));
+  // The collective corrections carry 95% intervals around them.
+  const Json& all_reduce = r.document["collective_calibration"]["by_op"]["all_reduce"];
+  ASSERT_TRUE(all_reduce.contains("bandwidth_scale_range"));
+  ASSERT_TRUE(all_reduce.contains("latency_scale_range"));
+  const double scale = all_reduce["bandwidth_scale"].get<double>();
+  EXPECT_LT(all_reduce["bandwidth_scale_range"][0].get<double>(), scale);
+  EXPECT_GT(all_reduce["bandwidth_scale_range"][1].get<double>(), scale);
   // Provenance: the three logs in sources, the date, and the collective corrections fitted from
   // the nccl-tests log.
   const std::string dumped = r.document.dump();
@@ -70,6 +81,9 @@ TEST(FitMachine, Calibrates2080TiLinks) {
       saw_h2d = true;
       ASSERT_TRUE(row.after_s.has_value());
       EXPECT_LT(*row.after_s, row.measured_s);
+    }
+    if (row.measurement.rfind("p2p_uni", 0) == 0) {
+      EXPECT_EQ(row.status, "reported (staged through host memory: bounds its links, fits none)");
     }
     if (row.measurement.rfind("nccl:", 0) == 0) {
       EXPECT_EQ(row.status, "fitted (collective)");
@@ -144,6 +158,9 @@ TEST(Probe, RecordedProbeReplaysThePlanAndSkeletonLoads) {
   ASSERT_NE(link, nullptr);
   EXPECT_EQ((*link)["bandwidth"], "50 GB/s");
   EXPECT_EQ((*link)["latency"], "5 us");  // alpha over the route's one channel
+  // Exact data leave no residual, so the 95% intervals collapse onto the figures.
+  EXPECT_EQ((*link)["bandwidth_range"], Json::array({"50 GB/s", "50 GB/s"}));
+  EXPECT_EQ((*link)["latency_range"], Json::array({"5 us", "5 us"}));
 }
 
 TEST(FitCli, WritesRefusesOverwriteAndReports) {
@@ -163,6 +180,17 @@ TEST(FitCli, WritesRefusesOverwriteAndReports) {
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   const auto topo_check = linksim::testing::run_linksim("topo check " + out);
   EXPECT_EQ(topo_check.exit_code, 0) << topo_check.err << topo_check.out;
+  // Predictions on the calibrated machine carry the fit's range.
+  const auto sweep =
+      linksim::testing::run_linksim("nccl-tests broadcast_perf -t " + out + " -b 1M -e 1M");
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("# linksim: calibrated machine; busbw (GB/s) with every fitted figure "
+                           "at its 95% bounds"),
+            std::string::npos)
+      << sweep.out;
+  const auto job = linksim::testing::run_linksim("run seed-gradient-sync --topology " + out);
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_NE(job.out.find("calibrated range: simulated step"), std::string::npos) << job.out;
 }
 
 TEST(CalibrateCli, ExitsTwoWithoutAGpu) {
