@@ -20,17 +20,61 @@ std::string model_name(const std::string& device_name) {
 }
 }  // namespace
 
+NvlinkGeneration nvlink_generation_for(int major, int minor) {
+  const int cc = 10 * major + minor;
+  if (cc == 60) return {1, 4};
+  if (cc == 70) return {2, 6};
+  if (cc == 80) return {3, 12};
+  if (cc == 86) return {3, 4};
+  if (cc == 90) return {4, 18};
+  if (cc == 100) return {5, 18};
+  return {};
+}
+
 Json node_skeleton(const SkeletonInputs& in) {
   Json doc = Json::object();
   doc["title"] = in.title.empty() ? fmt::format("{} GPU node (discovered by linksim calibrate)",
                                                 in.devices.size())
                                   : in.title;
   Json notes = Json::array();
-  notes.push_back(
-      "Discovered with the CUDA runtime and sysfs; peer links (NVLink, PCIe switches) are not "
-      "discovered without NVML, so GPUs reach each other over their host's PCIe links. Edit the "
-      "links if the node has NVLink.");
+  std::size_t smi_gpus = 0;
+  if (in.smi) {
+    for (const auto& c : in.smi->columns)
+      smi_gpus += c.rfind("GPU", 0) == 0 ? 1 : 0;
+  }
+  const bool use_smi = in.smi && smi_gpus == in.devices.size() && in.devices.size() >= 2;
+  if (use_smi) {
+    notes.push_back(
+        "Discovered with the CUDA runtime, sysfs and nvidia-smi topo -m: NVLinks from its NV# "
+        "cells; PCIe switches are not rebuilt, so each GPU hangs off its host's PCIe.");
+  } else {
+    notes.push_back(
+        in.smi ? fmt::format("nvidia-smi topo -m shows {} GPUs where CUDA shows {}: NVLinks not "
+                             "taken from it.",
+                             smi_gpus, in.devices.size())
+               : std::string("Discovered with the CUDA runtime and sysfs; nvidia-smi topo -m was "
+                             "not available, so peer links (NVLink, PCIe switches) are not "
+                             "discovered and GPUs reach each other over their host's PCIe "
+                             "links. Edit the links if the node has NVLink."));
+  }
   if (in.devices.size() < 2) notes.push_back("One GPU: the node has no peer links.");
+  // NVLinks from the printout, by the first GPU's architecture.
+  topo::NvlinkFabric fabric;
+  NvlinkGeneration nv;
+  if (use_smi) {
+    nv = nvlink_generation_for(in.devices[0].compute_major, in.devices[0].compute_minor);
+    if (nv.generation == 0) nv = {3, 18};  // unknown architecture: noted below if used
+    fabric = topo::nvlink_fabric_from_smi(*in.smi, nv.generation, nv.links_per_gpu);
+    if (!fabric.links.empty() &&
+        nvlink_generation_for(in.devices[0].compute_major, in.devices[0].compute_minor)
+                .generation == 0) {
+      notes.push_back(
+          fmt::format("compute capability {}.{} is not in linksim's NVLink table: NVLink 3 assumed",
+                      in.devices[0].compute_major, in.devices[0].compute_minor));
+    }
+    for (const auto& a : fabric.assumed)
+      notes.push_back("nvidia-smi topo -m: " + a);
+  }
 
   std::set<int> numa;
   for (const auto& d : in.devices)
@@ -65,6 +109,10 @@ Json node_skeleton(const SkeletonInputs& in) {
           {"pcie_width", d.pcie_width > 0 ? d.pcie_width : 16},
           {"sm_count", d.sm_count},
           {"source", "linksim calibrate (CUDA runtime, sysfs, measured)"}};
+      if (!fabric.links.empty()) {
+        models[name]["nvlink_generation"] = nv.generation;
+        models[name]["nvlink_links"] = nv.links_per_gpu;
+      }
     }
     nodes.push_back({{"id", fmt::format("gpu{}", i)}, {"kind", "gpu"}, {"model", name}});
   }
@@ -82,6 +130,10 @@ Json node_skeleton(const SkeletonInputs& in) {
                      {"generation", gen},
                      {"width", d.pcie_width > 0 ? d.pcie_width : 16}});
   }
+  for (auto& node : fabric.nodes)
+    nodes.push_back(std::move(node));
+  for (auto& link : fabric.links)
+    links.push_back(std::move(link));
   for (std::size_t c = 1; c < cpu_of_numa.size(); ++c) {
     links.push_back({{"a", "cpu0"}, {"b", fmt::format("cpu{}", c)}, {"kind", "upi"}});
     notes.push_back(fmt::format("cpu0-cpu{}: socket link kind not discovered, UPI assumed", c));

@@ -2,6 +2,7 @@
 // Both parse arguments, call calibrate/, write files atomically and print the report.
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "calibrate/measurements_json.hpp"
 #include "calibrate/node_skeleton.hpp"
 #include "calibrate/probe.hpp"
+#include "calibrate/text_lines.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
@@ -77,10 +79,37 @@ void register_fit(CLI::App& app) {
 namespace {
 struct CalibrateArgs {
   std::string output;
+  std::string smi_topo;
   std::string date;
   bool force = false;
   bool quick = false;
 };
+
+// The node's `nvidia-smi topo -m`: from `saved` when given (a bad file is an error), else by
+// running nvidia-smi (its absence or an unreadable printout only loses NVLink discovery).
+std::optional<topo::SmiMatrix> node_smi_matrix(const std::string& saved) {
+  if (!saved.empty()) return topo::parse_smi_printout(calibrate::read_text_file(saved), saved);
+  std::string text;
+  if (FILE* pipe = popen("nvidia-smi topo -m 2>/dev/null", "r")) {
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
+      text.append(buffer, n);
+    if (pclose(pipe) != 0) text.clear();
+  }
+  if (text.empty()) {
+    std::cout << "note: nvidia-smi topo -m did not run: NVLinks are not discovered\n";
+    return std::nullopt;
+  }
+  try {
+    return topo::parse_smi_printout(text, "nvidia-smi topo -m");
+  } catch (const InputError& e) {
+    std::cout << "note: could not read nvidia-smi topo -m (" << e.what()
+              << "): NVLinks are not discovered\n";
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 void register_calibrate(CLI::App& app) {
@@ -92,6 +121,9 @@ void register_calibrate(CLI::App& app) {
                   "Date recorded in the files (default: $LINKSIM_CALIBRATION_DATE, else none)");
   cmd->add_flag("--force", args->force, "Overwrite existing output files");
   cmd->add_flag("--quick", args->quick, "Fewer sizes and repeats (seconds instead of minutes)");
+  cmd->add_option("--smi-topo", args->smi_topo,
+                  "A saved `nvidia-smi topo -m` printout for NVLink discovery (default: run "
+                  "nvidia-smi)");
   cmd->callback([args]() {
     std::string why_not;
     auto probe = calibrate::load_cuda_probe(why_not);
@@ -100,6 +132,8 @@ void register_calibrate(CLI::App& app) {
       std::exit(kInputErrorExitCode);
     }
     const std::string date = resolve_date(args->date);
+    // Before measuring, so that a bad saved printout fails in a second, not after minutes.
+    const std::optional<topo::SmiMatrix> smi = node_smi_matrix(args->smi_topo);
     const auto plan = calibrate::default_plan(args->quick);
     const auto measured = probe->run(plan);
     for (const auto& n : measured.notes)
@@ -109,6 +143,7 @@ void register_calibrate(CLI::App& app) {
     // the GEMM record of each device.
     calibrate::SkeletonInputs inputs;
     inputs.devices = measured.devices;
+    inputs.smi = smi;
     inputs.hbm_bandwidth_Bps.assign(measured.devices.size(), 0);
     inputs.peak_fp32_tflops.assign(measured.devices.size(), 0);
     for (const auto& r : measured.records) {

@@ -46,6 +46,18 @@ struct SmiImportOptions {
 };
 SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options);
 
+// The NVLink part of a printout as topology-file nodes and links: one NVSwitch plane when every
+// GPU pair shows the same NV# and that many links to every other GPU exceed the GPU's
+// `nvlink_links_per_gpu`; otherwise one bundle of NV# links per NV# pair. GPUs are named
+// "gpu<i>" after their column ("GPU<i>"). `assumed` says what the printout could not.
+struct NvlinkFabric {
+  Json nodes = Json::array();
+  Json links = Json::array();
+  std::vector<std::string> assumed;
+};
+NvlinkFabric nvlink_fabric_from_smi(const SmiMatrix& m, int nvlink_generation,
+                                    int nvlink_links_per_gpu);
+
 // Cells where two matrices differ, as "GPU0/NIC3: expected PXB, got SYS"; rows and columns
 // missing from `reference` (a truncated printout) are skipped.
 std::vector<std::string> compare_smi(const SmiMatrix& reference, const SmiMatrix& actual);
