@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "sim/coll/collective_sim.hpp"
+#include "sim/coll/sweep.hpp"
 
 namespace linksim::calibrate {
 namespace {
@@ -21,6 +22,16 @@ constexpr const char* kPrefix = "nccl:";
 std::optional<coll::Op> op_of(const Record& r) {
   if (r.kind.rfind(kPrefix, 0) != 0) return std::nullopt;
   return coll::op_from_nccl_tests_binary(r.kind.substr(std::string(kPrefix).size()));
+}
+
+// GPUs the log's host thread drove: the header's nGpus, else every rank (one process, -g N).
+int threads_gpus(const Record& r) {
+  return r.gpus_per_thread > 0 ? r.gpus_per_thread : r.gpu_count;
+}
+
+// The log's timed iterations (-n), nccl-tests' default 20 when the header did not say.
+int iterations(const Record& r) {
+  return r.iterations > 0 ? r.iterations : 20;
 }
 
 bool usable(const Record& r) {
@@ -55,7 +66,9 @@ class Predictions {
     req.op = *op;
     req.size_bytes = r.size_bytes;
     try {
-      return coll::simulate_collective(*it->second, req).time_s;
+      return coll::with_host_launch_floor(coll::simulate_collective(*it->second, req), machine_,
+                                          threads_gpus(r), iterations(r), r.size_bytes)
+          .time_s;
     } catch (const std::invalid_argument&) {
       return std::nullopt;
     }
@@ -77,7 +90,18 @@ std::vector<double> log_errors(Predictions& predictions, const std::vector<Recor
   return out;
 }
 
+// The fit's objective: the sum of absolute log errors (least absolute deviations). A model that
+// cannot follow every wiggle of a sweep (an NCCL version's own mid-size behaviour, a noisy
+// point) then matches the bulk of the sizes and leaves the misfit visible in a few, instead of
+// spreading it over all of them as squared errors would.
 double cost(const std::vector<double>& errors) {
+  double c = 0;
+  for (double e : errors)
+    c += std::fabs(e);
+  return c;
+}
+
+double squared(const std::vector<double>& errors) {
   double c = 0;
   for (double e : errors)
     c += e * e;
@@ -107,7 +131,9 @@ std::optional<double> SimulatedCollectives::predict_time_s(const topo::Topology&
     coll::Request req;
     req.op = *op;
     req.size_bytes = record.size_bytes;
-    return coll::simulate_collective(comm, req).time_s;
+    return coll::with_host_launch_floor(coll::simulate_collective(comm, req), topology,
+                                        threads_gpus(record), iterations(record), record.size_bytes)
+        .time_s;
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
@@ -115,54 +141,120 @@ std::optional<double> SimulatedCollectives::predict_time_s(const topo::Topology&
 
 namespace {
 
-// The scales being fitted: the calibration of one operation (all of them when `op` is empty)
-// in `trial`, whose calibration is what the predictions read.
-class Scales {
+// What is being fitted, in log space: x[0] = log latency scale, x[1] = log bandwidth scale,
+// x[2] and x[3] = log LL and LL128 factors (on top of the bandwidth scale) of one operation
+// (all of them when `op` is empty) and, over all operations, x[4] = log of the host launch cost
+// in microseconds. Setting x writes into `trial`, which the predictions read.
+constexpr std::size_t kLatency = 0, kBandwidth = 1, kLl = 2, kLl128 = 3, kLaunch = 4;
+
+class Parameters {
  public:
-  Scales(topo::Topology& trial, Predictions& predictions, const std::vector<Record>& records,
-         const std::string& op)
-      : trial_(trial), predictions_(predictions), op_(op) {
+  // Over all operations (`op` empty) every parameter is free; for one operation only its two
+  // scales are, and it keeps the LL/LL128 factors and launch cost already in `trial` (they
+  // belong to the machine, not to an operation, and a few sizes of one operation could not
+  // pin them down).
+  Parameters(topo::Topology& trial, Predictions& predictions, const std::vector<Record>& records,
+             const std::string& op)
+      : trial_(trial), predictions_(predictions), op_(op), with_launch_(op.empty()) {
     for (const auto& r : records) {
       if (op.empty() || op_of(r) == coll::op_from_string(op)) mine_.push_back(r);
     }
+    free_ = op.empty() ? std::vector<std::size_t>{kLatency, kBandwidth, kLl, kLl128, kLaunch}
+                       : std::vector<std::size_t>{kLatency, kBandwidth};
   }
 
-  // Log errors of this operation's records with log scales (latency, bandwidth) = x.
-  std::vector<double> errors(const std::array<double, 2>& x) {
+  const std::vector<std::size_t>& free() const { return free_; }
+
+  // Log errors of the records with parameters x.
+  std::vector<double> errors(const std::vector<double>& x) {
     set(x, {});
     return log_errors(predictions_, mine_);
   }
 
-  void set(const std::array<double, 2>& x, const topo::CollectiveScales& ranges) {
-    topo::CollectiveScales s = ranges;
-    s.latency = std::exp(x[0]);
-    s.bandwidth = std::exp(x[1]);
+  void set(const std::vector<double>& x, const std::vector<std::optional<topo::Range>>& ranges) {
+    const auto range = [&](std::size_t k) {
+      return k < ranges.size() ? ranges[k] : std::optional<topo::Range>{};
+    };
+    topo::CollectiveScales s;
+    s.latency = std::exp(x[kLatency]);
+    s.bandwidth = std::exp(x[kBandwidth]);
+    s.ll = std::exp(x[kLl]);
+    s.ll128 = std::exp(x[kLl128]);
+    s.latency_range = range(kLatency);
+    s.bandwidth_range = range(kBandwidth);
+    // A single operation keeps the machine's LL/LL128 factors, with their intervals.
+    s.ll_range = op_.empty() ? range(kLl) : trial_.collective.all.ll_range;
+    s.ll128_range = op_.empty() ? range(kLl128) : trial_.collective.all.ll128_range;
     (op_.empty() ? trial_.collective.all : trial_.collective.by_op[op_]) = s;
+    if (with_launch_ && x.size() > kLaunch) {
+      trial_.host_launch.per_gpu_s = std::exp(x[kLaunch]) * 1e-6;
+      trial_.host_launch.range_s = range(kLaunch);
+    }
+  }
+
+  // Where the searches start: every scale 1 and, with the launch cost, twice: once with a cost
+  // whose floor binds at the fastest record (0.9 of the most it may be), so that the search
+  // sees whether a floor helps, and once with a negligible one (10 ns), so that a floor cannot
+  // trap it in a worse valley. The better end wins.
+  std::vector<std::vector<double>> starts() const {
+    const topo::CollectiveScales& all = trial_.collective.all;
+    std::vector<double> x{0, 0, std::log(all.ll), std::log(all.ll128)};
+    if (!with_launch_) return {x};
+    x[kLl] = x[kLl128] = 0;
+    std::vector<double> negligible = x;
+    negligible.push_back(std::log(0.01));
+    x.push_back(std::log(0.9) + max_log_launch());
+    return {x, negligible};
+  }
+
+  // Scales stay within 0.05..20 (the loader's bounds). The launch cost stays above 10 ns and
+  // below what the fastest record allows: a thread driving g GPUs that needs g L to launch
+  // cannot have finished any operation in less than g L.
+  bool allowed(std::size_t axis, double v) const {
+    if (axis != kLaunch) return std::fabs(v) <= std::log(20.0);
+    return v >= std::log(0.01) && v <= max_log_launch();
+  }
+
+  // The same bounds in each parameter's own units (scales; the launch cost in seconds), for
+  // clamping intervals.
+  topo::Range bounds(std::size_t axis) const {
+    if (axis != kLaunch) return {0.05, 20.0};
+    return {0.01e-6, std::exp(max_log_launch()) * 1e-6};
   }
 
  private:
+  // log of min over the records of time / (GPUs per thread), in microseconds.
+  double max_log_launch() const {
+    double per_gpu_s = 1e-3;
+    for (const auto& r : mine_) {
+      if (usable(r)) per_gpu_s = std::min(per_gpu_s, r.time_s / std::max(threads_gpus(r), 1));
+    }
+    return std::log(std::max(per_gpu_s, 1e-8) * 1e6);
+  }
+
   topo::Topology& trial_;
   Predictions& predictions_;
   std::string op_;
+  bool with_launch_;
   std::vector<Record> mine_;
+  std::vector<std::size_t> free_;
 };
 
-// Pattern search over (log latency scale, log bandwidth scale): try a step each way on each
-// axis, keep improvements, halve the step when none helps.
-std::array<double, 2> search(Scales& scales) {
-  std::array<double, 2> x{0, 0};
-  double best = cost(scales.errors(x));
+// Pattern search: try a step each way on each free axis, keep improvements, halve the step
+// when none helps, within Parameters::allowed().
+std::vector<double> search_from(Parameters& params, std::vector<double> x) {
+  double best = cost(params.errors(x));
   double step = std::log(2.0);
   const double min_step = std::log(1.005);
-  const double limit = std::log(20.0);
   while (step > min_step) {
     bool improved = false;
-    for (int axis = 0; axis < 2 && !improved; ++axis) {
+    for (std::size_t axis : params.free()) {
+      if (improved) break;
       for (double dir : {+1.0, -1.0}) {
-        std::array<double, 2> y = x;
+        std::vector<double> y = x;
         y[axis] += dir * step;
-        if (std::fabs(y[axis]) > limit) continue;
-        const double c = cost(scales.errors(y));
+        if (!params.allowed(axis, y[axis])) continue;
+        const double c = cost(params.errors(y));
         if (c < best - 1e-12) {
           best = c;
           x = y;
@@ -176,66 +268,112 @@ std::array<double, 2> search(Scales& scales) {
   return x;
 }
 
-// Confidence intervals of the log scales at the optimum x, by linearising the log errors:
-// J by central differences, Cov = s^2 (J^T J)^-1 with s^2 = SSE / (n - 2), half-width
-// t_{n-2} * sqrt(Cov_kk). A scale gets no interval when n <= 2, when the records do not
-// depend on it (a column of J is zero: only large messages say nothing of latency), or when
-// the two scales cannot be told apart (J^T J singular). Intervals are clamped to the loader's
-// 0.05..20.
-topo::CollectiveScales intervals(Scales& scales, const std::array<double, 2>& x,
-                                 double confidence) {
-  topo::CollectiveScales out;
-  const std::vector<double> r = scales.errors(x);
+std::vector<double> search(Parameters& params) {
+  std::vector<double> best;
+  double best_cost = 0;
+  for (const auto& start : params.starts()) {
+    std::vector<double> x = search_from(params, start);
+    const double c = cost(params.errors(x));
+    if (best.empty() || c < best_cost) {
+      best = std::move(x);
+      best_cost = c;
+    }
+  }
+  return best;
+}
+
+// Confidence intervals at the optimum x, by linearising the log errors: J by central
+// differences, Cov = s^2 (J^T J)^-1 over the identified parameters with s^2 = SSE / (n - p),
+// half-width t_{n-p} * sqrt(Cov_kk). A parameter the records do not depend on (a zero column
+// of J: only large messages say nothing of latency, no size is launch-bound) is not
+// identified and gets no interval; when the identified ones cannot be told apart (J^T J
+// singular) none gets one, and when n <= p none does. Ranges are clamped like the search.
+struct Intervals {
+  std::vector<std::optional<topo::Range>> ranges;  // per parameter, in its own units
+  std::vector<bool> identified;
+};
+
+Intervals intervals(Parameters& params, const std::vector<double>& x, double confidence) {
+  const std::size_t p_all = x.size();
+  const std::vector<std::size_t>& free = params.free();
+  Intervals out{std::vector<std::optional<topo::Range>>(p_all), std::vector<bool>(p_all, false)};
+  const std::vector<double> r = params.errors(x);
   const std::size_t n = r.size();
-  if (n <= 2) return out;
   constexpr double h = 0.01;
-  Eigen::MatrixXd jacobian(static_cast<Eigen::Index>(n), 2);
-  for (int k = 0; k < 2; ++k) {
-    std::array<double, 2> up = x, down = x;
+  Eigen::MatrixXd jacobian =
+      Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(p_all));
+  for (std::size_t k : free) {
+    std::vector<double> up = x, down = x;
     up[k] += h;
     down[k] -= h;
-    const std::vector<double> ru = scales.errors(up), rd = scales.errors(down);
+    const std::vector<double> ru = params.errors(up), rd = params.errors(down);
     if (ru.size() != n || rd.size() != n) return out;
-    for (std::size_t i = 0; i < n; ++i)
-      jacobian(static_cast<Eigen::Index>(i), k) = (ru[i] - rd[i]) / (2 * h);
+    for (std::size_t i = 0; i < n; ++i) {
+      jacobian(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) =
+          (ru[i] - rd[i]) / (2 * h);
+    }
   }
-  const Eigen::Matrix2d normal = jacobian.transpose() * jacobian;
-  const double scale = normal.diagonal().maxCoeff();
-  if (!(scale > 0)) return out;
-  const bool identified[2] = {normal(0, 0) > 1e-12 * scale, normal(1, 1) > 1e-12 * scale};
-  if (identified[0] && identified[1] && normal.determinant() < 1e-9 * scale * scale) return out;
-  const double sse = cost(r);
-  const auto dof = static_cast<double>(n - 2);
+  double largest = 0;
+  for (std::size_t k = 0; k < p_all; ++k)
+    largest = std::max(largest, jacobian.col(static_cast<Eigen::Index>(k)).squaredNorm());
+  if (!(largest > 0)) return out;
+  // Parameters the records depend on, taken in order while they stay distinguishable from
+  // those already taken (the scaled normal matrix stays well conditioned): with only LL128
+  // sizes, say, the LL128 factor and the bandwidth scale are one degree of freedom, and the
+  // first of them carries the interval.
+  std::vector<Eigen::Index> cols;
+  const auto conditioned = [&](const std::vector<Eigen::Index>& c) {
+    Eigen::MatrixXd j(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(c.size()));
+    for (std::size_t i = 0; i < c.size(); ++i)
+      j.col(static_cast<Eigen::Index>(i)) = jacobian.col(c[i]);
+    const Eigen::MatrixXd normal = j.transpose() * j;
+    const Eigen::VectorXd d = normal.diagonal().cwiseSqrt().cwiseInverse();
+    const Eigen::MatrixXd scaled = d.asDiagonal() * normal * d.asDiagonal();
+    return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(scaled).eigenvalues().minCoeff() > 1e-6;
+  };
+  for (std::size_t k = 0; k < p_all; ++k) {
+    if (jacobian.col(static_cast<Eigen::Index>(k)).squaredNorm() <= 1e-12 * largest) continue;
+    cols.push_back(static_cast<Eigen::Index>(k));
+    if (conditioned(cols)) {
+      out.identified[k] = true;
+    } else {
+      cols.pop_back();
+    }
+  }
+  const auto p = static_cast<Eigen::Index>(cols.size());
+  if (n <= static_cast<std::size_t>(p)) return out;
+  Eigen::MatrixXd j(static_cast<Eigen::Index>(n), p);
+  for (Eigen::Index c = 0; c < p; ++c)
+    j.col(c) = jacobian.col(cols[static_cast<std::size_t>(c)]);
+  const Eigen::MatrixXd normal = j.transpose() * j;
+  const auto dof = static_cast<double>(n - static_cast<std::size_t>(p));
+  // The least-squares covariance at the least-absolute-deviations optimum: an approximation
+  // (exact for LAD only asymptotically and up to a factor near 1.25 for normal errors).
+  const double s2 = squared(r) / dof;
   const double t = boost::math::quantile(
       boost::math::complement(boost::math::students_t(dof), (1 - confidence) / 2));
-  const double s2 = sse / dof;
-  const auto range_of = [&](int k, double variance) {
-    const double half = t * std::sqrt(std::max(variance, 0.0));
-    return topo::Range{std::clamp(std::exp(x[k] - half), 0.05, 20.0),
-                       std::clamp(std::exp(x[k] + half), 0.05, 20.0)};
-  };
-  if (identified[0] && identified[1]) {
-    const Eigen::Matrix2d cov = s2 * normal.inverse();
-    out.latency_range = range_of(0, cov(0, 0));
-    out.bandwidth_range = range_of(1, cov(1, 1));
-  } else if (identified[0]) {
-    out.latency_range = range_of(0, s2 / normal(0, 0));
-  } else if (identified[1]) {
-    out.bandwidth_range = range_of(1, s2 / normal(1, 1));
+  const Eigen::MatrixXd cov = s2 * normal.inverse();
+  for (Eigen::Index c = 0; c < p; ++c) {
+    const auto k = static_cast<std::size_t>(cols[static_cast<std::size_t>(c)]);
+    const double half = t * std::sqrt(std::max(cov(c, c), 0.0));
+    const double unit = k == kLaunch ? 1e-6 : 1.0;
+    const topo::Range b = params.bounds(k);
+    out.ranges[k] = topo::Range{std::clamp(std::exp(x[k] - half) * unit, b.lo, b.hi),
+                                std::clamp(std::exp(x[k] + half) * unit, b.lo, b.hi)};
   }
   return out;
 }
 
-// Fits one operation's scales (all operations' when `op` is empty), leaves them with their
-// intervals in `trial`, and returns them.
-topo::CollectiveScales fit_scales(topo::Topology& trial, Predictions& predictions,
-                                  const std::vector<Record>& records, const std::string& op,
-                                  double confidence) {
-  Scales scales(trial, predictions, records, op);
-  const std::array<double, 2> x = search(scales);
-  const topo::CollectiveScales ranges = intervals(scales, x, confidence);
-  scales.set(x, ranges);
-  return op.empty() ? trial.collective.all : trial.collective.by_op[op];
+// Fits one operation's scales (all operations' when `op` is empty, together with the host
+// launch cost when `op` is empty), leaves them with their intervals in `trial`, and returns
+// whether the launch cost was identified.
+bool fit_parameters(topo::Topology& trial, Predictions& predictions,
+                    const std::vector<Record>& records, const std::string& op, double confidence) {
+  Parameters params(trial, predictions, records, op);
+  const std::vector<double> x = search(params);
+  const Intervals iv = intervals(params, x, confidence);
+  params.set(x, iv.ranges);
+  return op.empty() && iv.identified[kLaunch];
 }
 
 }  // namespace
@@ -245,6 +383,7 @@ std::optional<CollectiveFit> fit_collectives(const topo::Topology& machine,
                                              double confidence) {
   topo::Topology trial = machine;
   trial.collective = {};
+  trial.host_launch = {};
   Predictions predictions(trial);
   const std::vector<double> before = log_errors(predictions, records);
   if (before.empty()) return std::nullopt;
@@ -257,12 +396,23 @@ std::optional<CollectiveFit> fit_collectives(const topo::Topology& machine,
     if (std::find(ops.begin(), ops.end(), name) == ops.end()) ops.push_back(name);
   }
   std::sort(ops.begin(), ops.end());
-  const topo::CollectiveScales all = fit_scales(trial, predictions, records, "", confidence);
-  for (const auto& op : ops)
-    fit_scales(trial, predictions, records, op, confidence);
+  // The host launch cost is one figure for the whole host, fitted with the all-operations
+  // scales; the per-operation fits keep it. It is kept only where some size is launch-bound.
+  const bool launch = fit_parameters(trial, predictions, records, "", confidence);
+  if (!launch) trial.host_launch = {};
+  const topo::CollectiveScales all = trial.collective.all;
+  // With one operation logged, its own fit is the one over all operations.
+  for (const auto& op : ops) {
+    if (ops.size() == 1) {
+      trial.collective.by_op[op] = all;
+    } else {
+      fit_parameters(trial, predictions, records, op, confidence);
+    }
+  }
   trial.collective.all = all;
   CollectiveFit fit;
   fit.calibration = trial.collective;
+  fit.host_launch = trial.host_launch;
   const std::vector<double> after = log_errors(predictions, records);
   fit.samples = after.size();
   fit.median_abs_error_before = median_abs_relative(before);

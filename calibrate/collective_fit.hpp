@@ -1,8 +1,10 @@
 #pragma once
 // Fitting the collective model to a machine's own nccl-tests logs, through the simulator:
 // two corrections, one on every NCCL latency term and one on every protocol's payload
-// efficiency (topology "collective_calibration"), chosen to minimise the squared log error of
-// the predicted times over all sizes, so small and large messages count alike.
+// efficiency (topology "collective_calibration"), and the host's per-GPU launch cost
+// (topology "host_launch": a thread driving g GPUs starts an operation at most every g x that),
+// chosen to minimise the squared log error of the predicted times over all sizes, so small and
+// large messages count alike.
 
 #include <optional>
 #include <vector>
@@ -22,6 +24,8 @@ class SimulatedCollectives : public CollectivePredictor {
 
 struct CollectiveFit {
   topo::CollectiveCalibration calibration;
+  // The host's per-GPU launch cost, when some logged size was launch-bound (per_gpu_s 0 else).
+  topo::HostLaunch host_launch;
   std::size_t samples = 0;
   double median_abs_error_before = 0;  // |predicted / measured - 1|, over the samples
   double median_abs_error_after = 0;

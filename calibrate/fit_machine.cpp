@@ -56,6 +56,10 @@ Json scales_json(const topo::CollectiveScales& s) {
   if (s.bandwidth_range) {
     j["bandwidth_scale_range"] = {s.bandwidth_range->lo, s.bandwidth_range->hi};
   }
+  if (s.ll != 1 || s.ll_range) j["ll_scale"] = s.ll;
+  if (s.ll_range) j["ll_scale_range"] = {s.ll_range->lo, s.ll_range->hi};
+  if (s.ll128 != 1 || s.ll128_range) j["ll128_scale"] = s.ll128;
+  if (s.ll128_range) j["ll128_scale_range"] = {s.ll128_range->lo, s.ll128_range->hi};
   return j;
 }
 
@@ -198,6 +202,14 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
       cc["by_op"] = by_op;
       cc["source"] = c.source;
       result.document["collective_calibration"] = cc;
+      if (const auto& h = result.collective->host_launch; h.per_gpu_s > 0) {
+        Json hl = {{"per_gpu", format_latency_field(h.per_gpu_s)}};
+        if (h.range_s) {
+          hl["range"] = {format_latency_field(h.range_s->lo), format_latency_field(h.range_s->hi)};
+        }
+        hl["source"] = "linksim fit: the launch-bound sizes of the nccl-tests logs";
+        result.document["host_launch"] = hl;
+      }
       result.document["notes"].push_back(
           fmt::format("linksim fit collectives: NCCL latencies x {:.3g}, protocol efficiencies "
                       "x {:.3g} over all operations, per operation in collective_calibration "
@@ -244,8 +256,14 @@ std::string describe_scales(const topo::CollectiveScales& s) {
   const auto one = [](double v, const std::optional<topo::Range>& r) {
     return r ? fmt::format("{:.3g} ({:.3g}..{:.3g})", v, r->lo, r->hi) : fmt::format("{:.3g}", v);
   };
-  return fmt::format("NCCL latencies x {}, protocol efficiencies x {}",
-                     one(s.latency, s.latency_range), one(s.bandwidth, s.bandwidth_range));
+  std::string out =
+      fmt::format("NCCL latencies x {}, protocol efficiencies x {}",
+                  one(s.latency, s.latency_range), one(s.bandwidth, s.bandwidth_range));
+  if (s.ll != 1 || s.ll_range) out += fmt::format(", LL x {} more", one(s.ll, s.ll_range));
+  if (s.ll128 != 1 || s.ll128_range) {
+    out += fmt::format(", LL128 x {} more", one(s.ll128, s.ll128_range));
+  }
+  return out;
 }
 
 std::string serialize_document(const Json& document) {
@@ -305,6 +323,19 @@ std::string format_fit_report(const FitMachineResult& result) {
           "intervals in parentheses)\n",
           c.samples, 100 * c.median_abs_error_before, 100 * c.median_abs_error_after);
       out += fmt::format("    {:<16} {}\n", "all operations", describe_scales(c.calibration.all));
+      if (c.host_launch.per_gpu_s > 0) {
+        out += fmt::format(
+            "    {:<16} {} per GPU{} (a thread driving g GPUs starts an operation at most every "
+            "g x that; written as \"host_launch\")\n",
+            "host launch", units::format_time(c.host_launch.per_gpu_s),
+            c.host_launch.range_s
+                ? fmt::format(" ({}..{})", units::format_time(c.host_launch.range_s->lo),
+                              units::format_time(c.host_launch.range_s->hi))
+                : std::string());
+      } else {
+        out += fmt::format("    {:<16} not identified: no logged size is launch-bound\n",
+                           "host launch");
+      }
       for (const auto& [op, sc] : c.calibration.by_op)
         out += fmt::format("    {:<16} {}\n", op, describe_scales(sc));
     } else {

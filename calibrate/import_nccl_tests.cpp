@@ -85,6 +85,14 @@ NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
         header_line = number;
         log.threads = header_int(cells, "nThread", file, number);
         log.gpus_per_thread = header_int(cells, "nGpus", file, number);
+        // "warmup iters: 5 iters: 20 agg iters: 1": the timed count is the "iters:" that no
+        // "warmup" or "agg" precedes.
+        for (std::size_t i = 1; i + 1 < cells.size(); ++i) {
+          if (cells[i] == "iters:" && cells[i - 1] != "warmup" && cells[i - 1] != "agg") {
+            const long long v = parse_integer_cell(cells[i + 1], file, number, "iters");
+            if (v >= 1) log.iterations = static_cast<int>(v);
+          }
+        }
       } else if (!cells.empty() && cells[0] == "Rank" && header_line != 0) {
         ++rank_lines;
       } else if (cells.size() >= 2 && cells[0] == "size" && cells[1] == "count") {
@@ -179,6 +187,8 @@ NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
   for (auto& r : log.records) {
     r.kind = std::string(kind::nccl_prefix) + log.op;
     r.gpu_count = log.ranks;
+    r.gpus_per_thread = log.gpus_per_thread;
+    r.iterations = log.iterations;
   }
   return log;
 }

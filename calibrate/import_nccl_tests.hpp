@@ -17,7 +17,8 @@ struct NcclTestsLog {
   std::string op;  // binary name, e.g. "all_reduce_perf"
   int threads = 0;
   int gpus_per_thread = 0;
-  int ranks = 0;  // "#  Rank" lines when printed, else threads * gpus_per_thread
+  int iterations = 0;  // the header's "iters:" (-n), 0 when not printed
+  int ranks = 0;       // "#  Rank" lines when printed, else threads * gpus_per_thread
   double avg_bus_bandwidth_Bps = 0;
   std::vector<Record> records;  // out-of-place and in-place rows, in file order
 };

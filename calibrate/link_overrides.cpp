@@ -19,6 +19,9 @@ std::string LinkOverride::source() const {
 
 namespace {
 
+// The loader takes positive latencies only: a 95% interval reaching below zero is cut at 1 ns.
+constexpr double kMinLatencyRange_s = 1e-9;
+
 // `r` clamped to [min, max] and widened to hold `value` (itself already clamped).
 topo::Range clamped(topo::Range r, double value, double min, double max) {
   r.lo = std::min(std::clamp(r.lo, min, max), value);
@@ -54,8 +57,9 @@ std::vector<LinkOverride> derive_link_overrides(const topo::Router& router,
                              bw, topo::kMinBandwidth_Bps, topo::kMaxBandwidth_Bps);
         }
         if (s.fit.has_interval && s.fit.latency_identified) {
-          lat_range = clamped({std::max(s.fit.latency_lo_s, 0.0) / hops, s.fit.latency_hi_s / hops},
-                              std::min(lat, topo::kMaxLatency_s), 0, topo::kMaxLatency_s);
+          lat_range =
+              clamped({std::max(s.fit.latency_lo_s, 0.0) / hops, s.fit.latency_hi_s / hops},
+                      std::min(lat, topo::kMaxLatency_s), kMinLatencyRange_s, topo::kMaxLatency_s);
         }
         for (auto c : p.channels) {
           const topo::LinkId l = topo::Topology::link_of(c);

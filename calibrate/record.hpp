@@ -32,6 +32,9 @@ struct Record {
   int src_gpu = -1;   // -1: host memory, or not applicable
   int dst_gpu = -1;   // -1: host memory, or not applicable
   int gpu_count = 0;  // GPUs taking part (nccl-tests ranks; 1 for a host copy)
+  // nccl-tests: GPUs one host thread drove (the header's nGpus); 0 when not known (then all).
+  int gpus_per_thread = 0;
+  int iterations = 0;  // nccl-tests: timed iterations (-n); 0 when not known (then 20)
   double size_bytes = 0;
   // Time of one operation. For tools that print only a bandwidth it is derived as
   // size / bandwidth (both directions' bytes for a bidirectional copy).

@@ -31,6 +31,8 @@ void register_nccl_tests(CLI::App& app) {
     std::string json_out;
     std::string algo;
     std::string proto;
+    int gpus_per_thread = 0;
+    int iterations = 20;
     bool explain = false;
     bool force = false;
     std::string plot;
@@ -50,6 +52,12 @@ void register_nccl_tests(CLI::App& app) {
   cmd->add_option("-f,--stepfactor", args->factor, "Multiply the size by this each step");
   cmd->add_option("-i,--stepbytes", args->step, "Add this to the size each step (without -f)");
   cmd->add_option("-g,--ngpus", args->gpus, "GPUs taking part (default: all of the machine)");
+  cmd->add_option("-n,--iters", args->iterations,
+                  "Timed iterations (nccl-tests -n, default 20): with a calibrated host_launch, "
+                  "the launches of one iteration overlap the GPUs' work of another");
+  cmd->add_option("--gpus-per-thread", args->gpus_per_thread,
+                  "GPUs one host thread drives (default: all, a single-process -g N run; 1 for "
+                  "mpirun -np N ... -g 1). Matters on machines with a calibrated host_launch");
   cmd->add_option("-d,--datatype", args->dtype, "Data type (float, half, bfloat16, ...)");
   cmd->add_option("-o,--op", args->redop, "Reduction: sum, prod, max, min, avg");
   cmd->add_option("-r,--root", args->root, "Root rank for broadcast and reduce");
@@ -122,6 +130,15 @@ void register_nccl_tests(CLI::App& app) {
                                      args->proto));
       }
     }
+    if (args->gpus_per_thread < 0 || args->gpus_per_thread > want ||
+        (args->gpus_per_thread > 0 && want % args->gpus_per_thread != 0)) {
+      throw InputError(
+          "", "--gpus-per-thread",
+          fmt::format("expected a divisor of the {} GPUs taking part, from 1 to {}", want, want));
+    }
+    spec.gpus_per_thread = args->gpus_per_thread;
+    if (args->iterations < 1) throw InputError("", "-n", "expected at least 1 iteration");
+    spec.iterations = args->iterations;
     const coll::Communicator comm(machine, gpus);
     std::vector<coll::SweepRow> rows;
     try {
@@ -138,6 +155,8 @@ void register_nccl_tests(CLI::App& app) {
     header.max_bytes = spec.max_bytes;
     header.step_factor = spec.step_factor;
     header.step_bytes = spec.step_bytes;
+    header.gpus_per_thread = static_cast<std::size_t>(spec.gpus_per_thread);
+    header.iterations = spec.iterations;
     std::string table = report::format_nccl_tests(header, rows, comm, args->explain);
     std::optional<report::SweepRange> range;
     if (topo::has_ranges(machine)) {

@@ -40,7 +40,10 @@ class Lowerer {
       : comm_(comm), request_(request), choice_(choice), sim_(sim) {
     const topo::CollectiveScales fitted = comm.scales(to_string(request.op));
     latency_scale_ = fitted.latency;
-    eta_ = wire_efficiency(choice.protocol) * fitted.bandwidth;
+    eta_ = wire_efficiency(choice.protocol) * fitted.bandwidth *
+           (choice.protocol == Protocol::ll      ? fitted.ll
+            : choice.protocol == Protocol::ll128 ? fitted.ll128
+                                                 : 1.0);
     if (choice.algorithm == Algorithm::nvls) eta_ *= nvls_efficiency(comm.generation());
     hop_s_ = hop_latency_s(choice.algorithm, choice.protocol, comm.intra_class()) * latency_scale_;
     const double cap = rank_cap_Bps(comm, choice);

@@ -65,6 +65,8 @@ struct Outcome {
   double busbw_Bps = 0;  // algbw x busbw_factor
   // The channel saturated longest (the bottleneck), or none for latency-bound runs.
   std::optional<topo::ChannelId> bottleneck;
+  // Set when the host's launch rate, not the GPUs, set the time (see sweep.hpp).
+  bool host_bound = false;
 };
 
 // Simulates the request alone on the machine with each candidate and keeps the fastest, as

@@ -40,6 +40,19 @@ std::optional<double> parse_nccl_size(const std::string& text) {
   return std::floor(v * mult);
 }
 
+Outcome with_host_launch_floor(Outcome o, const topo::Topology& machine, int gpus_per_thread,
+                               int iterations, double size_bytes) {
+  const double launch_s = gpus_per_thread * machine.host_launch.per_gpu_s;
+  if (launch_s <= 0 || o.time_s <= 0) return o;
+  const double n = std::max(iterations, 1);
+  const double t = std::max(launch_s, o.time_s) + std::min(launch_s, o.time_s) / n;
+  o.host_bound = launch_s > o.time_s;
+  o.busbw_Bps *= o.time_s / t;
+  o.time_s = t;
+  o.algbw_Bps = size_bytes / t;
+  return o;
+}
+
 std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec) {
   const int type_bytes = dtype_bytes(spec.dtype);
   if (type_bytes == 0) throw std::invalid_argument("unknown data type \"" + spec.dtype + "\"");
@@ -76,7 +89,9 @@ std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec)
     request.root = spec.root;
     request.algorithm = spec.algorithm;
     request.protocol = spec.protocol;
-    row.outcome = simulate_collective(comm, request);
+    row.outcome = with_host_launch_floor(simulate_collective(comm, request), comm.topology(),
+                                         spec.gpus_per_thread > 0 ? spec.gpus_per_thread : n,
+                                         spec.iterations, row.size_bytes);
     rows.push_back(std::move(row));
     if (size == 0) break;  // a zero start would never grow
   }

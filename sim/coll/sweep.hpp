@@ -18,6 +18,10 @@ struct SweepSpec {
   double step_bytes = 1024 * 1024;  // -i
   std::string dtype = "float";
   std::string redop = "sum";
+  // GPUs one host thread drives (nccl-tests' nGpus, -g): every rank when 0, as in a single
+  // process run with -g N. Matters only on a machine with a known host launch cost.
+  int gpus_per_thread = 0;
+  int iterations = 20;  // -n
   int root = 0;
   std::optional<Algorithm> algorithm;
   std::optional<Protocol> protocol;
@@ -36,6 +40,15 @@ struct SweepRow {
 int dtype_bytes(const std::string& dtype);
 // nccl-tests size arguments: "8", "1K", "8G" (K/M/G are powers of 1024); nullopt if invalid.
 std::optional<double> parse_nccl_size(const std::string& text);
+
+// nccl-tests' pace on a machine whose host launch cost is known (topo::HostLaunch): it times
+// `iterations` (-n) operations launched back to back and divides, so the GPUs' work T and the
+// host's launches overlap. One thread driving g GPUs launches an iteration every g x L (L the
+// per-GPU cost). Launch-bound, the total is n g L plus the last operation's T; GPU-bound, the
+// first launch g L plus n T. Per iteration: max(g L, T) + min(g L, T) / n. Returns `o` with
+// that applied (host_bound set when g L > T); unchanged when L is unknown (0).
+Outcome with_host_launch_floor(Outcome o, const topo::Topology& machine, int gpus_per_thread,
+                               int iterations, double size_bytes);
 
 // Runs the sweep. Throws std::invalid_argument for a bad spec (unknown dtype, min > max, ...).
 std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec);

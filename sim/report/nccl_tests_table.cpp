@@ -28,10 +28,13 @@ std::string format_nccl_tests(const NcclTestsHeader& h, const std::vector<coll::
                      h.machine);
   const std::string step = h.step_factor > 1 ? fmt::format("{}(factor)", h.step_factor)
                                              : fmt::format("{}(bytes)", h.step_bytes);
+  const std::size_t ranks = h.gpu_models.size();
+  const std::size_t per_thread = h.gpus_per_thread > 0 ? h.gpus_per_thread : ranks;
   out += fmt::format(
-      "# nThread 1 nGpus {} minBytes {:.0f} maxBytes {:.0f} step: {} warmup iters: 1 iters: 20 "
+      "# nThread {} nGpus {} minBytes {:.0f} maxBytes {:.0f} step: {} warmup iters: 1 iters: {} "
       "agg iters: 1 validation: 0 graph: 0 unalign: 0\n",
-      h.gpu_models.size(), h.min_bytes, h.max_bytes, step);
+      ranks / std::max<std::size_t>(per_thread, 1), per_thread, h.min_bytes, h.max_bytes, step,
+      h.iterations);
   out += "#\n# Using devices\n";
   for (std::size_t r = 0; r < h.gpu_models.size(); ++r) {
     out += fmt::format("#  Rank {:2d} Group  0 Pid      0 on {:>10} device {:2d} [sim] {}\n", r,
@@ -51,11 +54,12 @@ std::string format_nccl_tests(const NcclTestsHeader& h, const std::vector<coll::
     out += result_columns(row.outcome) + result_columns(row.outcome) + "\n";
     if (explain) {
       const auto& c = row.outcome.choice;
-      out +=
-          fmt::format("#   -> {}/{} {} channel(s); bottleneck: {}\n", coll::to_string(c.algorithm),
-                      coll::to_string(c.protocol), c.channels,
-                      row.outcome.bottleneck ? comm.topology().channel_name(*row.outcome.bottleneck)
-                                             : std::string("none (latency-bound)"));
+      out += fmt::format(
+          "#   -> {}/{} {} channel(s); bottleneck: {}\n", coll::to_string(c.algorithm),
+          coll::to_string(c.protocol), c.channels,
+          row.outcome.host_bound   ? std::string("the host's kernel launches (host_launch)")
+          : row.outcome.bottleneck ? comm.topology().channel_name(*row.outcome.bottleneck)
+                                   : std::string("none (latency-bound)"));
     }
   }
   out += "# Out of bounds values : N/A (simulated: no data is checked)\n";

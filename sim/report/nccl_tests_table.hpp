@@ -18,6 +18,8 @@ struct NcclTestsHeader {
   double max_bytes = 0;
   double step_factor = 0;
   double step_bytes = 0;
+  std::size_t gpus_per_thread = 0;  // 0: every rank in one thread
+  int iterations = 20;
 };
 
 // The table: header lines, the column heads, one line per size (out-of-place then in-place),

@@ -507,7 +507,8 @@ Topology load_with_depth(const std::string& path, int depth) {
 Topology parse_with_depth(const Json& document, const std::string& file, int depth) {
   JsonView root(document, file);
   root.expect_only({"$schema", "title", "description", "sources", "notes", "base", "instance",
-                    "replace_models", "gpu_models", "nodes", "links", "collective_calibration"});
+                    "replace_models", "gpu_models", "nodes", "links", "collective_calibration",
+                    "host_launch"});
   Topology topo;
   if (auto base = root.get("base")) {
     if (depth >= kMaxBaseDepth) base->fail("\"base\" chain is too deep (a cycle?)");
@@ -550,9 +551,19 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
     for (const auto& e : n->elements())
       topo.notes.push_back(e.as_string());
   }
+  if (auto hv = root.get("host_launch")) {
+    hv->expect_only({"per_gpu", "range", "source"});
+    topo.host_launch.per_gpu_s = latency_field(hv->at("per_gpu"));
+    if (auto r = hv->get("range")) {
+      topo.host_launch.range_s =
+          range_field(*r, topo.host_launch.per_gpu_s, latency_field, "host_launch.per_gpu");
+    }
+    topo.host_launch.source = hv->string_or("source", "");
+  }
   if (auto cv = root.get("collective_calibration")) {
     cv->expect_only({"latency_scale", "bandwidth_scale", "latency_scale_range",
-                     "bandwidth_scale_range", "by_op", "source"});
+                     "bandwidth_scale_range", "ll_scale", "ll_scale_range", "ll128_scale",
+                     "ll128_scale_range", "by_op", "source"});
     const auto scale = [](const JsonView& x) {
       const double value = x.as_number();
       if (!(value >= 0.05 && value <= 20)) x.fail("expected a scale between 0.05 and 20");
@@ -562,7 +573,9 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
       CollectiveScales out;
       for (auto [key, field, range] :
            {std::tuple{"latency_scale", &out.latency, &out.latency_range},
-            std::tuple{"bandwidth_scale", &out.bandwidth, &out.bandwidth_range}}) {
+            std::tuple{"bandwidth_scale", &out.bandwidth, &out.bandwidth_range},
+            std::tuple{"ll_scale", &out.ll, &out.ll_range},
+            std::tuple{"ll128_scale", &out.ll128, &out.ll128_range}}) {
         if (auto x = v.get(key)) *field = scale(*x);
         if (auto r = v.get(std::string(key) + "_range")) {
           *range = range_field(*r, *field, scale, fmt::format("{} ({})", key, *field));
@@ -573,8 +586,9 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
     topo.collective.all = scales(*cv);
     if (auto ops = cv->get("by_op")) {
       for (const auto& [op, v] : ops->members()) {
-        v.expect_only(
-            {"latency_scale", "bandwidth_scale", "latency_scale_range", "bandwidth_scale_range"});
+        v.expect_only({"latency_scale", "bandwidth_scale", "latency_scale_range",
+                       "bandwidth_scale_range", "ll_scale", "ll_scale_range", "ll128_scale",
+                       "ll128_scale_range"});
         topo.collective.by_op[op] = scales(v);
       }
     }

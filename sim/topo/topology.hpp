@@ -100,6 +100,12 @@ struct CollectiveScales {
   double bandwidth = 1.0;
   std::optional<Range> latency_range;  // the fit's confidence interval, when it has one
   std::optional<Range> bandwidth_range;
+  // On top of `bandwidth`, for the LL and LL128 protocols (Simple is the reference): how far
+  // this machine's LL / LL128 fall short of their nominal payload share, or exceed it.
+  double ll = 1.0;
+  double ll128 = 1.0;
+  std::optional<Range> ll_range;
+  std::optional<Range> ll128_range;
 };
 struct CollectiveCalibration {
   CollectiveScales all;
@@ -109,6 +115,16 @@ struct CollectiveCalibration {
     auto it = by_op.find(op);
     return it == by_op.end() ? all : it->second;
   }
+};
+
+// Host time to launch one collective on one GPU (cudaSetDevice, the kernel launch and NCCL's
+// enqueue work). One CPU thread driving g GPUs (nccl-tests -g g in one process) cannot start an
+// operation more often than every g x per_gpu_s, however fast the GPUs finish it. Known only
+// from a calibration (linksim fit on nccl-tests logs); 0 when unknown, and then not modelled.
+struct HostLaunch {
+  double per_gpu_s = 0;
+  std::optional<Range> range_s;
+  std::string source;
 };
 
 struct ChannelProps {
@@ -129,6 +145,7 @@ class Topology {
   std::optional<Instance> instance;
   std::string base;  // base machine for cloud instances, empty otherwise
   CollectiveCalibration collective;
+  HostLaunch host_launch;
 
   // Adds a node or link. Node ids must be unique (std::logic_error otherwise: the loader checks
   // first and reports bad input as InputError).

@@ -1,10 +1,10 @@
 #pragma once
 // A calibrated machine's figures carry the fit's confidence intervals (Link::bandwidth_range_Bps,
-// Link::latency_range_s, CollectiveScales ranges). A prediction's range comes from simulating
-// the machine twice more, once with every figure at its slow end (low bandwidth, high latency,
-// high latency scale, low bandwidth scale) and once at its fast end. This bounds the prediction
-// by the joint worst and best case of the intervals, which is wider than a propagated 95%
-// interval when several figures matter at once: a planner gets a range that is safe to plan on.
+// Link::latency_range_s, CollectiveScales ranges, HostLaunch::range_s). A prediction's range comes
+// from simulating the machine twice more, once with every figure at its slow end (low bandwidth,
+// high latency, high latency scale, low bandwidth scale) and once at its fast end. This bounds the
+// prediction by the joint worst and best case of the intervals, which is wider than a propagated
+// 95% interval when several figures matter at once: a planner gets a range that is safe to plan on.
 
 #include "sim/topo/topology.hpp"
 

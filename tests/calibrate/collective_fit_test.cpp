@@ -30,6 +30,13 @@ TEST(CollectiveFit, A100NvswitchSweepWithinFivePercentAfterFitting) {
   EXPECT_GT(fit->median_abs_error_before, 0.10);
   EXPECT_LT(fit->median_abs_error_after, 0.05) << fit->calibration.source;
   EXPECT_LT(fit->median_abs_error_after, fit->median_abs_error_before);
+  // The log was run as one process driving 8 GPUs (-g 8), and from 1 KiB to 256 KiB it stays
+  // at about 43.5 us whatever the size: the host launching 8 GPUs' kernels sets the pace, about
+  // 43.5 / 8 = 5.44 us per GPU.
+  EXPECT_NEAR(fit->host_launch.per_gpu_s, 5.44e-6, 0.5e-6);
+  ASSERT_TRUE(fit->host_launch.range_s.has_value());
+  EXPECT_LE(fit->host_launch.range_s->lo, fit->host_launch.per_gpu_s);
+  EXPECT_GE(fit->host_launch.range_s->hi, fit->host_launch.per_gpu_s);
 }
 
 TEST(CollectiveFit, Rtx2080TiLogsWithinFivePercentAfterFitting) {
@@ -41,6 +48,10 @@ TEST(CollectiveFit, Rtx2080TiLogsWithinFivePercentAfterFitting) {
   ASSERT_TRUE(fit.has_value());
   EXPECT_GE(fit->samples, 25u) << fit->calibration.source;
   EXPECT_LT(fit->median_abs_error_after, 0.05) << fit->calibration.source;
+  // -g 2: a launch floor the fastest log line (reduce, 8 B in 10.39 us) must not exceed:
+  // 2 L <= 10.39 us.
+  EXPECT_GT(fit->host_launch.per_gpu_s, 0);
+  EXPECT_LE(2 * fit->host_launch.per_gpu_s, 10.39e-6);
 }
 
 // Records made by the simulator itself on a machine whose all_reduce runs with latency x 1.5
@@ -48,7 +59,10 @@ TEST(CollectiveFit, Rtx2080TiLogsWithinFivePercentAfterFitting) {
 // truth, and its 95% intervals must hold it.
 TEST(CollectiveFit, RecoversKnownScalesAndItsIntervalsHoldThem) {
   topo::Topology truth = topo::load_topology("rtx2080ti-2x");
-  truth.collective.by_op["all_reduce"] = {1.5, 0.8, std::nullopt, std::nullopt};
+  topo::CollectiveScales scales;
+  scales.latency = 1.5;
+  scales.bandwidth = 0.8;
+  truth.collective.by_op["all_reduce"] = scales;
   const std::vector<double> noise{1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.0, 1.015, 0.985};
   std::vector<Record> records;
   double size = 1024;

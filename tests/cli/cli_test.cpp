@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
+#include "sim/core/json_view.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim {
@@ -28,6 +30,32 @@ TEST(CliTest, TopoShowGolden) {
 TEST(CliTest, NcclTestsGolden) {
   expect_golden("nccl-tests all_reduce_perf -t rtx2080ti-2x -b 8 -e 1M -f 4 --explain",
                 "nccl-tests-rtx2080ti-2x.txt");
+}
+
+// A machine whose host takes 100 us to launch on each GPU: nccl-tests -g 2 is launch-bound,
+// 2 x 100 = 200 us plus a twentieth of the GPUs' own ~10 us at 8 bytes.
+TEST(CliTest, NcclTestsHonoursACalibratedHostLaunch) {
+  TempDir dir;
+  Json doc = Json::parse(read_file(source_dir() + "/topologies/rtx2080ti-2x.json"));
+  doc.erase("$schema");
+  doc["host_launch"] = {{"per_gpu", "100 us"}};
+  const std::string machine = dir.write("slow-host.json", doc.dump());
+  const auto r = run_linksim("nccl-tests all_reduce_perf -t " + machine + " -b 8 -e 8 --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto line = r.out.find("\n           8 ");
+  ASSERT_NE(line, std::string::npos) << r.out;
+  std::istringstream row(r.out.substr(line));
+  std::string size, count, type, redop, root;
+  double time_us = 0;
+  row >> size >> count >> type >> redop >> root >> time_us;
+  EXPECT_GT(time_us, 200.0);
+  EXPECT_LT(time_us, 202.0);
+  EXPECT_NE(r.out.find("bottleneck: the host's kernel launches"), std::string::npos) << r.out;
+  // One process per GPU: 100 us is the floor.
+  const auto mpi =
+      run_linksim("nccl-tests all_reduce_perf -t " + machine + " -b 8 -e 8 --gpus-per-thread 1");
+  ASSERT_EQ(mpi.exit_code, 0) << mpi.err;
+  EXPECT_NE(mpi.out.find("# nThread 2 nGpus 1"), std::string::npos) << mpi.out;
 }
 
 TEST(CliTest, RunAndCompareGolden) {

@@ -153,5 +153,27 @@ TEST(SweepTest, ThirtyOneSizesDoubling) {
   }
 }
 
+// nccl-tests' pace with a known host launch cost L: max(g L, T) + min(g L, T) / n.
+TEST(CollectiveSimTest, HostLaunchFloorByHand) {
+  topo::Topology pair = nvlink_pair();
+  Outcome o;
+  o.time_s = 20e-6;
+  o.algbw_Bps = 1e6 / 20e-6;  // 1 MB in 20 us
+  o.busbw_Bps = o.algbw_Bps;
+  // Unknown launch cost: unchanged.
+  EXPECT_DOUBLE_EQ(with_host_launch_floor(o, pair, 8, 20, 1e6).time_s, 20e-6);
+  pair.host_launch.per_gpu_s = 5e-6;
+  // 8 GPUs on one thread: g L = 40 us > T = 20 us: 40 + 20/20 = 41 us, launch-bound.
+  const Outcome bound = with_host_launch_floor(o, pair, 8, 20, 1e6);
+  EXPECT_NEAR(bound.time_s, 41e-6, 1e-15);
+  EXPECT_TRUE(bound.host_bound);
+  EXPECT_NEAR(bound.algbw_Bps, 1e6 / 41e-6, 1e-3);
+  EXPECT_NEAR(bound.busbw_Bps, 1e6 / 41e-6, 1e-3);
+  // One GPU per thread (mpirun -np N ... -g 1): g L = 5 us < T: 20 + 5/20 = 20.25 us.
+  const Outcome free = with_host_launch_floor(o, pair, 1, 20, 1e6);
+  EXPECT_NEAR(free.time_s, 20.25e-6, 1e-15);
+  EXPECT_FALSE(free.host_bound);
+}
+
 }  // namespace
 }  // namespace linksim::coll

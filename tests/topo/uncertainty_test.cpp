@@ -31,8 +31,10 @@ Json ranged_doc() {
     ],
     "collective_calibration": {
       "latency_scale": 2, "latency_scale_range": [1.5, 2.5], "bandwidth_scale": 1,
+      "ll128_scale": 0.8, "ll128_scale_range": [0.6, 1.1],
       "by_op": {"all_reduce": {"bandwidth_scale": 0.8, "bandwidth_scale_range": [0.7, 0.9]}}
-    }
+    },
+    "host_launch": {"per_gpu": "5 us", "range": ["4 us", "6 us"], "source": "test"}
   })");
 }
 
@@ -56,6 +58,10 @@ TEST(Uncertainty, LoaderReadsRanges) {
   EXPECT_DOUBLE_EQ(t.collective.all.latency_range->lo, 1.5);
   EXPECT_FALSE(t.collective.all.bandwidth_range.has_value());
   EXPECT_DOUBLE_EQ(t.collective.by_op.at("all_reduce").bandwidth_range->hi, 0.9);
+  EXPECT_DOUBLE_EQ(t.collective.all.ll128, 0.8);
+  EXPECT_DOUBLE_EQ(t.collective.all.ll, 1.0);  // not given
+  EXPECT_DOUBLE_EQ(t.host_launch.per_gpu_s, 5e-6);
+  EXPECT_DOUBLE_EQ(t.host_launch.range_s->hi, 6e-6);
   EXPECT_TRUE(has_ranges(t));
 }
 
@@ -68,6 +74,10 @@ TEST(Uncertainty, RangeEndsMoveOnlyRangedFigures) {
   EXPECT_DOUBLE_EQ(slow.link(2).latency_s, 3e-6);
   EXPECT_DOUBLE_EQ(slow.collective.all.latency, 2.5);
   EXPECT_DOUBLE_EQ(slow.collective.by_op.at("all_reduce").bandwidth, 0.7);
+  EXPECT_DOUBLE_EQ(slow.collective.all.ll128, 0.6);
+  EXPECT_DOUBLE_EQ(slow.host_launch.per_gpu_s, 6e-6);
+  EXPECT_DOUBLE_EQ(fast.collective.all.ll128, 1.1);
+  EXPECT_DOUBLE_EQ(fast.host_launch.per_gpu_s, 4e-6);
   EXPECT_DOUBLE_EQ(fast.link(2).bandwidth_Bps, 12e9);
   EXPECT_DOUBLE_EQ(fast.link(2).latency_s, 1e-6);
   EXPECT_DOUBLE_EQ(fast.collective.all.latency, 1.5);
@@ -83,6 +93,7 @@ TEST(Uncertainty, RangeEndsMoveOnlyRangedFigures) {
 TEST(Uncertainty, AMachineWithoutRangesHasNone) {
   Json doc = ranged_doc();
   doc.erase("collective_calibration");
+  doc.erase("host_launch");
   doc["links"][1].erase("bandwidth_range");
   doc["links"][1].erase("latency_range");
   EXPECT_FALSE(has_ranges(parse_topology(doc, "m.json")));
