@@ -28,6 +28,8 @@ Json measurements_to_json(const ProbeResult& result, const std::string& date) {
               {"gpu_count", r.gpu_count}, {"size_bytes", r.size_bytes},
               {"time_s", r.time_s},       {"bandwidth_Bps", r.bandwidth_Bps}};
     if (r.bus_bandwidth_Bps > 0) j["bus_bandwidth_Bps"] = r.bus_bandwidth_Bps;
+    if (r.gpus_per_thread > 0) j["gpus_per_thread"] = r.gpus_per_thread;
+    if (r.iterations > 0) j["iterations"] = r.iterations;
     if (r.flops_per_s > 0) j["flops_per_s"] = r.flops_per_s;
     if (r.p2p_enabled) j["p2p_enabled"] = *r.p2p_enabled;
     if (r.repeats > 0) {
@@ -66,6 +68,8 @@ ProbeResult measurements_from_json(const Json& document, const std::string& file
     r.src_gpu = static_cast<int>(rv.integer_or("src_gpu", -1));
     r.dst_gpu = static_cast<int>(rv.integer_or("dst_gpu", -1));
     r.gpu_count = static_cast<int>(rv.integer_or("gpu_count", 0));
+    r.gpus_per_thread = static_cast<int>(rv.integer_or("gpus_per_thread", 0));
+    r.iterations = static_cast<int>(rv.integer_or("iterations", 0));
     r.size_bytes = rv.number_or("size_bytes", 0);
     r.time_s = rv.number_or("time_s", 0);
     r.bandwidth_Bps = rv.number_or("bandwidth_Bps", 0);

@@ -427,6 +427,10 @@ class CudaProbe : public Probe {
         Record r = make_record(op == 0 ? "nccl:all_reduce_perf" : "nccl:all_gather_perf",
                                "out_of_place", -1, -1, count_, bytes, bytes, s);
         r.bus_bandwidth_Bps = r.bandwidth_Bps * (op == 0 ? 2 * (nd - 1) / nd : (nd - 1) / nd);
+        // One thread launches every GPU's part, and each timed operation is waited for: the
+        // launches do not overlap the previous operation (nccl-tests -n 1).
+        r.gpus_per_thread = count_;
+        r.iterations = 1;
         out.records.push_back(r);
       }
     }

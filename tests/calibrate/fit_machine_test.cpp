@@ -163,6 +163,25 @@ TEST(Probe, RecordedProbeReplaysThePlanAndSkeletonLoads) {
   EXPECT_EQ((*link)["latency_range"], Json::array({"5 us", "5 us"}));
 }
 
+// The probe's NCCL records say how they were timed (one thread for every GPU, one operation per
+// timing), and the measurements file keeps it for a later `linksim fit`.
+TEST(Probe, MeasurementsKeepHowNcclRecordsWereTimed) {
+  ProbeResult result;
+  Record r;
+  r.kind = "nccl:all_reduce_perf";
+  r.variant = "out_of_place";
+  r.gpu_count = 8;
+  r.gpus_per_thread = 8;
+  r.iterations = 1;
+  r.size_bytes = 1024;
+  r.time_s = 50e-6;
+  result.records.push_back(r);
+  const auto back = measurements_from_json(measurements_to_json(result, ""), "m.json");
+  ASSERT_EQ(back.records.size(), 1u);
+  EXPECT_EQ(back.records[0].gpus_per_thread, 8);
+  EXPECT_EQ(back.records[0].iterations, 1);
+}
+
 TEST(FitCli, WritesRefusesOverwriteAndReports) {
   linksim::testing::TempDir dir;
   const std::string out = dir.path() + "/cal.json";
