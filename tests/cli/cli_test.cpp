@@ -56,6 +56,17 @@ TEST(CliTest, NcclTestsHonoursACalibratedHostLaunch) {
       run_linksim("nccl-tests all_reduce_perf -t " + machine + " -b 8 -e 8 --gpus-per-thread 1");
   ASSERT_EQ(mpi.exit_code, 0) << mpi.err;
   EXPECT_NE(mpi.out.find("# nThread 2 nGpus 1"), std::string::npos) << mpi.out;
+  // Bad timing options are refused with the option named, and nothing on stdout.
+  const auto zero = run_linksim("nccl-tests all_reduce_perf -t " + machine + " -n 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_EQ(zero.out, "");
+  EXPECT_NE(zero.err.find("at -n: expected at least 1 iteration"), std::string::npos) << zero.err;
+  const auto uneven = run_linksim("nccl-tests all_reduce_perf -t dgx-a100 --gpus-per-thread 3");
+  EXPECT_EQ(uneven.exit_code, 2);
+  EXPECT_NE(uneven.err.find("at --gpus-per-thread: expected a divisor of the 8 GPUs taking part, "
+                            "from 1 to 8"),
+            std::string::npos)
+      << uneven.err;
 }
 
 TEST(CliTest, RunAndCompareGolden) {
