@@ -25,7 +25,7 @@ std::optional<coll::Op> op_of(const Record& r) {
 }
 
 // GPUs the log's host thread drove: the header's nGpus, else every rank (one process, -g N).
-int threads_gpus(const Record& r) {
+int gpus_per_thread_of(const Record& r) {
   return r.gpus_per_thread > 0 ? r.gpus_per_thread : r.gpu_count;
 }
 
@@ -67,7 +67,7 @@ class Predictions {
     req.size_bytes = r.size_bytes;
     try {
       return coll::with_host_launch_floor(coll::simulate_collective(*it->second, req), machine_,
-                                          threads_gpus(r), iterations(r), r.size_bytes)
+                                          gpus_per_thread_of(r), iterations(r), r.size_bytes)
           .time_s;
     } catch (const std::invalid_argument&) {
       return std::nullopt;
@@ -132,7 +132,8 @@ std::optional<double> SimulatedCollectives::predict_time_s(const topo::Topology&
     req.op = *op;
     req.size_bytes = record.size_bytes;
     return coll::with_host_launch_floor(coll::simulate_collective(comm, req), topology,
-                                        threads_gpus(record), iterations(record), record.size_bytes)
+                                        gpus_per_thread_of(record), iterations(record),
+                                        record.size_bytes)
         .time_s;
   } catch (const std::invalid_argument&) {
     return std::nullopt;
@@ -155,7 +156,7 @@ class Parameters {
   // pin them down).
   Parameters(topo::Topology& trial, Predictions& predictions, const std::vector<Record>& records,
              const std::string& op)
-      : trial_(trial), predictions_(predictions), op_(op), with_launch_(op.empty()) {
+      : trial_(trial), predictions_(predictions), op_(op) {
     for (const auto& r : records) {
       if (op.empty() || op_of(r) == coll::op_from_string(op)) mine_.push_back(r);
     }
@@ -186,7 +187,7 @@ class Parameters {
     s.ll_range = op_.empty() ? range(kLl) : trial_.collective.all.ll_range;
     s.ll128_range = op_.empty() ? range(kLl128) : trial_.collective.all.ll128_range;
     (op_.empty() ? trial_.collective.all : trial_.collective.by_op[op_]) = s;
-    if (with_launch_ && x.size() > kLaunch) {
+    if (op_.empty()) {
       trial_.host_launch.per_gpu_s = std::exp(x[kLaunch]) * 1e-6;
       trial_.host_launch.range_s = range(kLaunch);
     }
@@ -199,8 +200,7 @@ class Parameters {
   std::vector<std::vector<double>> starts() const {
     const topo::CollectiveScales& all = trial_.collective.all;
     std::vector<double> x{0, 0, std::log(all.ll), std::log(all.ll128)};
-    if (!with_launch_) return {x};
-    x[kLl] = x[kLl128] = 0;
+    if (!op_.empty()) return {x};
     std::vector<double> negligible = x;
     negligible.push_back(std::log(0.01));
     x.push_back(std::log(0.9) + max_log_launch());
@@ -227,7 +227,9 @@ class Parameters {
   double max_log_launch() const {
     double per_gpu_s = 1e-3;
     for (const auto& r : mine_) {
-      if (usable(r)) per_gpu_s = std::min(per_gpu_s, r.time_s / std::max(threads_gpus(r), 1));
+      if (usable(r)) {
+        per_gpu_s = std::min(per_gpu_s, r.time_s / std::max(gpus_per_thread_of(r), 1));
+      }
     }
     return std::log(std::max(per_gpu_s, 1e-8) * 1e6);
   }
@@ -235,7 +237,6 @@ class Parameters {
   topo::Topology& trial_;
   Predictions& predictions_;
   std::string op_;
-  bool with_launch_;
   std::vector<Record> mine_;
   std::vector<std::size_t> free_;
 };

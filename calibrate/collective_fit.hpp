@@ -1,10 +1,10 @@
 #pragma once
 // Fitting the collective model to a machine's own nccl-tests logs, through the simulator:
-// two corrections, one on every NCCL latency term and one on every protocol's payload
-// efficiency (topology "collective_calibration"), and the host's per-GPU launch cost
+// corrections on every NCCL latency term, on every protocol's payload efficiency and on LL's
+// and LL128's on top (topology "collective_calibration"), and the host's per-GPU launch cost
 // (topology "host_launch": a thread driving g GPUs starts an operation at most every g x that),
-// chosen to minimise the squared log error of the predicted times over all sizes, so small and
-// large messages count alike.
+// chosen to minimise the absolute log error of the predicted times over all sizes, so small and
+// large messages count alike. docs/calibration.md explains the choices.
 
 #include <optional>
 #include <vector>

@@ -211,10 +211,9 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
         result.document["host_launch"] = hl;
       }
       result.document["notes"].push_back(
-          fmt::format("linksim fit collectives: NCCL latencies x {:.3g}, protocol efficiencies "
-                      "x {:.3g} over all operations, per operation in collective_calibration "
-                      "({})",
-                      c.all.latency, c.all.bandwidth, c.source));
+          fmt::format("linksim fit collectives: {} over all operations, per operation in "
+                      "collective_calibration ({})",
+                      describe_scales(c.all), c.source));
     }
   }
 

@@ -23,7 +23,7 @@ namespace {
 constexpr double kMinLatencyRange_s = 1e-9;
 
 // `r` clamped to [min, max] and widened to hold `value` (itself already clamped).
-topo::Range clamped(topo::Range r, double value, double min, double max) {
+topo::Range clamp_range(topo::Range r, double value, double min, double max) {
   r.lo = std::min(std::clamp(r.lo, min, max), value);
   r.hi = std::max(std::clamp(r.hi, min, max), value);
   return r;
@@ -53,13 +53,14 @@ std::vector<LinkOverride> derive_link_overrides(const topo::Router& router,
         const double lat = s.fit.latency_s / hops;
         std::optional<topo::Range> bw_range, lat_range;
         if (s.fit.has_interval && std::isfinite(s.fit.bandwidth_hi_Bps)) {
-          bw_range = clamped({s.fit.bandwidth_lo_Bps * p.share, s.fit.bandwidth_hi_Bps * p.share},
-                             bw, topo::kMinBandwidth_Bps, topo::kMaxBandwidth_Bps);
+          bw_range =
+              clamp_range({s.fit.bandwidth_lo_Bps * p.share, s.fit.bandwidth_hi_Bps * p.share}, bw,
+                          topo::kMinBandwidth_Bps, topo::kMaxBandwidth_Bps);
         }
         if (s.fit.has_interval && s.fit.latency_identified) {
-          lat_range =
-              clamped({std::max(s.fit.latency_lo_s, 0.0) / hops, s.fit.latency_hi_s / hops},
-                      std::min(lat, topo::kMaxLatency_s), kMinLatencyRange_s, topo::kMaxLatency_s);
+          lat_range = clamp_range(
+              {std::max(s.fit.latency_lo_s, 0.0) / hops, s.fit.latency_hi_s / hops},
+              std::min(lat, topo::kMaxLatency_s), kMinLatencyRange_s, topo::kMaxLatency_s);
         }
         for (auto c : p.channels) {
           const topo::LinkId l = topo::Topology::link_of(c);

@@ -2,7 +2,6 @@
 // Both parse arguments, call calibrate/, write files atomically and print the report.
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -12,7 +11,7 @@
 #include "calibrate/measurements_json.hpp"
 #include "calibrate/node_skeleton.hpp"
 #include "calibrate/probe.hpp"
-#include "calibrate/text_lines.hpp"
+#include "calibrate/smi_discovery.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
@@ -84,32 +83,6 @@ struct CalibrateArgs {
   bool force = false;
   bool quick = false;
 };
-
-// The node's `nvidia-smi topo -m`: from `saved` when given (a bad file is an error), else by
-// running nvidia-smi (its absence or an unreadable printout only loses NVLink discovery).
-std::optional<topo::SmiMatrix> node_smi_matrix(const std::string& saved) {
-  if (!saved.empty()) return topo::parse_smi_printout(calibrate::read_text_file(saved), saved);
-  std::string text;
-  if (FILE* pipe = popen("nvidia-smi topo -m 2>/dev/null", "r")) {
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-      text.append(buffer, n);
-    if (pclose(pipe) != 0) text.clear();
-  }
-  if (text.empty()) {
-    std::cout << "note: nvidia-smi topo -m did not run: NVLinks are not discovered\n";
-    return std::nullopt;
-  }
-  try {
-    return topo::parse_smi_printout(text, "nvidia-smi topo -m");
-  } catch (const InputError& e) {
-    std::cout << "note: could not read nvidia-smi topo -m (" << e.what()
-              << "): NVLinks are not discovered\n";
-    return std::nullopt;
-  }
-}
-
 }  // namespace
 
 void register_calibrate(CLI::App& app) {
@@ -133,7 +106,8 @@ void register_calibrate(CLI::App& app) {
     }
     const std::string date = resolve_date(args->date);
     // Before measuring, so that a bad saved printout fails in a second, not after minutes.
-    const std::optional<topo::SmiMatrix> smi = node_smi_matrix(args->smi_topo);
+    const calibrate::SmiDiscovery discovered = calibrate::discover_smi_matrix(args->smi_topo);
+    if (!discovered.note.empty()) std::cout << "note: " << discovered.note << "\n";
     const auto plan = calibrate::default_plan(args->quick);
     const auto measured = probe->run(plan);
     for (const auto& n : measured.notes)
@@ -143,7 +117,7 @@ void register_calibrate(CLI::App& app) {
     // the GEMM record of each device.
     calibrate::SkeletonInputs inputs;
     inputs.devices = measured.devices;
-    inputs.smi = smi;
+    inputs.smi = discovered.matrix;
     inputs.hbm_bandwidth_Bps.assign(measured.devices.size(), 0);
     inputs.peak_fp32_tflops.assign(measured.devices.size(), 0);
     for (const auto& r : measured.records) {

@@ -12,7 +12,6 @@
 #include "sim/report/nccl_tests_table.hpp"
 #include "sim/report/plot.hpp"
 #include "sim/topo/loader.hpp"
-#include "sim/topo/uncertainty.hpp"
 
 namespace linksim::cli {
 
@@ -158,16 +157,13 @@ void register_nccl_tests(CLI::App& app) {
     header.gpus_per_thread = static_cast<std::size_t>(spec.gpus_per_thread);
     header.iterations = spec.iterations;
     std::string table = report::format_nccl_tests(header, rows, comm, args->explain);
-    std::optional<report::SweepRange> range;
-    if (topo::has_ranges(machine)) {
-      range.emplace();
-      for (auto [end, out] : {std::pair{topo::RangeEnd::slow, &range->slow},
-                              std::pair{topo::RangeEnd::fast, &range->fast}}) {
-        const topo::Topology at_end = topo::at_range_end(machine, end);
-        *out = coll::run_sweep(coll::Communicator(at_end, gpus), spec);
-      }
-      table += report::format_nccl_tests_range(rows, *range);
+    std::optional<coll::SweepRange> range;
+    try {
+      range = coll::run_sweep_range(machine, gpus, spec);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(machine.file, "", e.what());
     }
+    if (range) table += report::format_nccl_tests_range(rows, *range);
     if (!args->plot.empty()) {
       std::vector<report::BusbwSeries> series{{machine.name, rows}};
       for (const auto& other : args->also) {

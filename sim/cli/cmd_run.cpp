@@ -1,7 +1,6 @@
 // `linksim run SCENARIO` and `linksim compare SCENARIO`: the main job.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -36,15 +35,6 @@ struct Runs {
   std::vector<work::GradientSyncResult> syncs;
 };
 
-// `simulate` on a calibrated machine's fast and slow ends, when its figures carry ranges.
-template <class Simulate>
-std::optional<topo::Range> step_range(const topo::Topology& machine, Simulate simulate) {
-  if (!topo::has_ranges(machine)) return std::nullopt;
-  const double fast = simulate(topo::at_range_end(machine, topo::RangeEnd::fast)).step_s;
-  const double slow = simulate(topo::at_range_end(machine, topo::RangeEnd::slow)).step_s;
-  return topo::Range{std::min(fast, slow), std::max(fast, slow)};
-}
-
 Runs run_all(const RunArgs& a) {
   Runs runs{work::load_scenario(a.scenario), {}, {}};
   std::vector<std::string> machines =
@@ -53,16 +43,17 @@ Runs run_all(const RunArgs& a) {
     const topo::Topology machine = topo::load_topology(m);
     if (runs.scenario.gradient_sync) {
       runs.syncs.push_back(work::simulate_gradient_sync(machine, runs.scenario));
-      runs.syncs.back().realistic.step_range_s = step_range(machine, [&](const topo::Topology& t) {
-        return work::simulate_gradient_sync(t, runs.scenario).realistic;
-      });
+      runs.syncs.back().realistic.step_range_s =
+          topo::range_of(machine, [&](const topo::Topology& t) {
+            return work::simulate_gradient_sync(t, runs.scenario).realistic.step_s;
+          });
       runs.jobs.push_back(runs.syncs.back().realistic);
     } else {
       const work::ModelSpec model = work::load_model(runs.scenario.model);
       try {
         runs.jobs.push_back(work::simulate_job(machine, model, runs.scenario));
-        runs.jobs.back().step_range_s = step_range(machine, [&](const topo::Topology& t) {
-          return work::simulate_job(t, model, runs.scenario);
+        runs.jobs.back().step_range_s = topo::range_of(machine, [&](const topo::Topology& t) {
+          return work::simulate_job(t, model, runs.scenario).step_s;
         });
       } catch (const work::DoesNotFit& e) {
         // One machine too small is a finding, not a failure of the run: report it and go on.

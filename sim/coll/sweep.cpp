@@ -7,6 +7,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/topo/uncertainty.hpp"
+
 namespace linksim::coll {
 
 int dtype_bytes(const std::string& dtype) {
@@ -96,6 +98,16 @@ std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec)
     if (size == 0) break;  // a zero start would never grow
   }
   return rows;
+}
+
+std::optional<SweepRange> run_sweep_range(const topo::Topology& machine,
+                                          const std::vector<topo::NodeId>& gpus,
+                                          const SweepSpec& spec) {
+  if (!topo::has_ranges(machine)) return std::nullopt;
+  SweepRange out;
+  out.slow = run_sweep(Communicator(topo::at_range_end(machine, topo::RangeEnd::slow), gpus), spec);
+  out.fast = run_sweep(Communicator(topo::at_range_end(machine, topo::RangeEnd::fast), gpus), spec);
+  return out;
 }
 
 double average_busbw_Bps(const std::vector<SweepRow>& rows) {

@@ -53,6 +53,17 @@ Outcome with_host_launch_floor(Outcome o, const topo::Topology& machine, int gpu
 // Runs the sweep. Throws std::invalid_argument for a bad spec (unknown dtype, min > max, ...).
 std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec);
 
+// The same sweep on a calibrated machine with every ranged figure at its slow and at its fast
+// end (sim/topo/uncertainty.hpp); rows parallel to the nominal sweep's.
+struct SweepRange {
+  std::vector<SweepRow> slow;
+  std::vector<SweepRow> fast;
+};
+// On `gpus` of `machine`; nullopt when the machine has no ranges.
+std::optional<SweepRange> run_sweep_range(const topo::Topology& machine,
+                                          const std::vector<topo::NodeId>& gpus,
+                                          const SweepSpec& spec);
+
 // nccl-tests' footer figure: mean of every busbw printed (out-of-place and in-place).
 double average_busbw_Bps(const std::vector<SweepRow>& rows);
 

@@ -69,7 +69,7 @@ std::string format_nccl_tests(const NcclTestsHeader& h, const std::vector<coll::
 }
 
 std::string format_nccl_tests_range(const std::vector<coll::SweepRow>& rows,
-                                    const SweepRange& range) {
+                                    const coll::SweepRange& range) {
   std::string out =
       "# linksim: calibrated machine; busbw (GB/s) with every fitted figure at its 95% bounds\n";
   out += fmt::format("# {:>12} {:>10} {:>10} {:>10}\n", "size", "slow", "nominal", "fast");
@@ -83,7 +83,7 @@ std::string format_nccl_tests_range(const std::vector<coll::SweepRow>& rows,
 }
 
 Json nccl_tests_json(const NcclTestsHeader& h, const std::vector<coll::SweepRow>& rows,
-                     const SweepRange* range) {
+                     const coll::SweepRange* range) {
   Json doc;
   doc["binary"] = h.binary;
   doc["machine"] = h.machine;

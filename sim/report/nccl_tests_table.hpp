@@ -29,21 +29,14 @@ std::string format_nccl_tests(const NcclTestsHeader& header,
                               const std::vector<coll::SweepRow>& rows,
                               const coll::Communicator& comm, bool explain);
 
-// The same sweep on a calibrated machine with every ranged figure at its slow and fast end
-// (sim/topo/uncertainty.hpp); rows parallel to the nominal sweep's.
-struct SweepRange {
-  std::vector<coll::SweepRow> slow;
-  std::vector<coll::SweepRow> fast;
-};
-
 // Comment lines ("# ...", which nccl-tests parsers skip) giving each size's busbw at the slow
 // end, nominal and at the fast end.
 std::string format_nccl_tests_range(const std::vector<coll::SweepRow>& rows,
-                                    const SweepRange& range);
+                                    const coll::SweepRange& range);
 
 // With `range`, each result also carries "time_range" [fast, slow] and "bus_bw_range"
 // [slow, fast].
 Json nccl_tests_json(const NcclTestsHeader& header, const std::vector<coll::SweepRow>& rows,
-                     const SweepRange* range = nullptr);
+                     const coll::SweepRange* range = nullptr);
 
 }  // namespace linksim::report

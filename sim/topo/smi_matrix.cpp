@@ -264,7 +264,6 @@ NvlinkFabric nvlink_fabric_from_smi(const SmiMatrix& m, int nvlink_generation,
     return it->second->cells[c];
   };
   const auto gpu_id = [&](std::size_t col) { return "gpu" + m.columns[col].substr(3); };
-  const int nvgen = nvlink_generation;
   // All pairs NV with one count, more than the GPU's links allow point to point, means an
   // NVSwitch fabric.
   std::set<std::string> nv_counts;
@@ -288,12 +287,12 @@ NvlinkFabric nvlink_fabric_from_smi(const SmiMatrix& m, int nvlink_generation,
                            {"a", "gpu{g}"},
                            {"b", "nvswitch"},
                            {"kind", "nvlink"},
-                           {"generation", nvgen},
+                           {"generation", nvlink_generation},
                            {"lanes", k}});
       out.assumed.push_back(fmt::format(
           "every GPU pair is NV{}: modelled as one NVSwitch plane with {} NVLink {} links per GPU "
           "(the printout does not show how many switch chips there are)",
-          k, k, nvgen));
+          k, k, nvlink_generation));
       nv_counts.clear();
     }
   }
@@ -305,12 +304,12 @@ NvlinkFabric nvlink_fabric_from_smi(const SmiMatrix& m, int nvlink_generation,
         out.links.push_back({{"a", gpu_id(gpu_cols[ai])},
                              {"b", gpu_id(gpu_cols[bi])},
                              {"kind", "nvlink"},
-                             {"generation", nvgen},
+                             {"generation", nvlink_generation},
                              {"lanes", std::stoi(c.substr(2))}});
       }
     }
     out.assumed.push_back(
-        fmt::format("NVLink generation {} for NV# pairs (from the GPU model)", nvgen));
+        fmt::format("NVLink generation {} for NV# pairs (from the GPU model)", nvlink_generation));
   }
   return out;
 }

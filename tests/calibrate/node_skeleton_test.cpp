@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "calibrate/smi_discovery.hpp"
 #include "calibrate/text_lines.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/routing.hpp"
@@ -71,6 +72,14 @@ TEST(NodeSkeleton, NvPairsBecomePointToPointBundles) {
   EXPECT_EQ(router.nvlink_count(*t.find("gpu0"), *t.find("gpu2")), 4);
   EXPECT_EQ(router.route(*t.find("gpu0"), *t.find("gpu2"))->transport, topo::Transport::nvlink);
   EXPECT_NE(router.route(*t.find("gpu0"), *t.find("gpu1"))->transport, topo::Transport::nvlink);
+}
+
+TEST(NodeSkeleton, DiscoveryReadsASavedPrintout) {
+  const std::string path = testing::source_dir() + "/tests/data/smi/rtx3090-4x-nvlink-pairs.txt";
+  const SmiDiscovery d = discover_smi_matrix(path);
+  ASSERT_TRUE(d.matrix.has_value());
+  EXPECT_EQ(d.matrix->columns.size(), 4u);  // GPU0..GPU3
+  EXPECT_EQ(d.note, "");
 }
 
 TEST(NodeSkeleton, NoPrintoutOrADisagreeingOneGivesNoNvlink) {
