@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/coll/collective_sim.hpp"
+#include "sim/core/data_dir.hpp"
 #include "sim/core/json_view.hpp"
 #include "sim/topo/loader.hpp"
 
@@ -55,7 +56,7 @@ AccuracyRow predict(const Communicator& comm, Op op, double size, double measure
 }  // namespace
 
 std::string default_measurements_path() {
-  return std::string(LINKSIM_DATA_DIR) + "/tests/data/reference/measurements.json";
+  return data_dir() + "/tests/data/reference/measurements.json";
 }
 
 std::vector<AccuracySet> evaluate_accuracy(const std::string& measurements_json) {

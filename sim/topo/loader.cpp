@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_kind.hpp"
@@ -626,7 +627,7 @@ Topology load_topology(const std::string& path) {
 }
 
 std::string shipped_topology_dir() {
-  return std::string(LINKSIM_DATA_DIR) + "/topologies";
+  return data_dir() + "/topologies";
 }
 
 std::vector<std::string> shipped_topology_files() {

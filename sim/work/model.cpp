@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 
 namespace linksim::work {
@@ -23,7 +24,7 @@ const std::vector<std::string> kArchitectureFields = {
     "gated_ffn",  "tied_embeddings"};
 
 std::string models_dir() {
-  return std::string(LINKSIM_DATA_DIR) + "/models";
+  return data_dir() + "/models";
 }
 
 // A strictly positive integer that fits an int.

@@ -48,7 +48,7 @@ double dtype_bytes(const std::string& dtype);
 const std::vector<std::string>& dtype_names();
 
 // `name_or_path`: a path to a JSON file (contains '/' or ends in ".json"), or a shipped model's
-// name, resolved as <LINKSIM_DATA_DIR>/models/NAME.json. An unknown name lists the shipped ones.
+// name, resolved as <data_dir()>/models/NAME.json. An unknown name lists the shipped ones.
 ModelSpec load_model(const std::string& name_or_path);
 // Parses a document that came from `file`; `default_name` is used when it has no "name".
 ModelSpec parse_model(const Json& document, const std::string& file,

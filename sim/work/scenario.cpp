@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
 #include "sim/topo/loader.hpp"
@@ -155,7 +156,7 @@ Scenario load_scenario(const std::string& path_in) {
 std::vector<std::string> shipped_scenario_files() {
   std::vector<std::string> out;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(std::string(LINKSIM_DATA_DIR) + "/scenarios", ec)) {
+  for (const auto& e : fs::directory_iterator(data_dir() + "/scenarios", ec)) {
     if (e.path().extension() == ".json" && e.path().filename() != "schema.json") {
       out.push_back(e.path().string());
     }
@@ -167,7 +168,7 @@ std::vector<std::string> shipped_scenario_files() {
 std::string resolve_scenario_path(const std::string& name_or_path) {
   std::error_code ec;
   if (fs::exists(name_or_path, ec)) return name_or_path;
-  const fs::path shipped = fs::path(LINKSIM_DATA_DIR) / "scenarios" / (name_or_path + ".json");
+  const fs::path shipped = fs::path(data_dir()) / "scenarios" / (name_or_path + ".json");
   if (name_or_path.find('/') == std::string::npos && fs::exists(shipped, ec))
     return shipped.string();
   return name_or_path;

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/core/data_dir.hpp"
+
 namespace linksim::testing {
 namespace fs = std::filesystem;
 
@@ -45,7 +47,7 @@ std::string read_file(const std::string& path) {
 }
 
 std::string source_dir() {
-  return LINKSIM_DATA_DIR;
+  return data_dir();
 }
 
 CommandResult run_linksim(const std::string& args) {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/json_view.hpp"
 #include "sim/core/schema_check.hpp"
 #include "sim/work/scenario.hpp"
@@ -11,7 +12,7 @@ namespace linksim::work {
 namespace {
 
 TEST(ShippedScenariosTest, EveryScenarioValidatesAndLoads) {
-  const Json schema = read_json_file(std::string(LINKSIM_DATA_DIR) + "/scenarios/schema.json");
+  const Json schema = read_json_file(data_dir() + "/scenarios/schema.json");
   const auto files = shipped_scenario_files();
   ASSERT_GE(files.size(), 8u);
   for (const auto& f : files) {
