@@ -12,8 +12,8 @@
 #include "calibrate/node_skeleton.hpp"
 #include "calibrate/probe.hpp"
 #include "calibrate/smi_discovery.hpp"
+#include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
 
 namespace linksim::cli {
@@ -67,11 +67,18 @@ void register_fit(CLI::App& app) {
       throw InputError(
           "", "", "no logs given: pass --nccl-tests, --p2p, --bandwidth-test or --nvbandwidth");
     }
+    CommandOutputs outputs(args->force);
+    outputs.claim(args->output);
     const auto result = calibrate::fit_machine(o);
-    write_file_atomically(args->output, calibrate::serialize_document(result.document),
-                          args->force);
-    std::cout << calibrate::format_fit_report(result);
-    std::cout << fmt::format("\nwrote {}\n", args->output);
+    outputs.put(args->output, calibrate::serialize_document(result.document));
+    outputs.write();
+    // With the machine on stdout, the report goes to stderr so that stdout stays one JSON file.
+    if (is_stdout(args->output)) {
+      std::cerr << calibrate::format_fit_report(result);
+    } else {
+      std::cout << calibrate::format_fit_report(result);
+      std::cout << fmt::format("\nwrote {}\n", args->output);
+    }
   });
 }
 
@@ -98,6 +105,17 @@ void register_calibrate(CLI::App& app) {
                   "A saved `nvidia-smi topo -m` printout for NVLink discovery (default: run "
                   "nvidia-smi)");
   cmd->callback([args]() {
+    // Every destination is checked before minutes of measuring.
+    if (is_stdout(args->output)) {
+      throw InputError("-", "",
+                       "calibrate writes a machine file and its measurements; name a file");
+    }
+    const std::filesystem::path out(args->output);
+    const std::string measurements_path =
+        (out.parent_path() / (out.stem().string() + ".measurements.json")).string();
+    CommandOutputs outputs(args->force);
+    outputs.claim(measurements_path);
+    outputs.claim(args->output);
     std::string why_not;
     auto probe = calibrate::load_cuda_probe(why_not);
     if (!probe) {
@@ -128,9 +146,6 @@ void register_calibrate(CLI::App& app) {
       }
       if (r.kind == calibrate::kind::gemm) inputs.peak_fp32_tflops[g] = r.flops_per_s / 1e12;
     }
-    const std::filesystem::path out(args->output);
-    const std::string measurements_path =
-        (out.parent_path() / (out.stem().string() + ".measurements.json")).string();
     calibrate::FitMachineOptions o;
     o.topology = args->output;
     o.topology_document = calibrate::node_skeleton(inputs);
@@ -139,11 +154,9 @@ void register_calibrate(CLI::App& app) {
     for (auto& r : o.extra_records)
       r.source_file = measurements_path;
     const auto result = calibrate::fit_machine(o);
-    write_file_atomically(measurements_path,
-                          calibrate::measurements_to_json(measured, date).dump(2) + "\n",
-                          args->force);
-    write_file_atomically(args->output, calibrate::serialize_document(result.document),
-                          args->force);
+    outputs.put(measurements_path, calibrate::measurements_to_json(measured, date).dump(2) + "\n");
+    outputs.put(args->output, calibrate::serialize_document(result.document));
+    outputs.write();
     std::cout << calibrate::format_fit_report(result);
     std::cout << fmt::format("\nwrote {} and {}\n", args->output, measurements_path);
   });

@@ -3,10 +3,10 @@
 
 #include <iostream>
 
+#include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/gnuplot.hpp"
 #include "sim/coll/sweep.hpp"
-#include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/accuracy_report.hpp"
 #include "sim/report/nccl_tests_table.hpp"
@@ -66,9 +66,12 @@ void register_nccl_tests(CLI::App& app) {
   cmd->add_flag("--explain", args->explain,
                 "After each size: the algorithm, protocol, channels and bottleneck link");
   cmd->add_flag("--force", args->force, "Overwrite the -J file and the plot");
-  cmd->add_option("--plot", args->plot, "Draw busbw against size (PNG, gnuplot)");
+  cmd->add_option("--plot", args->plot, "Draw busbw against size (gnuplot; .png, .svg or .pdf)");
   cmd->add_option("--also", args->also, "More machines to draw beside the first (repeatable)");
   cmd->callback([args] {
+    CommandOutputs outputs(args->force);
+    outputs.claim_picture(args->plot);
+    outputs.claim(args->json_out);
     const auto op = coll::op_from_nccl_tests_binary(args->binary);
     if (!op) {
       throw InputError("", "argument BINARY",
@@ -176,17 +179,16 @@ void register_nccl_tests(CLI::App& app) {
           throw InputError(m2.file, "", e.what());
         }
       }
-      run_gnuplot(
-          report::busbw_plot_script(args->binary + " (simulated)", series, args->plot + ".tmp"),
-          args->plot, args->force);
+      outputs.put(args->plot,
+                  render_plot(report::busbw_plot_script(args->binary + " (simulated)", series),
+                              args->plot));
     }
     if (!args->json_out.empty()) {
-      write_file_atomically(
-          args->json_out,
-          report::nccl_tests_json(header, rows, range ? &*range : nullptr).dump(2) + "\n",
-          args->force);
+      outputs.put(args->json_out,
+                  report::nccl_tests_json(header, rows, range ? &*range : nullptr).dump(2) + "\n");
     }
-    std::cout << table;
+    outputs.put("-", table);
+    outputs.write();
   });
 }
 
@@ -200,12 +202,10 @@ void register_accuracy(CLI::App& app) {
   cmd->add_option("-o,--output", *output, "Write the Markdown report here (default: stdout)");
   cmd->add_flag("--force", *force, "Overwrite the output file");
   cmd->callback([=] {
-    const std::string text = report::format_accuracy_markdown(coll::evaluate_accuracy(*reference));
-    if (output->empty()) {
-      std::cout << text;
-    } else {
-      write_file_atomically(*output, text, *force);
-    }
+    CommandOutputs outputs(*force);
+    outputs.claim(*output);
+    outputs.put(*output, report::format_accuracy_markdown(coll::evaluate_accuracy(*reference)));
+    outputs.write();
   });
 }
 

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/gnuplot.hpp"
-#include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/job_report.hpp"
@@ -74,14 +74,6 @@ Runs run_all(const RunArgs& a) {
   return runs;
 }
 
-void emit(const RunArgs& a, const std::string& text) {
-  if (a.output.empty()) {
-    std::cout << text;
-  } else {
-    write_file_atomically(a.output, text, a.force);
-  }
-}
-
 // JSON and CSV are the same for run and compare; the table is each command's own.
 std::string format_runs(const RunArgs& a, const Runs& runs, const std::string& table) {
   if (a.format == "json") {
@@ -101,7 +93,7 @@ void add_common(CLI::App* cmd, RunArgs& a) {
                   "Machine(s) to run on instead of the scenario's (repeatable)");
   cmd->add_option("--format", a.format, "table, json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
-  cmd->add_option("-o,--output", a.output, "Write the report here instead of stdout");
+  cmd->add_option("-o,--output", a.output, "Write the report here instead of stdout (- is stdout)");
   cmd->add_flag("--force", a.force, "Overwrite output files");
 }
 
@@ -114,6 +106,9 @@ void register_run(CLI::App& app) {
   add_common(cmd, *a);
   cmd->add_option("--trace", a->trace, "Write a Chrome trace (Perfetto) of the first machine");
   cmd->callback([a] {
+    CommandOutputs outputs(a->force);
+    outputs.claim(a->trace);
+    outputs.claim(a->output);
     const Runs runs = run_all(*a);
     std::string table;
     if (runs.scenario.gradient_sync) {
@@ -129,10 +124,10 @@ void register_run(CLI::App& app) {
       if (!j.simulation) {
         throw InputError(a->trace, "--trace", "this scenario kind records no trace");
       }
-      write_file_atomically(a->trace, report::to_chrome_trace(*j.simulation, *j.timeline, *j.names),
-                            a->force);
+      outputs.put(a->trace, report::to_chrome_trace(*j.simulation, *j.timeline, *j.names));
     }
-    emit(*a, text);
+    outputs.put(a->output, text);
+    outputs.write();
   });
 }
 
@@ -141,8 +136,12 @@ void register_compare(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "compare", "Run a scenario on several machines and tabulate time, share, throughput, cost");
   add_common(cmd, *a);
-  cmd->add_option("--plot", a->plot, "Also draw the step breakdown per machine (PNG, gnuplot)");
+  cmd->add_option("--plot", a->plot,
+                  "Also draw the step breakdown per machine (gnuplot; .png, .svg or .pdf)");
   cmd->callback([a] {
+    CommandOutputs outputs(a->force);
+    outputs.claim_picture(a->plot);
+    outputs.claim(a->output);
     const Runs runs = run_all(*a);
     std::string table = report::format_comparison(runs.jobs, runs.scenario);
     if (runs.scenario.gradient_sync) {
@@ -150,11 +149,13 @@ void register_compare(CLI::App& app) {
     }
     const std::string text = format_runs(*a, runs, table);
     if (!a->plot.empty()) {
-      run_gnuplot(report::breakdown_plot_script("Step breakdown per machine: " + runs.scenario.name,
-                                                runs.jobs, a->plot + ".tmp"),
-                  a->plot, a->force);
+      outputs.put(a->plot,
+                  render_plot(report::breakdown_plot_script(
+                                  "Step breakdown per machine: " + runs.scenario.name, runs.jobs),
+                              a->plot));
     }
-    emit(*a, text);
+    outputs.put(a->output, text);
+    outputs.write();
   });
 }
 

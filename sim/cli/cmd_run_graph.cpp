@@ -2,8 +2,8 @@
 #include <iostream>
 #include <memory>
 
+#include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/core/atomic_write.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/formats.hpp"
 #include "sim/report/names.hpp"
@@ -38,6 +38,9 @@ void register_run_graph(CLI::App& app) {
   cmd->add_option("--output,-o", args->output, "Write the report here instead of stdout");
   cmd->add_flag("--force", args->force, "Overwrite existing output files");
   cmd->callback([args] {
+    CommandOutputs outputs(args->force);
+    outputs.claim(args->trace);
+    outputs.claim(args->output);
     const topo::Topology topology = topo::load_topology(args->topology);
     const work::TaskGraph graph = work::load_task_graph(args->graph, topology);
     const engine::Timeline timeline = graph.simulation.run();
@@ -52,14 +55,10 @@ void register_run_graph(CLI::App& app) {
       text = report::to_table(summary);
     }
     if (!args->trace.empty()) {
-      write_file_atomically(args->trace, report::to_chrome_trace(graph.simulation, timeline, names),
-                            args->force);
+      outputs.put(args->trace, report::to_chrome_trace(graph.simulation, timeline, names));
     }
-    if (args->output.empty()) {
-      std::cout << text;
-    } else {
-      write_file_atomically(args->output, text, args->force);
-    }
+    outputs.put(args->output, text);
+    outputs.write();
   });
 }
 

@@ -5,8 +5,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
 #include "sim/core/schema_check.hpp"
@@ -89,6 +89,8 @@ void register_topo(CLI::App& app) {
     cmd->add_option("--title", *title, "Title for the machine");
     cmd->add_flag("--force", *force, "Overwrite the output file");
     cmd->callback([=] {
+      CommandOutputs outputs(*force);
+      outputs.claim(*output);
       std::string text;
       if (*printout == "-") {
         std::ostringstream s;
@@ -105,16 +107,13 @@ void register_topo(CLI::App& app) {
       options.source = *printout;
       const auto imported = topo::import_smi(matrix, options);
       // Check the result loads before writing anything.
-      const std::string out_name = output->empty() ? std::string("<stdout>") : *output;
+      const std::string out_name = is_stdout(*output) ? std::string("<stdout>") : *output;
       const topo::Topology t = topo::parse_topology(imported.document, out_name);
       const topo::Router router(t);
       const auto diffs = topo::compare_smi(matrix, topo::smi_matrix(t, router));
       const std::string body = imported.document.dump(2) + "\n";
-      if (output->empty()) {
-        std::cout << body;
-      } else {
-        write_file_atomically(*output, body, *force);
-      }
+      outputs.put(*output, body);
+      outputs.write();
       std::string report = "linksim: assumed:\n";
       for (const auto& a : imported.assumed)
         report += "  - " + a + "\n";

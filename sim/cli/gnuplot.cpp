@@ -1,34 +1,148 @@
 #include "sim/cli/gnuplot.hpp"
 
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "sim/core/atomic_write.hpp"
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "sim/core/error.hpp"
+#include "sim/report/plot.hpp"
+
+extern char** environ;
 
 namespace linksim::cli {
+namespace {
 
-void run_gnuplot(const std::string& script, const std::string& png_path, bool force) {
-  namespace fs = std::filesystem;
+namespace fs = std::filesystem;
+
+// A folder of our own under $TMPDIR (or /tmp), removed with everything in it.
+class PrivateFolder {
+ public:
+  PrivateFolder() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/linksim-plot-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw InputError("", "",
+                       std::string("cannot create a temporary folder: ") + std::strerror(errno));
+    }
+    path_ = pattern;
+  }
+  PrivateFolder(const PrivateFolder&) = delete;
+  PrivateFolder& operator=(const PrivateFolder&) = delete;
+  ~PrivateFolder() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string first_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) return line;
+  }
+  return "";
+}
+
+// Writes all of `text` to `fd`; false when the reader went away.
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Runs `gnuplot` with `script` on its standard input and its output in `log_path`. Returns the
+// wait status, or -1 with errno set when gnuplot could not be started.
+int run_gnuplot_process(const std::string& script, const std::string& log_path) {
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[0], STDIN_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  char program[] = "gnuplot";
+  char* argv[] = {program, nullptr};
+  pid_t pid = 0;
+  const int spawned = ::posix_spawnp(&pid, program, &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[0]);
+  if (spawned != 0) {
+    ::close(pipe_fds[1]);
+    errno = spawned;
+    return -1;
+  }
+  // A gnuplot that exits early closes the pipe; that must be an error here, not a SIGPIPE.
+  struct sigaction ignore {};
+  struct sigaction previous {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &previous);
+  write_all(pipe_fds[1], script);
+  ::close(pipe_fds[1]);
+  ::sigaction(SIGPIPE, &previous, nullptr);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+}  // namespace
+
+void check_picture_type(const std::string& picture_path) {
+  if (!report::gnuplot_terminal_for(picture_path)) {
+    throw InputError(picture_path, "",
+                     "cannot tell what picture to draw from the extension; name a .png, .svg or "
+                     ".pdf file");
+  }
+}
+
+std::string render_plot(const std::string& script, const std::string& picture_path) {
+  check_picture_type(picture_path);
+  const PrivateFolder folder;
+  const std::string ext = fs::path(picture_path).extension().string();
+  const std::string picture = folder.path() + "/plot" + ext;
+  const std::string log = folder.path() + "/gnuplot.log";
+  // The folder name is ours (mkdtemp: letters, digits, '/', '-', '.'), so quoting is safe.
+  const std::string full = "set terminal " + *report::gnuplot_terminal_for(picture_path) +
+                           "\nset output '" + picture + "'\n" + script + "unset output\n";
+  const int status = run_gnuplot_process(full, log);
+  if (status == -1) {
+    throw InputError(picture_path, "",
+                     std::string("cannot start gnuplot (") + std::strerror(errno) +
+                         "); scripts/install-deps.sh installs gnuplot-nox");
+  }
   std::error_code ec;
-  if (!force && fs::exists(png_path, ec)) {
-    throw InputError(png_path, "", "file exists; pass --force to overwrite it");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || fs::file_size(picture, ec) == 0 || ec) {
+    const std::string why = first_line(read_all(log));
+    throw InputError(picture_path, "",
+                     "gnuplot failed" + (why.empty() ? std::string() : ": " + why));
   }
-  const std::string script_path = png_path + ".gp";
-  write_file_atomically(script_path, script, true);
-  const std::string cmd = "gnuplot '" + script_path + "' 2>&1";
-  const int status = std::system(cmd.c_str());
-  fs::remove(script_path, ec);
-  const std::string tmp = png_path + ".tmp";
-  if (status != 0 || !fs::exists(tmp, ec)) {
-    fs::remove(tmp, ec);
-    throw InputError(png_path, "",
-                     "gnuplot failed (is it installed? scripts/install-deps.sh "
-                     "installs gnuplot-nox)");
-  }
-  fs::rename(tmp, png_path, ec);
-  if (ec) throw InputError(png_path, "", "cannot move the plot into place: " + ec.message());
+  return read_all(picture);
 }
 
 }  // namespace linksim::cli

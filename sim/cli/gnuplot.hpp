@@ -1,11 +1,17 @@
 #pragma once
-// Runs gnuplot on a script that writes `<png>.tmp`, then moves it into place: the picture
-// appears whole or not at all. Throws InputError when gnuplot is missing or fails.
+// Draws a picture with gnuplot and returns its bytes; the caller writes them with the command's
+// other outputs. gnuplot is started with an argument vector (no shell) and reads its script on
+// standard input; it writes into a private temporary folder, so no name from the command line
+// ever reaches gnuplot. Throws InputError naming `picture_path` when the extension is not one
+// gnuplot is asked to draw, when gnuplot is missing, or when it fails (with its first message).
 
 #include <string>
 
 namespace linksim::cli {
 
-void run_gnuplot(const std::string& script, const std::string& png_path, bool force);
+// Throws InputError unless `picture_path` names a picture type we can draw (.png, .svg, .pdf).
+void check_picture_type(const std::string& picture_path);
+
+std::string render_plot(const std::string& script, const std::string& picture_path);
 
 }  // namespace linksim::cli

@@ -1,9 +1,13 @@
 // linksim: simulate multi-GPU communication cost on a described machine.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
@@ -23,10 +27,25 @@ int main(int argc, char** argv) {
   linksim::cli::register_compare(app);
   linksim::cli::register_calibrate(app);
   linksim::cli::register_fit(app);
+  // An unknown command is named as such (CLI11 would say "A subcommand is required").
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      fmt::print(stderr, "linksim: error: unknown command \"{}\"; expected one of {}\n", argv[1],
+                 fmt::join(names, ", "));
+      return linksim::kInputErrorExitCode;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version print and succeed; every usage error is one line and exit code 2,
+    // like any other input error.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    fmt::print(stderr, "linksim: error: {} (see linksim --help)\n", e.what());
+    return linksim::kInputErrorExitCode;
   } catch (const linksim::InputError& e) {
     fmt::print(stderr, "linksim: error: {}\n", e.what());
     return linksim::kInputErrorExitCode;

@@ -50,6 +50,13 @@ std::string source_dir() {
   return data_dir();
 }
 
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 CommandResult run_linksim(const std::string& args) {
   TempDir dir;
   const std::string out_path = dir.path() + "/stdout";

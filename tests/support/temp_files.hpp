@@ -28,6 +28,9 @@ struct CommandResult {
   std::string err;  // stderr
 };
 
+// One argument quoted for the shell that run_linksim uses: 'text', with ' written as '\''.
+std::string shell_quote(const std::string& text);
+
 // Runs the linksim CLI built beside the tests with `args` (already shell-quoted).
 CommandResult run_linksim(const std::string& args);
 
