@@ -18,5 +18,7 @@ void register_compare(CLI::App& app);
 // calibrate/: `linksim calibrate` (measure this node) and `linksim fit` (fit logs).
 void register_calibrate(CLI::App& app);
 void register_fit(CLI::App& app);
+// `linksim completion bash`: made from the registered commands, so it is registered last.
+void register_completion(CLI::App& app);
 
 }  // namespace linksim::cli

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   linksim::cli::register_compare(app);
   linksim::cli::register_calibrate(app);
   linksim::cli::register_fit(app);
+  linksim::cli::register_completion(app);
   // An unknown command is named as such (CLI11 would say "A subcommand is required").
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
