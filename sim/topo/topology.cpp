@@ -51,9 +51,9 @@ std::optional<NodeKind> node_kind_from_string(std::string_view name) {
 Topology::GraphPtr::GraphPtr() : graph_(std::make_unique<Graph>()) {}
 Topology::GraphPtr::~GraphPtr() = default;
 Topology::GraphPtr::GraphPtr(const GraphPtr& other)
-    : graph_(std::make_unique<Graph>(*other.graph_)) {}
+    : graph_(other.graph_ ? std::make_unique<Graph>(*other.graph_) : nullptr) {}
 Topology::GraphPtr& Topology::GraphPtr::operator=(const GraphPtr& other) {
-  if (this != &other) graph_ = std::make_unique<Graph>(*other.graph_);
+  if (this != &other) graph_ = other.graph_ ? std::make_unique<Graph>(*other.graph_) : nullptr;
   return *this;
 }
 Topology::GraphPtr::GraphPtr(GraphPtr&& other) noexcept = default;
