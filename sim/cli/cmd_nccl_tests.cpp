@@ -8,10 +8,11 @@
 #include "sim/cli/gnuplot.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/core/error.hpp"
-#include "sim/report/accuracy_report.hpp"
 #include "sim/report/nccl_tests_table.hpp"
 #include "sim/report/plot.hpp"
 #include "sim/topo/loader.hpp"
+#include "validate/accuracy_report.hpp"
+#include "validate/reference_measurements.hpp"
 
 namespace linksim::cli {
 
@@ -193,7 +194,7 @@ void register_nccl_tests(CLI::App& app) {
 }
 
 void register_accuracy(CLI::App& app) {
-  auto reference = std::make_shared<std::string>(coll::default_measurements_path());
+  auto reference = std::make_shared<std::string>(validate::default_measurements_path());
   auto output = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand(
@@ -204,7 +205,8 @@ void register_accuracy(CLI::App& app) {
   cmd->callback([=] {
     CommandOutputs outputs(*force);
     outputs.claim(*output);
-    outputs.put(*output, report::format_accuracy_markdown(coll::evaluate_accuracy(*reference)));
+    outputs.put(*output, validate::format_accuracy_markdown(validate::evaluate_accuracy(
+                             validate::load_nccl_tests_records(*reference))));
     outputs.write();
   });
 }

@@ -4,10 +4,9 @@
 
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/engine/summary.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/formats.hpp"
-#include "sim/report/names.hpp"
-#include "sim/report/summary.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/work/task_graph.hpp"
 
@@ -44,8 +43,8 @@ void register_run_graph(CLI::App& app) {
     const topo::Topology topology = topo::load_topology(args->topology);
     const work::TaskGraph graph = work::load_task_graph(args->graph, topology);
     const engine::Timeline timeline = graph.simulation.run();
-    const report::Names names{graph.task_names, graph.gpu_names, report::channel_names(topology)};
-    const report::Summary summary = report::summarize(graph.simulation, timeline, names);
+    const engine::Names names{graph.task_names, graph.gpu_names, topo::channel_names(topology)};
+    const engine::Summary summary = engine::summarize(graph.simulation, timeline, names);
     std::string text;
     if (args->format == "json") {
       text = report::to_json(summary);

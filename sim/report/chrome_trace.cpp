@@ -64,7 +64,7 @@ std::vector<int> assign_lanes(const std::vector<engine::TaskInterval>& v, int& l
 }  // namespace
 
 std::string to_chrome_trace(const engine::Simulation& sim, const engine::Timeline& tl,
-                            const Names& names) {
+                            const engine::Names& names) {
   TraceWriter w;
   // Thread ids: compute lanes from 0, communication lanes from kCommTid.
   constexpr int kCommTid = 1000;

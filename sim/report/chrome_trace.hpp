@@ -7,12 +7,12 @@
 #include <string>
 
 #include "sim/engine/simulation.hpp"
-#include "sim/report/summary.hpp"
+#include "sim/engine/summary.hpp"
 
 namespace linksim::report {
 
 // REQUIRES: `timeline` recorded intervals.
 std::string to_chrome_trace(const engine::Simulation& sim, const engine::Timeline& timeline,
-                            const Names& names);
+                            const engine::Names& names);
 
 }  // namespace linksim::report

@@ -28,22 +28,22 @@ void row(std::string& out, const char* section, const std::string& name, const c
 
 }  // namespace
 
-std::string to_csv(const Summary& s) {
+std::string to_csv(const engine::Summary& s) {
   std::string out = "section,name,field,value\n";
   row(out, "run", "", "makespan_s", s.makespan_s);
-  for (const TaskRow& t : s.tasks) {
+  for (const engine::TaskRow& t : s.tasks) {
     row(out, "task", t.name, "kind", std::string(engine::to_string(t.kind)));
     row(out, "task", t.name, "start_s", t.start_s);
     row(out, "task", t.name, "end_s", t.end_s);
   }
-  for (const GpuRow& g : s.gpus) {
+  for (const engine::GpuRow& g : s.gpus) {
     row(out, "gpu", g.name, "compute_s", g.compute_s);
     row(out, "gpu", g.name, "comm_s", g.comm_s);
     row(out, "gpu", g.name, "exposed_comm_s", g.exposed_comm_s);
     row(out, "gpu", g.name, "busy_s", g.busy_s);
     row(out, "gpu", g.name, "comm_fraction", g.comm_fraction);
   }
-  for (const ChannelRow& c : s.channels) {
+  for (const engine::ChannelRow& c : s.channels) {
     row(out, "channel", c.name, "capacity_Bps", c.capacity_Bps);
     row(out, "channel", c.name, "bytes", c.bytes);
     row(out, "channel", c.name, "busy_s", c.busy_s);

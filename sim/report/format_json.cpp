@@ -18,13 +18,13 @@ std::string num(double v) {
 }  // namespace
 
 // Written by hand rather than through a JSON library so that number formatting is ours.
-std::string to_json(const Summary& s) {
+std::string to_json(const engine::Summary& s) {
   std::string out = "{\n";
   out += fmt::format("  \"makespan_s\": {},\n", num(s.makespan_s));
 
   out += "  \"tasks\": [";
   for (std::size_t i = 0; i < s.tasks.size(); ++i) {
-    const TaskRow& t = s.tasks[i];
+    const engine::TaskRow& t = s.tasks[i];
     out += fmt::format("{}\n    {{\"id\": {}, \"kind\": \"{}\", \"start_s\": {}, \"end_s\": {}}}",
                        i ? "," : "", quoted(t.name), engine::to_string(t.kind), num(t.start_s),
                        num(t.end_s));
@@ -33,7 +33,7 @@ std::string to_json(const Summary& s) {
 
   out += "  \"gpus\": [";
   for (std::size_t i = 0; i < s.gpus.size(); ++i) {
-    const GpuRow& g = s.gpus[i];
+    const engine::GpuRow& g = s.gpus[i];
     out += fmt::format(
         "{}\n    {{\"gpu\": {}, \"compute_s\": {}, \"comm_s\": {}, \"exposed_comm_s\": {}, "
         "\"busy_s\": {}, \"comm_fraction\": {}}}",
@@ -44,7 +44,7 @@ std::string to_json(const Summary& s) {
 
   out += "  \"channels\": [";
   for (std::size_t i = 0; i < s.channels.size(); ++i) {
-    const ChannelRow& c = s.channels[i];
+    const engine::ChannelRow& c = s.channels[i];
     out += fmt::format(
         "{}\n    {{\"channel\": {}, \"name\": {}, \"capacity_Bps\": {}, \"bytes\": {}, "
         "\"busy_s\": {}, \"saturated_s\": {}, \"utilization\": {}}}",
@@ -55,7 +55,7 @@ std::string to_json(const Summary& s) {
 
   out += "  \"bottlenecks\": [";
   for (std::size_t i = 0; i < s.bottlenecks.size(); ++i) {
-    const ChannelRow& c = s.channels[s.bottlenecks[i]];
+    const engine::ChannelRow& c = s.channels[s.bottlenecks[i]];
     out += fmt::format("{}\n    {{\"channel\": {}, \"name\": {}, \"saturated_s\": {}}}",
                        i ? "," : "", c.channel, quoted(c.name), num(c.saturated_s));
   }

@@ -48,18 +48,18 @@ std::string render(const std::vector<std::string>& header,
 
 }  // namespace
 
-std::string to_table(const Summary& s) {
+std::string to_table(const engine::Summary& s) {
   std::string out = fmt::format("makespan: {}\n\n", units::format_time(s.makespan_s));
 
   std::vector<std::vector<std::string>> rows;
-  for (const TaskRow& t : s.tasks) {
+  for (const engine::TaskRow& t : s.tasks) {
     rows.push_back({t.name, std::string(engine::to_string(t.kind)), units::format_time(t.start_s),
                     units::format_time(t.end_s), units::format_time(t.end_s - t.start_s)});
   }
   out += "tasks\n" + render({"task", "kind", "start", "end", "duration"}, rows) + "\n";
 
   rows.clear();
-  for (const GpuRow& g : s.gpus) {
+  for (const engine::GpuRow& g : s.gpus) {
     rows.push_back({g.name, units::format_time(g.compute_s), units::format_time(g.comm_s),
                     units::format_time(g.exposed_comm_s), units::format_time(g.busy_s),
                     percent(g.comm_fraction)});
@@ -68,7 +68,7 @@ std::string to_table(const Summary& s) {
          render({"gpu", "compute", "comm", "exposed comm", "busy", "comm/makespan"}, rows) + "\n";
 
   rows.clear();
-  for (const ChannelRow& c : s.channels) {
+  for (const engine::ChannelRow& c : s.channels) {
     rows.push_back({c.name, units::format_bandwidth(c.capacity_Bps), units::format_bytes(c.bytes),
                     units::format_time(c.busy_s), units::format_time(c.saturated_s),
                     percent(c.utilization)});
@@ -79,7 +79,7 @@ std::string to_table(const Summary& s) {
   if (!s.bottlenecks.empty()) {
     out += "\nbottlenecks (saturated longest)\n";
     for (std::size_t i : s.bottlenecks) {
-      const ChannelRow& c = s.channels[i];
+      const engine::ChannelRow& c = s.channels[i];
       out += fmt::format("  {}: saturated {} ({} of the run)\n", c.name,
                          units::format_time(c.saturated_s),
                          percent(s.makespan_s > 0 ? c.saturated_s / s.makespan_s : 0));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/graphviz.hpp>
 #include <sstream>
 

@@ -440,8 +440,8 @@ void check_connected(const Topology& topo, const JsonView& root) {
   while (!stack.empty()) {
     const NodeId n = stack.back();
     stack.pop_back();
-    for (auto [e, end] = boost::out_edges(n, topo.graph()); e != end; ++e) {
-      const auto t = static_cast<NodeId>(boost::target(*e, topo.graph()));
+    for (ChannelId c : topo.out_channels(n)) {
+      const NodeId t = topo.channel_to(c);
       if (!seen[t]) {
         seen[t] = 1;
         stack.push_back(t);

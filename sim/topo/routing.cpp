@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <tuple>
 
 namespace linksim::topo {
 namespace {
@@ -91,12 +94,17 @@ double Route::latency_s() const {
 struct Router::Impl {
   const Topology* topo = nullptr;
 
+  // Routes asked for so far, by (src, dst, allow_p2p, allow_nvlink); nullopt for unreachable.
+  using RouteKey = std::tuple<NodeId, NodeId, bool, bool>;
+  mutable std::mutex cache_mutex;
+  mutable std::map<RouteKey, std::optional<Route>> cache;
+  mutable std::size_t routes_computed = 0;
+
   // All shortest (fewest hops) paths from src to dst using channels that pass `use`, whose
   // intermediate nodes pass `via`. Ties keep every path, up to kMaxEqualPaths, in a stable order.
   std::vector<std::vector<ChannelId>> shortest_paths(NodeId src, NodeId dst,
                                                      const ChannelFilter& use,
                                                      const NodeFilter& via) const {
-    const auto& g = topo->graph();
     const std::size_t n = topo->nodes().size();
     std::vector<int> dist(n, -1);
     std::vector<std::vector<ChannelId>> pred(n);  // channels arriving on a shortest path
@@ -108,16 +116,8 @@ struct Router::Impl {
       if (u == dst) continue;
       if (u != src && !via(u)) continue;
       if (dist[dst] >= 0 && dist[u] >= dist[dst]) continue;
-      // Visit out-channels in channel order for determinism.
-      std::vector<ChannelId> outs;
-      for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) {
-        const LinkId l = g[*e].link;
-        const auto t = static_cast<NodeId>(boost::target(*e, g));
-        const Link& link = topo->link(l);
-        outs.push_back(Topology::channel(l, link.a == u && link.b == t));
-      }
-      std::sort(outs.begin(), outs.end());
-      for (ChannelId c : outs) {
+      // Out-channels come in channel order, for determinism.
+      for (ChannelId c : topo->out_channels(u)) {
         if (!use(c)) continue;
         const NodeId t = topo->channel_to(c);
         if (dist[t] < 0) {
@@ -293,10 +293,27 @@ bool Router::p2p_possible(NodeId a, NodeId b) const {
 }
 
 std::optional<Route> Router::route(NodeId src, NodeId dst, const RouteOptions& options) const {
-  const Topology& t = *topo_;
-  if (src >= t.nodes().size() || dst >= t.nodes().size()) {
+  if (src >= topo_->nodes().size() || dst >= topo_->nodes().size()) {
     throw std::logic_error("Router::route: node id out of range");
   }
+  const Impl::RouteKey key{src, dst, options.allow_p2p, options.allow_nvlink};
+  const std::lock_guard<std::mutex> lock(impl_->cache_mutex);
+  auto it = impl_->cache.find(key);
+  if (it == impl_->cache.end()) {
+    it = impl_->cache.emplace(key, compute_route(src, dst, options)).first;
+    ++impl_->routes_computed;
+  }
+  return it->second;
+}
+
+std::size_t Router::routes_computed() const {
+  const std::lock_guard<std::mutex> lock(impl_->cache_mutex);
+  return impl_->routes_computed;
+}
+
+std::optional<Route> Router::compute_route(NodeId src, NodeId dst,
+                                           const RouteOptions& options) const {
+  const Topology& t = *topo_;
   Route r;
   r.src = src;
   r.dst = dst;

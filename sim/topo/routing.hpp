@@ -54,6 +54,7 @@ struct Route {
   double latency_s() const;
 };
 
+// Every field is part of the key of the Router's route cache (routing.cpp).
 struct RouteOptions {
   // Use PCIe peer-to-peer where the hardware allows it (p2pBandwidthLatencyTest's
   // "P2P=Enabled"); when false, GPU-to-GPU traffic without NVLink bounces through host memory.
@@ -62,8 +63,10 @@ struct RouteOptions {
   bool allow_nvlink = true;
 };
 
-// Routes over one topology. Construction precomputes the PCIe tree; routes are computed on
-// demand and cached, so thousands of endpoints cost only what is asked for.
+// Routes over one topology. A route is computed on its first request for a (src, dst, options)
+// and cached, so thousands of endpoints cost only the pairs asked for. Copies of a Router share
+// one cache; it is safe to use from several threads. REQUIRES: `topology` outlives the router
+// and does not change while the router is in use (cached routes carry its link figures).
 class Router {
  public:
   explicit Router(const Topology& topology);
@@ -71,6 +74,9 @@ class Router {
   // Throws InputError-free std::logic_error only for invalid node ids; an unreachable pair
   // returns nullopt.
   std::optional<Route> route(NodeId src, NodeId dst, const RouteOptions& options = {}) const;
+
+  // How many routes have been computed rather than served from the cache (its misses).
+  std::size_t routes_computed() const;
 
   // nvidia-smi topo -m class between two devices (GPUs or NICs), and its NV link count when
   // the class is nvlink.
@@ -87,6 +93,8 @@ class Router {
   const Topology& topology() const { return *topo_; }
 
  private:
+  std::optional<Route> compute_route(NodeId src, NodeId dst, const RouteOptions& options) const;
+
   struct Impl;
   const Topology* topo_;
   std::shared_ptr<const Impl> impl_;

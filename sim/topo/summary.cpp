@@ -1,6 +1,7 @@
 #include "sim/topo/summary.hpp"
 
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 #include <cmath>
 #include <cstdint>

@@ -4,9 +4,9 @@
 // 2*link (a->b) and 2*link+1 (b->a), so the network solver can use channel ids directly.
 
 #include <array>
-#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -127,13 +127,6 @@ struct HostLaunch {
   std::string source;
 };
 
-struct ChannelProps {
-  LinkId link = 0;
-};
-// Directed multigraph over node ids; edge = one direction of a physical link.
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-                                    boost::no_property, ChannelProps>;
-
 class Topology {
  public:
   std::string name;         // file stem, e.g. "dgx-a100"
@@ -179,14 +172,36 @@ class Topology {
   // "gpu0->nvswitch2 (NVLink 3 x2)".
   std::string channel_name(ChannelId channel) const;
 
-  const Graph& graph() const { return graph_; }
+  // Channels leaving `node`, in ascending channel id (REQUIRES: `node` is a node id).
+  std::vector<ChannelId> out_channels(NodeId node) const;
 
  private:
+  // The directed multigraph (Boost.Graph, kept out of this header): one vertex per node, one
+  // edge per channel.
+  struct Graph;
+  // Owns a Graph and copies it deeply, so that Topology keeps its implicit copy and move.
+  // A moved-from one holds none (a moved-from Topology may only be assigned or destroyed).
+  class GraphPtr {
+   public:
+    GraphPtr();
+    ~GraphPtr();
+    GraphPtr(const GraphPtr& other);
+    GraphPtr& operator=(const GraphPtr& other);
+    GraphPtr(GraphPtr&& other) noexcept;
+    GraphPtr& operator=(GraphPtr&& other) noexcept;
+    Graph* operator->() const { return graph_.get(); }
+
+   private:
+    std::unique_ptr<Graph> graph_;
+  };
   std::vector<Node> nodes_;
   std::vector<Link> links_;
   std::map<std::string, NodeId, std::less<>> index_;
   std::array<std::size_t, 6> kind_counts_{};
-  Graph graph_;
+  GraphPtr graph_;
 };
+
+// Every channel's name, by channel id (Topology::channel_name), for reports.
+std::vector<std::string> channel_names(const Topology& topology);
 
 }  // namespace linksim::topo

@@ -465,7 +465,7 @@ std::vector<double> overlap_fractions(const engine::Timeline& tl,
          tl.gpu_comm[static_cast<std::size_t>(gpu_of_rank[static_cast<std::size_t>(rank)])]) {
       if (iv.end_s > a && iv.start_s < b) comm.push_back({iv.start_s, iv.end_s});
     }
-    const double uncovered = report::uncovered_length(mine, comm);
+    const double uncovered = engine::uncovered_length(mine, comm);
     out.push_back(1.0 - uncovered / (b - a));
   }
   return out;
@@ -562,7 +562,7 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model, co
   auto sim = second.sim();
   auto tl = std::make_shared<engine::Timeline>(sim->run());
 
-  auto names = std::make_shared<report::Names>();
+  auto names = std::make_shared<engine::Names>();
   names->tasks.resize(sim->task_count());
   for (std::size_t i = 0; i < sim->task_count(); ++i)
     names->tasks[i] = fmt::format("t{}", i);
@@ -580,7 +580,7 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model, co
                                   ? machine.channel_name(static_cast<topo::ChannelId>(c))
                                   : fmt::format("protocol cap {}", c));
   }
-  const report::Summary summary = report::summarize(*sim, *tl, *names);
+  const engine::Summary summary = engine::summarize(*sim, *tl, *names);
 
   res.step_s = tl->makespan_s;
   for (const auto& g : summary.gpus) {

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
-#include "sim/report/summary.hpp"
+#include "sim/engine/summary.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/work/memory.hpp"
 #include "sim/work/model.hpp"
@@ -70,7 +70,7 @@ struct JobResult {
   // The last run, for traces and detailed reports.
   std::shared_ptr<const engine::Simulation> simulation;
   std::shared_ptr<const engine::Timeline> timeline;
-  std::shared_ptr<const report::Names> names;
+  std::shared_ptr<const engine::Names> names;
 };
 
 // A plan that does not fit the machine's memory: the message carries the breakdown and the

@@ -172,5 +172,69 @@ TEST(RoutingTest, CpuThatForbidsP2pForcesTheBounce) {
   EXPECT_EQ(r.route(0, 1)->transport, Transport::host_bounce);
 }
 
+// Routes are cached per (src, dst, options) on first use: a repeated request is served from
+// the cache (routes_computed stays put) and equals what a fresh router computes.
+void expect_same_route(const Route& a, const Route& b) {
+  EXPECT_EQ(a.src, b.src);
+  EXPECT_EQ(a.dst, b.dst);
+  EXPECT_EQ(a.transport, b.transport);
+  EXPECT_EQ(a.bounce_cpu, b.bounce_cpu);
+  EXPECT_EQ(a.relays, b.relays);
+  ASSERT_EQ(a.paths.size(), b.paths.size());
+  for (std::size_t i = 0; i < a.paths.size(); ++i) {
+    EXPECT_EQ(a.paths[i].channels, b.paths[i].channels);
+    EXPECT_EQ(a.paths[i].share, b.paths[i].share);
+    EXPECT_EQ(a.paths[i].latency_s, b.paths[i].latency_s);
+    EXPECT_EQ(a.paths[i].bottleneck_Bps, b.paths[i].bottleneck_Bps);
+  }
+}
+
+TEST(RoutingTest, SecondLookupIsServedFromTheCache) {
+  const Topology t = two_gpus("A100-SXM4-80GB", 0);
+  const Router r(t);
+  EXPECT_EQ(r.routes_computed(), 0u);  // nothing is built up front
+  const auto first = r.route(0, 1);
+  EXPECT_EQ(r.routes_computed(), 1u);
+  const auto second = r.route(0, 1);
+  EXPECT_EQ(r.routes_computed(), 1u);  // not recomputed
+  ASSERT_TRUE(first && second);
+  expect_same_route(*second, *first);
+  const Router fresh(t);
+  expect_same_route(*second, *fresh.route(0, 1));
+  // And both are the route worked by hand above: gpu0->sw (0), sw->gpu1 (3), 2 x 0.25 us.
+  EXPECT_EQ(second->paths[0].channels, (std::vector<ChannelId>{0, 3}));
+  EXPECT_DOUBLE_EQ(second->latency_s(), 0.5e-6);
+}
+
+TEST(RoutingTest, CacheKeysOnDirectionAndOptions) {
+  const Topology t = two_gpus("A100-SXM4-80GB", 0);
+  const Router r(t);
+  RouteOptions no_p2p;
+  no_p2p.allow_p2p = false;
+  EXPECT_EQ(r.route(0, 1)->transport, Transport::pcie_p2p);
+  EXPECT_EQ(r.route(0, 1, no_p2p)->transport, Transport::host_bounce);  // its own entry
+  // The reverse direction is its own route: gpu1->sw is channel 2 (link 1 a->b), sw->gpu0 is 1.
+  EXPECT_EQ(r.route(1, 0)->paths[0].channels, (std::vector<ChannelId>{2, 1}));
+  EXPECT_EQ(r.routes_computed(), 3u);
+  // A copy of the router shares the cache.
+  const Router copy = r;
+  EXPECT_EQ(copy.route(0, 1, no_p2p)->transport, Transport::host_bounce);
+  EXPECT_EQ(r.routes_computed(), 3u);
+}
+
+TEST(RoutingTest, UnreachablePairsAreCachedToo) {
+  const Topology t = parse(R"({
+    "title": "t", "nodes": [{"id": "gpu", "kind": "gpu", "count": 2, "model": "A100-SXM4-80GB"},
+      {"id": "cpu0", "kind": "cpu", "vendor": "intel"}],
+    "links": [
+      {"a": "gpu0", "b": "gpu1", "kind": "nvlink", "generation": 3, "lanes": 4},
+      {"a": "gpu0", "b": "cpu0", "kind": "pcie", "generation": 4}]})");
+  const Router r(t);
+  // gpu1 reaches cpu0 only through gpu0, and no route relays host traffic through a GPU.
+  EXPECT_FALSE(r.route(1, 2));
+  EXPECT_FALSE(r.route(1, 2));
+  EXPECT_EQ(r.routes_computed(), 1u);
+}
+
 }  // namespace
 }  // namespace linksim::topo

@@ -8,9 +8,8 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/schema_check.hpp"
+#include "sim/engine/summary.hpp"
 #include "sim/report/formats.hpp"
-#include "sim/report/names.hpp"
-#include "sim/report/summary.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim::work {
@@ -75,8 +74,8 @@ TEST(TaskGraph, SeedOverPcie) {
   const TaskGraph g = parse(kSeed, t);
   const auto tl = g.simulation.run();
   EXPECT_DOUBLE_EQ(tl.makespan_s, 0.4125);  // 0.1 + 0.3125
-  const report::Names names{g.task_names, g.gpu_names, report::channel_names(t)};
-  const report::Summary s = report::summarize(g.simulation, tl, names);
+  const engine::Names names{g.task_names, g.gpu_names, topo::channel_names(t)};
+  const engine::Summary s = engine::summarize(g.simulation, tl, names);
   EXPECT_DOUBLE_EQ(s.gpus[0].comm_s, 0.3125);                  // 10e9 / 32e9
   EXPECT_DOUBLE_EQ(s.gpus[0].comm_fraction, 0.3125 / 0.4125);  // 75.8%
   EXPECT_DOUBLE_EQ(s.gpus[0].exposed_comm_s, 0.3125);          // nothing overlaps it
@@ -113,9 +112,9 @@ TEST(TaskGraph, OutputDoesNotDependOnTaskOrder) {
       text += (i ? "," : "") + tasks[order[i]];
     text += "]}";
     const TaskGraph g = parse(text, t);
-    const report::Names names{g.task_names, g.gpu_names, report::channel_names(t)};
+    const engine::Names names{g.task_names, g.gpu_names, topo::channel_names(t)};
     const std::string json =
-        report::to_json(report::summarize(g.simulation, g.simulation.run(), names));
+        report::to_json(engine::summarize(g.simulation, g.simulation.run(), names));
     if (pass == 0) first = json;
     EXPECT_EQ(json, first) << "pass " << pass;
     std::shuffle(order.begin(), order.end(), rng);

@@ -1,17 +1,17 @@
-#include "sim/report/summary.hpp"
+#include "sim/engine/summary.hpp"
 
 #include <algorithm>
 
-namespace linksim::report {
+namespace linksim::engine {
 namespace {
 
 // Sorts and merges overlapping or touching intervals.
-std::vector<engine::Interval> merged(std::vector<engine::Interval> v) {
-  std::sort(v.begin(), v.end(), [](const engine::Interval& x, const engine::Interval& y) {
+std::vector<Interval> merged(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(), [](const Interval& x, const Interval& y) {
     return x.start_s != y.start_s ? x.start_s < y.start_s : x.end_s < y.end_s;
   });
-  std::vector<engine::Interval> out;
-  for (const engine::Interval& iv : v) {
+  std::vector<Interval> out;
+  for (const Interval& iv : v) {
     if (!out.empty() && iv.start_s <= out.back().end_s) {
       out.back().end_s = std::max(out.back().end_s, iv.end_s);
     } else {
@@ -21,8 +21,8 @@ std::vector<engine::Interval> merged(std::vector<engine::Interval> v) {
   return out;
 }
 
-std::vector<engine::Interval> plain(const std::vector<engine::TaskInterval>& v) {
-  std::vector<engine::Interval> out;
+std::vector<Interval> plain(const std::vector<TaskInterval>& v) {
+  std::vector<Interval> out;
   out.reserve(v.size());
   for (const auto& t : v)
     out.push_back({t.start_s, t.end_s});
@@ -31,14 +31,14 @@ std::vector<engine::Interval> plain(const std::vector<engine::TaskInterval>& v) 
 
 }  // namespace
 
-double union_length(std::vector<engine::Interval> intervals) {
+double union_length(std::vector<Interval> intervals) {
   double total = 0;
   for (const auto& iv : merged(std::move(intervals)))
     total += iv.end_s - iv.start_s;
   return total;
 }
 
-double uncovered_length(std::vector<engine::Interval> a, std::vector<engine::Interval> b) {
+double uncovered_length(std::vector<Interval> a, std::vector<Interval> b) {
   const auto ma = merged(std::move(a));
   const auto mb = merged(std::move(b));
   double total = 0;
@@ -56,11 +56,11 @@ double uncovered_length(std::vector<engine::Interval> a, std::vector<engine::Int
   return total;
 }
 
-Summary summarize(const engine::Simulation& sim, const engine::Timeline& tl, const Names& names) {
+Summary summarize(const Simulation& sim, const Timeline& tl, const Names& names) {
   Summary s;
   s.makespan_s = tl.makespan_s;
   s.tasks.reserve(sim.task_count());
-  for (engine::TaskId t = 0; t < sim.task_count(); ++t) {
+  for (TaskId t = 0; t < sim.task_count(); ++t) {
     s.tasks.push_back({names.tasks.at(t), sim.kind(t), tl.task_start_s[t], tl.task_end_s[t]});
   }
   for (std::size_t g = 0; g < sim.gpu_count(); ++g) {
@@ -77,8 +77,8 @@ Summary summarize(const engine::Simulation& sim, const engine::Timeline& tl, con
     row.comm_fraction = s.makespan_s > 0 ? row.comm_s / s.makespan_s : 0;
     s.gpus.push_back(row);
   }
-  for (engine::ChannelId c = 0; c < sim.channel_count(); ++c) {
-    const engine::ChannelUsage& u = tl.channels.at(c);
+  for (ChannelId c = 0; c < sim.channel_count(); ++c) {
+    const ChannelUsage& u = tl.channels.at(c);
     if (u.bytes <= 0) continue;
     ChannelRow row;
     row.channel = c;
@@ -100,4 +100,4 @@ Summary summarize(const engine::Simulation& sim, const engine::Timeline& tl, con
   return s;
 }
 
-}  // namespace linksim::report
+}  // namespace linksim::engine

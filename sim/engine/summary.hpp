@@ -6,21 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/names.hpp"
 #include "sim/engine/simulation.hpp"
 
-namespace linksim::report {
-
-// Names for what the engine numbers: task ids, GPU names (by GPU index) and channel names
-// (by channel id).
-struct Names {
-  std::vector<std::string> tasks;
-  std::vector<std::string> gpus;
-  std::vector<std::string> channels;
-};
+namespace linksim::engine {
 
 struct TaskRow {
   std::string name;
-  engine::TaskKind kind = engine::TaskKind::barrier;
+  TaskKind kind = TaskKind::barrier;
   double start_s = 0;
   double end_s = 0;
 };
@@ -35,7 +28,7 @@ struct GpuRow {
 };
 
 struct ChannelRow {
-  engine::ChannelId channel = 0;
+  ChannelId channel = 0;
   std::string name;
   double capacity_Bps = 0;
   double bytes = 0;
@@ -58,11 +51,10 @@ inline constexpr std::size_t kMaxBottlenecks = 10;
 
 // REQUIRES: `timeline` came from `sim.run()` with intervals recorded; `names` covers every
 // task, GPU and channel of `sim`.
-Summary summarize(const engine::Simulation& sim, const engine::Timeline& timeline,
-                  const Names& names);
+Summary summarize(const Simulation& sim, const Timeline& timeline, const Names& names);
 
 // Total length of the union of intervals, and of the part of `a` not covered by `b`.
-double union_length(std::vector<engine::Interval> intervals);
-double uncovered_length(std::vector<engine::Interval> a, std::vector<engine::Interval> b);
+double union_length(std::vector<Interval> intervals);
+double uncovered_length(std::vector<Interval> a, std::vector<Interval> b);
 
-}  // namespace linksim::report
+}  // namespace linksim::engine

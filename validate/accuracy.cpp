@@ -1,4 +1,4 @@
-#include "sim/coll/accuracy.hpp"
+#include "validate/accuracy.hpp"
 
 #include <fmt/format.h>
 
@@ -6,11 +6,9 @@
 #include <cmath>
 
 #include "sim/coll/collective_sim.hpp"
-#include "sim/core/data_dir.hpp"
-#include "sim/core/json_view.hpp"
 #include "sim/topo/loader.hpp"
 
-namespace linksim::coll {
+namespace linksim::validate {
 namespace {
 
 // nccl-tests prints busbw with two decimals: below 0.1 GB/s the rounding alone is >5%.
@@ -35,33 +33,27 @@ void summarise(AccuracySet& set) {
   set.max_abs_error = errors.back();
 }
 
-AccuracyRow predict(const Communicator& comm, Op op, double size, double measured,
-                    std::optional<Algorithm> algorithm = std::nullopt) {
-  Request r;
+AccuracyRow predict(const coll::Communicator& comm, coll::Op op, double size, double measured,
+                    std::optional<coll::Algorithm> algorithm = std::nullopt) {
+  coll::Request r;
   r.op = op;
   r.size_bytes = size;
   r.algorithm = algorithm;
-  const Outcome o = simulate_collective(comm, r);
+  const coll::Outcome o = coll::simulate_collective(comm, r);
   AccuracyRow row;
   row.op = op;
   row.size_bytes = size;
   row.measured_busbw_Bps = measured;
   row.predicted_busbw_Bps = o.busbw_Bps;
-  row.choice = fmt::format("{}/{} x{}", to_string(o.choice.algorithm), to_string(o.choice.protocol),
-                           o.choice.channels);
+  row.choice = fmt::format("{}/{} x{}", coll::to_string(o.choice.algorithm),
+                           coll::to_string(o.choice.protocol), o.choice.channels);
   row.counted = measured >= kMinComparable_Bps;
   return row;
 }
 
 }  // namespace
 
-std::string default_measurements_path() {
-  return data_dir() + "/tests/data/reference/measurements.json";
-}
-
-std::vector<AccuracySet> evaluate_accuracy(const std::string& measurements_json) {
-  const Json doc = read_json_file(measurements_json);
-  const JsonView root(doc, measurements_json);
+std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& records) {
   const std::vector<Definition> defs{
       {"A100 NVSwitch all_reduce sweep (Azure ND A100 v4, 8x A100-SXM4-80GB)", "Azure ND A100 v4",
        "dgx-a100",
@@ -76,16 +68,11 @@ std::vector<AccuracySet> evaluate_accuracy(const std::string& measurements_json)
     set.topology = def.topology;
     set.note = def.note;
     const topo::Topology machine = topo::load_topology(def.topology);
-    const Communicator comm(machine, machine.nodes_of(topo::NodeKind::gpu));
-    for (const auto& rec : root.elements()) {
-      if (rec.string_or("test", "") != "nccl-tests") continue;
-      if (rec.string_or("machine", "").rfind(def.machine_prefix, 0) != 0) continue;
-      if (!rec.has("busbw_GBps") || rec.at("busbw_GBps").raw().is_null()) continue;
-      auto op = op_from_nccl_tests_binary(rec.at("op").as_string());
-      if (!op) continue;
-      set.source = rec.string_or("source_url", "");
-      set.rows.push_back(predict(comm, *op, rec.at("size_bytes").as_number(),
-                                 rec.at("busbw_GBps").as_number() * 1e9));
+    const coll::Communicator comm(machine, machine.nodes_of(topo::NodeKind::gpu));
+    for (const NcclTestsRecord& rec : records) {
+      if (rec.machine.rfind(def.machine_prefix, 0) != 0) continue;
+      set.source = rec.source_url;
+      set.rows.push_back(predict(comm, rec.op, rec.size_bytes, rec.busbw_Bps));
     }
     summarise(set);
     out.push_back(std::move(set));
@@ -99,14 +86,14 @@ std::vector<AccuracySet> evaluate_accuracy(const std::string& measurements_json)
     set.source = "https://github.com/NVIDIA/nccl-tests/issues/212";
     set.note = "Ring forced (NCCL_ALGO=RING) for the 370 GB/s figure; automatic choice for 480.";
     const topo::Topology machine = topo::load_topology("dgx-h100");
-    const Communicator comm(machine, machine.nodes_of(topo::NodeKind::gpu));
+    const coll::Communicator comm(machine, machine.nodes_of(topo::NodeKind::gpu));
     const double size = 8.0 * 1024 * 1024 * 1024;
-    set.rows.push_back(predict(comm, Op::all_reduce, size, 370e9, Algorithm::ring));
-    set.rows.push_back(predict(comm, Op::all_reduce, size, 480e9));
+    set.rows.push_back(predict(comm, coll::Op::all_reduce, size, 370e9, coll::Algorithm::ring));
+    set.rows.push_back(predict(comm, coll::Op::all_reduce, size, 480e9));
     summarise(set);
     out.push_back(std::move(set));
   }
   return out;
 }
 
-}  // namespace linksim::coll
+}  // namespace linksim::validate

@@ -3,17 +3,18 @@
 // them; where it does not yet (small and mid-size A100 all_reduce; 2080 Ti runs where both
 // GPUs send through host memory at once) it holds the current error as a ceiling, so a change
 // that makes things worse fails, and docs/ACCURACY.md shows the gap.
-#include "sim/coll/accuracy.hpp"
+#include "validate/accuracy.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace linksim::coll {
+namespace linksim::validate {
 namespace {
 
 const std::vector<AccuracySet>& sets() {
-  static const std::vector<AccuracySet> s = evaluate_accuracy(default_measurements_path());
+  static const std::vector<AccuracySet> s =
+      evaluate_accuracy(load_nccl_tests_records(default_measurements_path()));
   return s;
 }
 
@@ -52,8 +53,8 @@ TEST(AccuracyTest, Rtx2080TiOneWayTrafficMeetsTheTarget) {
   const AccuracySet& s = set_for("rtx2080ti-2x");
   int checked = 0;
   for (const auto& r : s.rows) {
-    if (!r.counted || (r.op != Op::broadcast && r.op != Op::reduce)) continue;
-    EXPECT_LT(std::fabs(r.error()), 0.10) << to_string(r.op) << " " << r.size_bytes;
+    if (!r.counted || (r.op != coll::Op::broadcast && r.op != coll::Op::reduce)) continue;
+    EXPECT_LT(std::fabs(r.error()), 0.10) << coll::to_string(r.op) << " " << r.size_bytes;
     ++checked;
   }
   EXPECT_EQ(checked, 8);
@@ -64,4 +65,4 @@ TEST(AccuracyTest, Rtx2080TiOneWayTrafficMeetsTheTarget) {
 }
 
 }  // namespace
-}  // namespace linksim::coll
+}  // namespace linksim::validate
