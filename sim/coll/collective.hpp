@@ -14,9 +14,10 @@ enum class Protocol { ll, ll128, simple };
 
 // Names one collective algorithm: a plug-in of the registry (algorithm_registry.hpp), by its
 // NCCL name. A small value to store, compare and print; the registry turns a user's spelling
-// into one and gives the plug-in behind it. Only the registry and the plug-ins make one, so a
-// value always names a registered algorithm. The built-in algorithms have a constant each for
-// code that means one of them; a new algorithm needs none (it is found by name).
+// into one and gives the plug-in behind it. Only a plug-in (CollectiveAlgorithm::id) and the
+// constants below make one, so a value always names a plug-in. The built-in algorithms have a
+// constant each for code that means one of them; a new algorithm needs none (it is found by
+// name).
 class Algorithm {
  public:
   static const Algorithm ring;
