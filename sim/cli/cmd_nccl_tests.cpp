@@ -6,6 +6,7 @@
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/gnuplot.hpp"
+#include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/nccl_tests_table.hpp"
@@ -62,7 +63,10 @@ void register_nccl_tests(CLI::App& app) {
   cmd->add_option("-o,--op", args->redop, "Reduction: sum, prod, max, min, avg");
   cmd->add_option("-r,--root", args->root, "Root rank for broadcast and reduce");
   cmd->add_option("-J,--output_file", args->json_out, "Also write the results as JSON");
-  cmd->add_option("--algo", args->algo, "Force an algorithm, as NCCL_ALGO: Ring, Tree, NVLS");
+  const auto& algorithms = coll::AlgorithmRegistry::builtin();
+  cmd->add_option(
+      "--algo", args->algo,
+      fmt::format("Force an algorithm, as NCCL_ALGO: {}", fmt::join(algorithms.names(), ", ")));
   cmd->add_option("--proto", args->proto, "Force a protocol, as NCCL_PROTO: LL, LL128, Simple");
   cmd->add_flag("--explain", args->explain,
                 "After each size: the algorithm, protocol, channels and bottleneck link");
@@ -116,13 +120,10 @@ void register_nccl_tests(CLI::App& app) {
       throw InputError("", "-r", fmt::format("expected a root from 0 to {}", want - 1));
     }
     if (!args->algo.empty()) {
-      spec.algorithm = coll::algorithm_from_string(args->algo);
-      if (!spec.algorithm) {
-        throw InputError("", "--algo",
-                         fmt::format("unknown algorithm \"{}\"; expected Ring, "
-                                     "Tree or NVLS",
-                                     args->algo));
-      }
+      const auto& registry = coll::AlgorithmRegistry::builtin();
+      spec.algorithm = registry.find(args->algo);
+      if (!spec.algorithm)
+        throw InputError("", "--algo", registry.unknown_name_message(args->algo));
     }
     if (!args->proto.empty()) {
       spec.protocol = coll::protocol_from_string(args->proto);

@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include "sim/coll/algorithm_registry.hpp"
+
 namespace linksim::coll {
 namespace {
 
@@ -38,17 +40,7 @@ std::string_view to_string(Op op) {
 }
 
 std::string_view to_string(Algorithm a) {
-  switch (a) {
-    case Algorithm::ring:
-      return "Ring";
-    case Algorithm::tree:
-      return "Tree";
-    case Algorithm::nvls:
-      return "NVLS";
-    case Algorithm::pairwise:
-      return "P2P";
-  }
-  return "?";
+  return a.name();
 }
 
 std::string_view to_string(Protocol p) {
@@ -75,12 +67,7 @@ std::optional<Op> op_from_string(std::string_view name) {
 }
 
 std::optional<Algorithm> algorithm_from_string(std::string_view name) {
-  const std::string l = lower(name);
-  if (l == "ring") return Algorithm::ring;
-  if (l == "tree") return Algorithm::tree;
-  if (l == "nvls") return Algorithm::nvls;
-  if (l == "p2p" || l == "pairwise") return Algorithm::pairwise;
-  return std::nullopt;
+  return AlgorithmRegistry::builtin().find(name);
 }
 
 std::optional<Protocol> protocol_from_string(std::string_view name) {

@@ -10,13 +10,40 @@
 namespace linksim::coll {
 
 enum class Op { all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv };
-enum class Algorithm { ring, tree, nvls, pairwise };
 enum class Protocol { ll, ll128, simple };
+
+// Names one collective algorithm: a plug-in of the registry (algorithm_registry.hpp), by its
+// NCCL name. A small value to store, compare and print; the registry turns a user's spelling
+// into one and gives the plug-in behind it. Only a plug-in (CollectiveAlgorithm::id) and the
+// constants below make one, so a value always names a plug-in. The built-in algorithms have a
+// constant each for code that means one of them; a new algorithm needs none (it is found by
+// name).
+class Algorithm {
+ public:
+  static const Algorithm ring;
+  static const Algorithm tree;
+  static const Algorithm nvls;
+  static const Algorithm pairwise;
+
+  constexpr std::string_view name() const { return name_; }
+  friend constexpr bool operator==(const Algorithm&, const Algorithm&) = default;
+
+ private:
+  friend class CollectiveAlgorithm;  // a plug-in's id()
+  // REQUIRES: `name` views storage that lives as long as the program (a literal).
+  constexpr explicit Algorithm(std::string_view name) : name_(name) {}
+  std::string_view name_;
+};
+inline constexpr Algorithm Algorithm::ring{"Ring"};
+inline constexpr Algorithm Algorithm::tree{"Tree"};
+inline constexpr Algorithm Algorithm::nvls{"NVLS"};
+inline constexpr Algorithm Algorithm::pairwise{"P2P"};
 
 std::string_view to_string(Op op);
 std::string_view to_string(Algorithm a);
 std::string_view to_string(Protocol p);
-// Accept NCCL's spellings too: "Ring", "RING", "LL128", "Simple".
+// Accept NCCL's spellings too: "Ring", "RING", "LL128", "Simple". Algorithms are looked up in
+// the registry (AlgorithmRegistry::find; its unknown_name_message lists the valid names).
 std::optional<Op> op_from_string(std::string_view name);
 std::optional<Algorithm> algorithm_from_string(std::string_view name);
 std::optional<Protocol> protocol_from_string(std::string_view name);

@@ -3,9 +3,14 @@
 // over the routed paths between GPUs, so concurrent traffic shares links as it would on the
 // machine, not as a formula assumes.
 //
+// Each algorithm is a plug-in (algorithm.hpp, one file each under algorithms/, listed by
+// algorithm_registry.hpp): it says which requests it can run and how it lowers them. This file
+// asks every eligible plug-in, simulates each candidate and keeps the fastest.
+//
 // Costs, and where they come from:
 // - a base latency per operation and a hop latency per algorithm step, by protocol and by the
-//   class of the links (NCCL's tuning constants, protocol.hpp) plus the route's own latency;
+//   class of the links (NCCL's tuning constants, in each algorithm's file) plus the route's own
+//   latency;
 // - the data, inflated by the protocol's wire efficiency (LL carries 4 B of data per 8 B), over
 //   channels whose capacity is the link's payload rate (link_efficiency.hpp);
 // - per-rank throughput caps of LL/LL128/Tree as NCCL models them, as a private channel per
@@ -19,28 +24,13 @@
 #include <string>
 #include <vector>
 
+#include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/collective.hpp"
 #include "sim/coll/communicator.hpp"
+#include "sim/coll/request.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace linksim::coll {
-
-// One collective call. `size_bytes` follows nccl-tests' "size" column: the buffer for
-// all_reduce, broadcast, reduce and sendrecv; the whole gathered buffer (n x per-rank part)
-// for all_gather and reduce_scatter; each rank's whole send buffer for alltoall.
-struct Request {
-  Op op = Op::all_reduce;
-  double size_bytes = 0;
-  int root = 0;
-  std::optional<Algorithm> algorithm;  // NCCL_ALGO
-  std::optional<Protocol> protocol;    // NCCL_PROTO
-};
-
-struct Choice {
-  Algorithm algorithm = Algorithm::ring;
-  Protocol protocol = Protocol::simple;
-  int channels = 1;
-};
 
 // Algorithm x protocol pairs NCCL would consider for this request on this communicator,
 // narrowed by the request's overrides. Empty when an override is impossible here (NVLS on a

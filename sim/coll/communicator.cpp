@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/link_efficiency.hpp"
 
 namespace linksim::coll {
@@ -41,13 +42,14 @@ Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId>
   intra_class_ = all_nvlink ? HwClass::nvlink : HwClass::pci;
   const auto& first = *topo.node(ranks_.front()).gpu;
   generation_ = generation_of(first.architecture);
-  // NVLS needs an NVSwitch fabric of NVLink 4 or later (SM90+) between every pair.
-  nvls_capable_ = all_nvlink && topo.count(topo::NodeKind::nvswitch) > 0 &&
-                  nvls_efficiency(generation_) > 0 && first.nvlink_generation >= 4;
   choose_rings();
   const double search_channels =
       std::max(1.0, std::ceil(ring_bus_Bps_ / kSearchChannel_Bps - 1e-9));
   max_channels_ = static_cast<int>(std::min(32.0, 2 * search_channels));
+}
+
+bool Communicator::nvls_capable() const {
+  return !AlgorithmRegistry::builtin().get(Algorithm::nvls).why_ineligible(*this);
 }
 
 int Communicator::gpu_index(int rank) const {

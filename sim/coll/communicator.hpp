@@ -36,7 +36,8 @@ class Communicator {
 
   HwClass intra_class() const { return intra_class_; }
   GpuGeneration generation() const { return generation_; }
-  bool nvls_capable() const { return nvls_capable_; }
+  // Whether NVLS is eligible here: the rule is algorithms/nvls.cpp's (why_ineligible).
+  bool nvls_capable() const;
   bool ll128_enabled() const { return intra_class_ == HwClass::nvlink; }
   // The machine's fitted corrections for an operation (topology "collective_calibration"),
   // 1 and 1 when uncalibrated.
@@ -65,7 +66,6 @@ class Communicator {
   std::vector<double> capacity_Bps_;
   HwClass intra_class_ = HwClass::pci;
   GpuGeneration generation_ = GpuGeneration::volta;
-  bool nvls_capable_ = false;
   std::vector<Ring> rings_;
   double ring_bus_Bps_ = 0;
   int max_channels_ = 2;

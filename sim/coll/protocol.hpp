@@ -1,19 +1,18 @@
 #pragma once
-// What NCCL's protocols and algorithms cost, as constants with a physical meaning and a cited
-// source (../shared/reference/nccl-model.md, NCCL 2.30 src/graph/tuning.cc and topo.h):
+// What NCCL's protocols cost whatever the algorithm, as constants with a physical meaning and a
+// cited source (../shared/reference/nccl-model.md, NCCL 2.30 src/graph/tuning.cc, comm.h):
 //
-// - base latency: launching and synchronising the collective's kernels, once per operation;
-// - hop latency: one step of the algorithm between two GPUs (a handshake through flags in
-//   memory), by hardware class (NVLink, PCIe, network), algorithm and protocol;
 // - wire efficiency: the share of link time that moves payload under the protocol (Simple's
 //   synchronisation overhead, and LL's 4 B of data per 8 B store, LL128's 120 B per 128 B);
-// - per-channel throughput caps: what one CTA (channel) can push, by GPU generation;
-// - NVLS efficiency: the share of NVLink bandwidth NVLink SHARP reductions reach.
+// - the LL and LL128 throughput caps, by GPU generation;
+// - the bytes per thread below which NCCL runs fewer channels, and the threads per channel.
 //
-// Link payload efficiency (how much of a link's line rate carries data at all) lives with the
-// links: see link_efficiency.hpp.
+// Each algorithm's own constants (base and hop latency, its caps, NVLS efficiency) live in its
+// file under algorithms/. Link payload efficiency (how much of a link's line rate carries data
+// at all) lives with the links: see link_efficiency.hpp.
 
 #include <string>
+#include <string_view>
 
 #include "sim/coll/collective.hpp"
 
@@ -26,19 +25,18 @@ std::string_view to_string(HwClass c);
 enum class GpuGeneration { volta, ampere, hopper, blackwell };
 GpuGeneration generation_of(const std::string& architecture);
 
-double base_latency_s(Algorithm a, Protocol p);
-double hop_latency_s(Algorithm a, Protocol p, HwClass c);
 double wire_efficiency(Protocol p);
 
 // Single-node figures (NCCL's nNodes = 1 column), bytes per second.
-double ll_max_total_Bps(GpuGeneration g);            // LL, all channels together
-double ring_ll128_per_channel_Bps(GpuGeneration g);  // LL128 ring, per channel
-double tree_per_channel_Bps(GpuGeneration g);        // Tree Simple, per channel
-double nvls_efficiency(GpuGeneration g);             // 0 where NVLS does not exist
+double ll_max_total_Bps(GpuGeneration g);  // LL, all channels together (llMaxBws)
+// LL128, per channel: NCCL's perChMaxRingLL128Bw. linksim applies it to every algorithm's
+// LL128 (NCCL's Tree has a row of its own, perChMaxTreeLL128Bw, not modelled yet).
+double ll128_per_channel_Bps(GpuGeneration g);
 
-// Bytes per thread below which NCCL uses fewer channels (comm.h thresholds), and the threads
-// per channel, for the channel-count rule in the planner.
-double channel_threshold_bytes(Algorithm a, Protocol p, int ranks);
-int threads_per_channel(Algorithm a, Protocol p);
+// comm.h: bytes per thread below which NCCL uses fewer channels (LL 8, LL128 8, Simple 64;
+// Ring LL multiplies by the rank count, see algorithms/ring.cpp).
+double channel_threshold_bytes_per_thread(Protocol p);
+// Threads per channel (maxThreads): LL 512, LL128 640, Simple 512. Tree and NVLS run 640.
+int threads_per_channel(Protocol p);
 
 }  // namespace linksim::coll

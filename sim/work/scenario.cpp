@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "sim/coll/algorithm_registry.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
@@ -142,8 +143,9 @@ Scenario load_scenario(const std::string& path_in) {
   if (auto o = root.get("overrides")) {
     o->expect_only({"algorithm", "protocol"});
     if (auto a = o->get("algorithm")) {
-      s.algorithm = coll::algorithm_from_string(a->as_string());
-      if (!s.algorithm) a->fail("unknown algorithm; expected Ring, Tree or NVLS");
+      const auto& registry = coll::AlgorithmRegistry::builtin();
+      s.algorithm = registry.find(a->as_string());
+      if (!s.algorithm) a->fail(registry.unknown_name_message(a->as_string()));
     }
     if (auto p = o->get("protocol")) {
       s.protocol = coll::protocol_from_string(p->as_string());

@@ -6,6 +6,7 @@
 #include "sim/coll/link_efficiency.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/topo/loader.hpp"
+#include "tests/coll/test_machines.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -173,6 +174,32 @@ TEST(CollectiveSimTest, HostLaunchFloorByHand) {
   const Outcome free = with_host_launch_floor(o, pair, 1, 20, 1e6);
   EXPECT_NEAR(free.time_s, 20.25e-6, 1e-15);
   EXPECT_FALSE(free.host_bound);
+}
+
+// A forced choice the machine or the operation cannot take says why, from the plug-ins.
+TEST(CollectiveSimTest, ImpossibleOverridesSayWhy) {
+  const auto why_empty = [](const topo::Topology& t, Op op, std::optional<Algorithm> a,
+                            std::optional<Protocol> p) {
+    const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+    Request r;
+    r.op = op;
+    r.size_bytes = 1e6;
+    r.algorithm = a;
+    r.protocol = p;
+    std::string why;
+    EXPECT_TRUE(candidate_choices(comm, r, &why).empty());
+    return why;
+  };
+  EXPECT_EQ(why_empty(testing::a100_nvlink_pair(), Op::alltoall, Algorithm::ring, std::nullopt),
+            "no way to run alltoall with algorithm Ring and protocol any on this machine (Ring "
+            "does not run alltoall, which runs as P2P)");
+  EXPECT_EQ(why_empty(testing::l40s_pcie_pair(), Op::all_gather, std::nullopt, Protocol::ll128),
+            "no way to run all_gather with algorithm any and protocol LL128 on this machine (Ring "
+            "runs LL, Simple here, as LL128 needs NVLink between every pair)");
+  EXPECT_EQ(why_empty(testing::nvswitch_pair("H100-SXM5-80GB", 4, 18), Op::all_reduce,
+                      Algorithm::nvls, Protocol::ll),
+            "no way to run all_reduce with algorithm NVLS and protocol LL on this machine (NVLS "
+            "runs Simple here)");
 }
 
 }  // namespace

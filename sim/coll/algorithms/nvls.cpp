@@ -1,0 +1,136 @@
+// NVLS (NVLink SHARP): the NVSwitch reduces. Each GPU is the head of a 1/n slice: it pulls the
+// switch-reduced values of its slice (multimem.ld_reduce) and multicasts the result back, so
+// each GPU sends and receives S (n+1)/n through its NVSwitch ports (nccl-model.md §4).
+#include <fmt/format.h>
+
+#include <array>
+#include <vector>
+
+#include "sim/coll/algorithm.hpp"
+
+namespace linksim::coll {
+namespace {
+
+using engine::PathShare;
+using engine::TaskId;
+
+constexpr double kUs = 1e-6;
+
+// ../shared/reference/nccl-model.md §2, tuning.cc @5067397c: NVLS has no base latency, all of
+// it is in the hop term; hwLatencies for NVLS by class [NVLINK, PCI, NET], Simple only, µs.
+constexpr std::array<double, 3> kHopLatencySimple_us{25, 0, 18};
+// nvlsEfficiency by generation [Volta, Ampere, Hopper, Blackwell]: 0 where NVLS does not exist.
+constexpr std::array<double, 4> kEfficiency{0, 0, 0.85, 0.74};
+// nvls.cc: 16 NVLS channels on SM90.
+constexpr int kChannels = 16;
+constexpr int kMinNvlinkGeneration = 4;
+
+double efficiency(GpuGeneration g) {
+  return kEfficiency[static_cast<std::size_t>(g)];
+}
+
+class NvlsAlgorithm final : public CollectiveAlgorithm {
+ public:
+  std::string_view name() const override { return Algorithm::nvls.name(); }
+
+  std::vector<Op> operations() const override { return {Op::all_reduce}; }
+
+  // NVLS needs an NVSwitch fabric of NVLink 4 or later (SM90+) between every pair.
+  std::optional<std::string> why_ineligible(const Communicator& comm) const override {
+    const auto& topo = comm.topology();
+    const auto& gpu = *topo.node(comm.gpu(0)).gpu;
+    std::vector<std::string> missing;
+    if (comm.size() < 2) {
+      missing.emplace_back("a single GPU");
+    } else if (comm.intra_class() != HwClass::nvlink) {
+      missing.emplace_back("not every pair of GPUs is joined directly by NVLink");
+    }
+    if (topo.count(topo::NodeKind::nvswitch) == 0) missing.emplace_back("no NVSwitch");
+    if (gpu.nvlink_generation < kMinNvlinkGeneration) {
+      missing.push_back(gpu.nvlink_generation == 0
+                            ? std::string("no NVLink")
+                            : fmt::format("NVLink {}", gpu.nvlink_generation));
+    }
+    if (efficiency(comm.generation()) == 0) {
+      missing.push_back(fmt::format("{} GPUs have no NVLink SHARP", gpu.architecture));
+    }
+    if (missing.empty()) return std::nullopt;
+    return fmt::format(
+        "NVLS needs an NVSwitch with NVLink 4 or later (Hopper or newer) between every pair of "
+        "GPUs; here: {}",
+        fmt::join(missing, ", "));
+  }
+
+  std::vector<Protocol> protocols(const Communicator& /*comm*/,
+                                  const Request& /*request*/) const override {
+    return {Protocol::simple};  // NVLS is Simple only
+  }
+
+  int channels(const Communicator& /*comm*/, Protocol /*p*/, double /*bytes*/) const override {
+    return kChannels;
+  }
+
+  double base_latency_s(Protocol /*p*/) const override { return 0; }
+
+  double hop_latency_s(Protocol p, HwClass c) const override {
+    return p == Protocol::simple ? kHopLatencySimple_us[static_cast<std::size_t>(c)] * kUs : 0.0;
+  }
+
+  double bandwidth_efficiency(const Communicator& comm) const override {
+    return efficiency(comm.generation());
+  }
+
+  TaskId lower(Lowering& l, TaskId start) const override {
+    const int n = l.comm().size();
+    const double each = l.request().size_bytes * (n + 1) / n;
+    const TaskId fill = l.sim().add_delay(l.hop_s(), {&start, 1});
+    std::vector<TaskId> flows;
+    for (int r = 0; r < n; ++r) {
+      const Ports ports = switch_ports(l, r);
+      const int gi = l.comm().gpu_index(r);
+      const double wire_bytes = each / l.wire_efficiency();
+      flows.push_back(l.sim().add_transfer(wire_bytes, ports.up, gi, engine::kNoGpu, {&fill, 1}));
+      flows.push_back(l.sim().add_transfer(wire_bytes, ports.down, engine::kNoGpu, gi, {&fill, 1}));
+    }
+    return l.sim().add_barrier(flows);
+  }
+
+ private:
+  struct Ports {
+    std::vector<PathShare> up;    // from the GPU into the switches
+    std::vector<PathShare> down;  // from the switches into the GPU
+  };
+
+  // Rank r's NVLink ports, both directions, each carrying its share of r's lanes.
+  static Ports switch_ports(Lowering& l, int r) {
+    const auto& topo = l.comm().topology();
+    const topo::NodeId g = l.comm().gpu(r);
+    double lanes = 0;
+    for (topo::LinkId id = 0; id < topo.links().size(); ++id) {
+      const auto& link = topo.link(id);
+      if (link.kind == topo::LinkKind::nvlink && (link.a == g || link.b == g)) lanes += link.lanes;
+    }
+    Ports out;
+    for (topo::LinkId id = 0; id < topo.links().size(); ++id) {
+      const auto& link = topo.link(id);
+      if (link.kind != topo::LinkKind::nvlink || (link.a != g && link.b != g)) continue;
+      const bool g_is_a = link.a == g;
+      const engine::ChannelId from_gpu = topo::Topology::channel(id, g_is_a);
+      const engine::ChannelId into_gpu = topo::Topology::channel(id, !g_is_a);
+      out.up.push_back({l.sim().add_path({&from_gpu, 1}, link.latency_s), link.lanes / lanes});
+      out.down.push_back({l.sim().add_path({&into_gpu, 1}, link.latency_s), link.lanes / lanes});
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+namespace algorithms {
+const CollectiveAlgorithm& nvls() {
+  static const NvlsAlgorithm instance;
+  return instance;
+}
+}  // namespace algorithms
+
+}  // namespace linksim::coll

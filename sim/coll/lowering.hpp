@@ -1,0 +1,60 @@
+#pragma once
+// What an algorithm's lowering works with (algorithm.hpp, lower): the call, the communicator,
+// the engine, and the costs every transfer of the chosen algorithm and protocol pays:
+// - the hop latency of one step (the algorithm's, for the protocol and the links' class);
+// - the wire efficiency: payload per wire byte (protocol, algorithm, fitted scales);
+// - a per-rank throughput cap, as a private channel per sending rank, where the choice has one.
+// Every factor is scaled by the machine's fitted corrections for the operation (topology
+// "collective_calibration"), 1 when uncalibrated.
+
+#include <map>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "sim/coll/communicator.hpp"
+#include "sim/coll/request.hpp"
+#include "sim/engine/simulation.hpp"
+
+namespace linksim::coll {
+
+class CollectiveAlgorithm;
+
+class Lowering {
+ public:
+  // Adds the per-rank cap channels (if any) to `sim`. All references must outlive this.
+  Lowering(const Communicator& comm, const Request& request, const Choice& choice,
+           const CollectiveAlgorithm& algorithm, engine::Simulation& sim);
+
+  const Communicator& comm() const { return comm_; }
+  const Request& request() const { return request_; }
+  const Choice& choice() const { return choice_; }
+  engine::Simulation& sim() { return sim_; }
+
+  // The operation's base latency, seconds (scaled).
+  double base_latency_s() const { return base_s_; }
+  // One algorithm step's latency between two GPUs, seconds (scaled), on top of the links' own.
+  double hop_s() const { return hop_s_; }
+  // Payload bytes per wire byte: a transfer of P payload bytes moves P / wire_efficiency().
+  double wire_efficiency() const { return eta_; }
+
+  // Rank `from` sends `payload_bytes` to rank `to` over their route, after `deps`: the route's
+  // paths with the hop latency, through `from`'s cap channel when there is one.
+  engine::TaskId send(int from, int to, double payload_bytes, std::span<const engine::TaskId> deps);
+
+ private:
+  std::span<const engine::PathShare> paths(int from, int to);
+
+  const Communicator& comm_;
+  const Request& request_;
+  const Choice& choice_;
+  engine::Simulation& sim_;
+  double eta_ = 1;
+  double hop_s_ = 0;
+  double base_s_ = 0;
+  std::vector<std::optional<engine::ChannelId>> rank_cap_;
+  std::map<std::pair<int, int>, std::vector<engine::PathShare>> cache_;
+};
+
+}  // namespace linksim::coll

@@ -1,0 +1,58 @@
+// The Ring plug-in (sim/coll/algorithms/ring.cpp): its channel rule and a lowering by hand.
+#include <gtest/gtest.h>
+
+#include "sim/coll/algorithm_registry.hpp"
+#include "sim/coll/collective_sim.hpp"
+#include "tests/coll/test_machines.hpp"
+
+namespace linksim::coll {
+namespace {
+
+const CollectiveAlgorithm& ring() {
+  return AlgorithmRegistry::builtin().get(Algorithm::ring);
+}
+
+TEST(RingAlgorithmTest, ChannelRuleFollowsNcclThresholds) {
+  const topo::Topology t = testing::a100_nvlink_pair();
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  // The ring reaches the link's 95.8 GB/s of payload: ceil(95.8 / 20) = 5 search channels,
+  // doubled: 10.
+  ASSERT_EQ(comm.max_channels(), 10);
+  // Simple: 512 threads x 64 B = 32 KiB a channel; one channel is dropped while the message is
+  // under channels x 32 KiB: 3 x 32768 = 98304 B keeps 3, a byte less drops to 2.
+  EXPECT_EQ(ring().channels(comm, Protocol::simple, 98304), 3);
+  EXPECT_EQ(ring().channels(comm, Protocol::simple, 98303), 2);
+  EXPECT_EQ(ring().channels(comm, Protocol::simple, 1), 1);
+  EXPECT_EQ(ring().channels(comm, Protocol::simple, 1e9), 10);
+  // Ring LL: 8 B per thread per rank: 512 x 8 x 2 = 8192 B a channel: 32768 B keeps 4.
+  EXPECT_EQ(ring().channels(comm, Protocol::ll, 32768), 4);
+  // LL128: 640 x 8 = 5120 B a channel: 10240 B keeps 2.
+  EXPECT_EQ(ring().channels(comm, Protocol::ll128, 10240), 2);
+}
+
+TEST(RingAlgorithmTest, BroadcastOnTwoGpusByHand) {
+  const topo::Topology t = testing::a100_nvlink_pair();
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::broadcast;
+  r.size_bytes = 100e6;
+  const Outcome o = simulate_choice(comm, r, Choice{Algorithm::ring, Protocol::simple, 2});
+  // A chain of one hop: no fill (n - 2 = 0 hops); the root sends the whole buffer once, as
+  // S / eta wire bytes at the link's 95.8 GB/s payload rate, after the Ring/Simple base
+  // (8.4 us), the NVLink Simple hop (3.4 us) and the link's own 0.2 us.
+  const double eta = 370.0 / (450.0 * 0.958);
+  EXPECT_NEAR(o.time_s, 8.4e-6 + 3.4e-6 + 0.2e-6 + 100e6 / eta / (100e9 * 0.958), 1e-12);
+}
+
+TEST(RingAlgorithmTest, RefusesAnOperationItDoesNotServe) {
+  const topo::Topology t = testing::a100_nvlink_pair();
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::alltoall;
+  r.size_bytes = 1e6;
+  EXPECT_THROW(simulate_choice(comm, r, Choice{Algorithm::ring, Protocol::simple, 2}),
+               std::logic_error);
+}
+
+}  // namespace
+}  // namespace linksim::coll
