@@ -39,6 +39,23 @@ Runs run_all(const RunArgs& a) {
   Runs runs{work::load_scenario(a.scenario), {}, {}};
   std::vector<std::string> machines =
       a.topologies.empty() ? runs.scenario.topologies : a.topologies;
+  // Each machine is a whole simulation: a list is bounded, and a machine named twice would
+  // only repeat one.
+  constexpr std::size_t kMaxMachines = 64;
+  const std::string where = a.topologies.empty() ? runs.scenario.file : std::string();
+  if (machines.size() > kMaxMachines) {
+    throw InputError(where, a.topologies.empty() ? "/topologies" : "",
+                     fmt::format("{} machines named; at most {} can be compared in one run",
+                                 machines.size(), kMaxMachines));
+  }
+  for (std::size_t i = 0; i < machines.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (machines[i] == machines[j]) {
+        throw InputError(where, a.topologies.empty() ? fmt::format("/topologies/{}", i) : "",
+                         fmt::format("machine \"{}\" is named twice", machines[i]));
+      }
+    }
+  }
   for (const auto& m : machines) {
     const topo::Topology machine = topo::load_topology(m);
     if (runs.scenario.gradient_sync) {

@@ -137,6 +137,20 @@ TEST(OutputSafetyTest, AFolderIsNotAnOutputFile) {
                        "/no/such/folder does not exist\n");
 }
 
+TEST(OutputSafetyTest, MachineListsAreBoundedAndDistinct) {
+  // The hardening issue's reproducer ran 1,000 copies of one machine for 60 s and 4.7 GB.
+  std::string many;
+  for (int i = 0; i < 65; ++i)
+    many += " -t dgx-a100";
+  const auto r = run_linksim("compare seed-gradient-sync" + many);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "linksim: error: <input>: 65 machines named; at most 64 can be compared in one run\n");
+  const auto twice = run_linksim("compare seed-gradient-sync -t dgx-a100 -t dgx-h100 -t dgx-a100");
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_EQ(twice.err, "linksim: error: <input>: machine \"dgx-a100\" is named twice\n");
+}
+
 TEST(OutputSafetyTest, DashIsStandardOutput) {
   TempDir dir;
   const auto r = run_linksim("run seed-gradient-sync -o -");
