@@ -43,7 +43,9 @@ void register_fit(CLI::App& app) {
       "fit", "Fit link latency and bandwidth from measurement logs and write a calibrated machine");
   cmd->add_option("--topology", args->topology, "Machine to calibrate (file or shipped name)")
       ->required();
-  cmd->add_option("--nccl-tests", args->nccl, "nccl-tests output (imported; fitting is pending)");
+  cmd->add_option("--nccl-tests", args->nccl,
+                  "nccl-tests output: fits per-operation latency and efficiency scales and the "
+                  "host launch cost");
   cmd->add_option("--p2p", args->p2p, "p2pBandwidthLatencyTest output");
   cmd->add_option("--bandwidth-test", args->bandwidth, "bandwidthTest output");
   cmd->add_option("--nvbandwidth", args->nvbandwidth, "nvbandwidth output");
