@@ -13,7 +13,7 @@ std::string format_accuracy_markdown(const std::vector<AccuracySet>& sets) {
       "`tests/data/reference/measurements.json` (a copy of the shared reference set; every row "
       "names its public source). No measured figure is an input to the model: predictions come "
       "from the shipped machine files, the links' payload efficiencies and NCCL's protocol "
-      "constants (sim/coll/link_efficiency.hpp, sim/coll/protocol.hpp).\n\n"
+      "constants (sim/topo/link_payload.hpp, sim/coll/protocol.hpp).\n\n"
       "Error = predicted / measured - 1. Rows whose measured busbw is under 0.1 GB/s are shown "
       "but not counted: nccl-tests prints two decimals, so their rounding alone exceeds 5%.\n\n"
       "| set | machine file | counted sizes | median abs error | max abs error |\n"

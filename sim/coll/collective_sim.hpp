@@ -12,7 +12,7 @@
 //   class of the links (NCCL's tuning constants, in each algorithm's file) plus the route's own
 //   latency;
 // - the data, inflated by the protocol's wire efficiency (LL carries 4 B of data per 8 B), over
-//   channels whose capacity is the link's payload rate (link_efficiency.hpp);
+//   channels whose capacity is the link's payload rate (sim/topo/link_payload.hpp);
 // - per-rank throughput caps of LL/LL128/Tree as NCCL models them, as a private channel per
 //   sending rank, so they bind only the flows they limit.
 //

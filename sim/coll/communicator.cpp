@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "sim/coll/algorithm_registry.hpp"
-#include "sim/coll/link_efficiency.hpp"
+#include "sim/topo/link_payload.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -22,7 +22,7 @@ constexpr double kSearchChannel_Bps = 20e9;
 Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId> ranks,
                            topo::RouteOptions options)
     : topo_(&topo), router_(topo), ranks_(std::move(ranks)) {
-  capacity_Bps_ = payload_capacities_Bps(topo);
+  capacity_Bps_ = topo::payload_capacities_Bps(topo);
   const std::size_t n = ranks_.size();
   routes_.assign(n, std::vector<topo::Route>(n));
   bool all_nvlink = n > 1;

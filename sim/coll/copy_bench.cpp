@@ -1,8 +1,8 @@
 #include "sim/coll/copy_bench.hpp"
 
-#include "sim/coll/link_efficiency.hpp"
 #include "sim/coll/route_paths.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/topo/link_payload.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -53,7 +53,7 @@ engine::TaskId add_copy(engine::Simulation& sim, const topo::Topology& topo, con
 }
 
 double run_copies(const topo::Topology& topo, const std::vector<CopyPlan>& plans, double bytes) {
-  engine::Simulation sim(payload_capacities_Bps(topo), topo.count(topo::NodeKind::gpu));
+  engine::Simulation sim(topo::payload_capacities_Bps(topo), topo.count(topo::NodeKind::gpu));
   for (const auto& p : plans)
     add_copy(sim, topo, p, bytes);
   engine::RunOptions options;

@@ -3,8 +3,8 @@
 // between GPUs (peer access on or off, one way or both ways) and between host and device.
 //
 // Copies run on copy engines, not NCCL kernels: no protocol overhead, only the links' payload
-// rates (link_efficiency.hpp). Without peer access, CUDA stages a peer copy through pinned host
-// memory: the data goes up to the host and then down, each half waiting for the other, so the
+// rates (sim/topo/link_payload.hpp). Without peer access, CUDA stages a peer copy through pinned
+// host memory: the data goes up to the host and then down, each half waiting for the other, so the
 // copy is modelled store-and-forward (two transfers in sequence). A device-local copy reads and
 // writes memory: bandwidthTest counts both, at the memory's achievable rate.
 

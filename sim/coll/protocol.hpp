@@ -9,7 +9,7 @@
 //
 // Each algorithm's own constants (base and hop latency, its caps, NVLS efficiency) live in its
 // file under algorithms/. Link payload efficiency (how much of a link's line rate carries data
-// at all) lives with the links: see link_efficiency.hpp.
+// at all) lives with the links: see sim/topo/link_payload.hpp.
 
 #include <string>
 #include <string_view>

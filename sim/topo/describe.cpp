@@ -15,8 +15,9 @@ std::string gpu_list(const MachineSummary& s) {
 }
 
 std::string pair_text(const Topology& topo, const PairFigure& p) {
-  return fmt::format("GPU{} -> GPU{}: {} via {}", topo.node(p.a).ordinal, topo.node(p.b).ordinal,
-                     units::format_bandwidth(p.bandwidth_Bps), to_string(p.transport));
+  return fmt::format("GPU{} -> GPU{}: {} payload via {}", topo.node(p.a).ordinal,
+                     topo.node(p.b).ordinal, units::format_bandwidth(p.bandwidth_Bps),
+                     to_string(p.transport));
 }
 
 }  // namespace

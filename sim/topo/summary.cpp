@@ -8,6 +8,8 @@
 #include <limits>
 #include <set>
 
+#include "sim/topo/link_payload.hpp"
+
 namespace linksim::topo {
 namespace {
 
@@ -92,7 +94,7 @@ MachineSummary summarize(const Topology& topo, const Router& router) {
       auto r = router.route(a, b);
       if (!r) continue;
       s.transports[std::string(to_string(r->transport))]++;
-      PairFigure f{a, b, r->transport, r->bandwidth_Bps()};
+      PairFigure f{a, b, r->transport, copy_bandwidth_Bps(topo, router, *r)};
       if (!s.slowest_pair || f.bandwidth_Bps < s.slowest_pair->bandwidth_Bps) s.slowest_pair = f;
       if (!s.fastest_pair || f.bandwidth_Bps > s.fastest_pair->bandwidth_Bps) s.fastest_pair = f;
     }

@@ -16,7 +16,9 @@ struct PairFigure {
   NodeId a = 0;
   NodeId b = 0;
   Transport transport = Transport::local;
-  double bandwidth_Bps = 0;  // one direction, the route's bottleneck-limited rate
+  // One direction, what a copy sustains: payload rates, a host bounce staged in two copies
+  // (copy_bandwidth_Bps in link_payload.hpp), so it agrees with `linksim p2p`.
+  double bandwidth_Bps = 0;
 };
 
 struct MachineSummary {

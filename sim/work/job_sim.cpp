@@ -7,10 +7,10 @@
 #include <functional>
 
 #include "sim/coll/collective_sim.hpp"
-#include "sim/coll/link_efficiency.hpp"
 #include "sim/coll/route_paths.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
+#include "sim/topo/link_payload.hpp"
 #include "sim/work/advice.hpp"
 #include "sim/work/model_costs.hpp"
 
@@ -56,7 +56,7 @@ class JobBuilder {
         scale_(std::move(scale)),
         gpus_(machine.nodes_of(topo::NodeKind::gpu)) {
     sim_ =
-        std::make_shared<engine::Simulation>(coll::payload_capacities_Bps(machine), gpus_.size());
+        std::make_shared<engine::Simulation>(topo::payload_capacities_Bps(machine), gpus_.size());
     last_.assign(gpus_.size(), std::nullopt);
     const topo::GpuModel& gpu = *machine.node(gpus_.front()).gpu;
     gpu_ = &gpu;

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/coll/link_efficiency.hpp"
+#include "sim/topo/link_payload.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/coll/test_machines.hpp"

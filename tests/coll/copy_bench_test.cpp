@@ -9,7 +9,7 @@
 namespace linksim::coll {
 namespace {
 
-// PCIe payload rates (link_efficiency.hpp: 0.82 of the line rate): Gen3 x16 16 GB/s -> 13.12,
+// PCIe payload rates (sim/topo/link_payload.hpp: 0.82 of the line rate): Gen3 x16 16 GB/s -> 13.12,
 // Gen5 x16 64 GB/s -> 52.48. Every PCIe link's latency defaults to 0.25 us.
 constexpr double kGen3x16_Bps = 16e9 * 0.82;
 constexpr double kGen5x16_Bps = 64e9 * 0.82;

@@ -1,0 +1,67 @@
+#include "sim/topo/link_payload.hpp"
+
+#include <algorithm>
+
+namespace linksim::topo {
+
+double payload_efficiency(const Link& link) {
+  if (link.provenance.basis == "effective") return 1.0;
+  switch (link.kind) {
+    case LinkKind::nvlink:
+      return 0.958;
+    case LinkKind::pcie:
+      return 0.82;
+    case LinkKind::infiniband:
+      return 0.96;
+    case LinkKind::ethernet:
+      return 0.90;
+    case LinkKind::upi:
+    case LinkKind::qpi:
+    case LinkKind::xgmi:
+    case LinkKind::c2c:
+      return 0.80;
+    case LinkKind::soc:
+      return 1.0;
+  }
+  return 1.0;
+}
+
+double payload_bandwidth_Bps(const Link& link) {
+  return link.bandwidth_Bps * payload_efficiency(link);
+}
+
+std::vector<double> payload_capacities_Bps(const Topology& topo) {
+  std::vector<double> out(topo.channel_count());
+  for (LinkId l = 0; l < topo.links().size(); ++l) {
+    const double c = payload_bandwidth_Bps(topo.link(l));
+    out[Topology::channel(l, true)] = c;
+    out[Topology::channel(l, false)] = c;
+  }
+  return out;
+}
+
+double payload_bandwidth_Bps(const Topology& topo, const Route& route) {
+  double bw = 0;
+  bool first = true;
+  for (const auto& p : route.paths) {
+    if (p.share <= 0 || p.channels.empty()) continue;
+    double bottleneck = payload_bandwidth_Bps(topo.link(Topology::link_of(p.channels.front())));
+    for (ChannelId c : p.channels)
+      bottleneck = std::min(bottleneck, payload_bandwidth_Bps(topo.link(Topology::link_of(c))));
+    bw = first ? bottleneck / p.share : std::min(bw, bottleneck / p.share);
+    first = false;
+  }
+  return bw;
+}
+
+double copy_bandwidth_Bps(const Topology& topo, const Router& router, const Route& route) {
+  if (route.transport != Transport::host_bounce || !route.bounce_cpu) {
+    return payload_bandwidth_Bps(topo, route);
+  }
+  const auto up = router.route(route.src, *route.bounce_cpu);
+  const auto down = router.route(*route.bounce_cpu, route.dst);
+  if (!up || !down) return payload_bandwidth_Bps(topo, route);
+  return 1 / (1 / payload_bandwidth_Bps(topo, *up) + 1 / payload_bandwidth_Bps(topo, *down));
+}
+
+}  // namespace linksim::topo
