@@ -13,11 +13,21 @@
 // Then no link carries more than its capacity, and every flow either sits at its cap or crosses
 // a saturated link on which no flow has a higher rate per unit weight (the max-min definition).
 //
-// Incremental: adding or removing a flow marks its links dirty; solve() re-solves only the
-// connected components (flows joined by shared links) that contain a dirty link, so the cost of
-// an event is the size of what it touches, not of the whole system. Within a component flows
-// are frozen in ascending id order, so the rates (to the last bit) depend only on the sequence
-// of operations, and an incremental solve equals a full one.
+// Incremental: every flow keeps the level at which it froze. Progressive filling below a level
+// t depends only on the flows frozen below t, so a change leaves every flow frozen below the
+// lowest level it can disturb exactly where it was:
+//   - removing a flow frozen at level t_d disturbs nothing below t_d (its links fill at t_d or
+//     later, and taking its load away only delays them);
+//   - adding flows disturbs nothing below the lowest level at which one of their links would now
+//     fill (with the old flows on it at their old levels and the new ones growing with t).
+// solve() takes T, the lowest such level over the changes since the last solve, and re-fills
+// from T upward only the flows at level >= T (and the new ones) that are connected to a changed
+// link through links crossed by such flows; on those links the flows below T keep their rates and
+// hold their share of the capacity. The cost of an event is what is above it, not the whole
+// component. Within what it re-fills, flows are frozen in ascending id order, so the rates
+// depend only on the sequence of operations (the same run gives the same bits). An incremental
+// solve equals a full one (solve_all) to rounding: the retained rates are subtracted from the
+// capacities in a different order (tests hold them to 1e-9 relative; in practice about 1e-15).
 //
 // Knows nothing of time, events, JSON or GPUs.
 
@@ -47,13 +57,15 @@ class Solver {
   void remove_flow(FlowId flow);
   std::size_t active_flow_count() const { return active_flows_; }
 
-  // Re-solves every component that holds a link touched since the last solve.
+  // Re-fills what the changes since the last solve can disturb (see above).
   void solve();
-  // Forgets what is dirty and re-solves everything (for tests: must equal incremental results).
+  // Re-solves everything from level 0, whatever changed (for tests: the reference that
+  // incremental results must equal).
   void solve_all();
 
-  // What the last solve() re-solved: flows (ascending ids) and links (ascending ids), including
-  // links that became idle. Rates of other flows did not change.
+  // What the last solve re-filled: flows (ascending ids) and links (ascending ids), including
+  // links that became idle. Rates of other flows, and the saturation of other links, did not
+  // change.
   const std::vector<FlowId>& resolved_flows() const { return resolved_flows_; }
   const std::vector<LinkId>& resolved_links() const { return resolved_links_; }
 
@@ -80,6 +92,7 @@ class Solver {
     double remaining_Bps = 0;
     double weight_sum = 0;
     std::uint32_t unfrozen = 0;
+    double fresh_weight = 0;  // of the flows added since the last solve
     std::uint32_t version = 0;
     std::uint64_t touched = 0;  // batch that last changed it
   };
@@ -89,14 +102,21 @@ class Solver {
     double weight = 1;
     double cap_Bps = kUnlimited;
     double rate_Bps = 0;
+    // The fill level at which it froze in the last solve that covered it (rate = weight x level,
+    // or its cap, reached at level >= cap / weight). Meaningless while `fresh`.
+    double level = 0;
     bool active = false;
+    bool fresh = false;  // added since the last solve
     bool frozen = false;
     std::uint64_t mark = 0;
   };
 
   void mark_dirty(LinkId link);
-  void collect_component(LinkId seed);
-  void fill_component();
+  double lowest_disturbed_level();
+  double fill_level_with_fresh(LinkId link, double fresh_weight);
+  void collect_component(LinkId seed, double from_level);
+  void start_fill();
+  void fill_component(double from_level);
 
   std::vector<Link> links_;
   std::vector<Flow> flows_;
@@ -104,6 +124,11 @@ class Solver {
   std::vector<LinkId> dirty_;
   std::size_t active_flows_ = 0;
   std::uint64_t epoch_ = 0;
+  // Changes since the last solve: flows added (may hold removed or repeated ids; `fresh` tells),
+  // the lowest level of a removed flow, and whether solve_all asked for everything.
+  std::vector<FlowId> fresh_flows_;
+  double lowest_removed_level_ = kUnlimited;
+  bool solve_everything_ = false;
 
   // Current component and the union of what the last solve covered.
   std::vector<FlowId> comp_flows_;
@@ -122,7 +147,15 @@ class Solver {
     LinkId link;
     std::uint32_t version;
   };
+  static bool fills_later(const HeapEntry& a, const HeapEntry& b);
   std::vector<HeapEntry> heap_;
+  struct Frozen {  // a flow already on a link, for the fill level of new flows there
+    double level;
+    double rate_Bps;
+    double weight;
+  };
+  std::vector<Frozen> frozen_on_link_;
+  std::vector<LinkId> fresh_links_;
   std::vector<FlowId> resolved_flows_;
   std::vector<LinkId> resolved_links_;
 };
