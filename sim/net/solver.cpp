@@ -12,9 +12,12 @@ constexpr double kSaturationTolerance = 1e-9;
 
 }  // namespace
 
-// std heap functions build a max-heap; this order pops the lowest level first (then lowest id).
-bool Solver::fills_later(const HeapEntry& a, const HeapEntry& b) {
-  return a.level != b.level ? a.level > b.level : a.link > b.link;
+// std heap functions build a max-heap; this order pops the lowest level first, then the kinds
+// in their listed order, then the lowest id.
+bool Solver::happens_after(const Event& a, const Event& b) {
+  if (a.level != b.level) return a.level > b.level;
+  if (a.kind != b.kind) return a.kind > b.kind;
+  return a.id > b.id;
 }
 
 LinkId Solver::add_link(double capacity_Bps) {
@@ -60,10 +63,8 @@ FlowId Solver::add_flow(std::span<const LinkId> links, double weight, double cap
 void Solver::remove_flow(FlowId id) {
   Flow& f = flows_[id];
   assert(f.active && "removing a flow that is not active");
-  if (!f.fresh && !f.links.empty()) {
-    lowest_removed_level_ = std::min(lowest_removed_level_, f.level);
-  }
   for (std::size_t i = 0; i < f.links.size(); ++i) {
+    if (!f.fresh) removed_.push_back({f.level, f.links[i]});
     Link& l = links_[f.links[i]];
     const std::uint32_t pos = f.positions[i];
     const Member last = l.flows.back();
@@ -95,44 +96,47 @@ double Solver::load(LinkId link) const {
 }
 
 void Solver::solve_all() {
-  for (LinkId l = 0; l < links_.size(); ++l)
+  for (FlowId id = 0; id < flows_.size(); ++id) {
+    Flow& f = flows_[id];
+    if (!f.active || f.links.empty() || f.fresh) continue;
+    f.fresh = true;
+    fresh_flows_.push_back(id);
+  }
+  removed_.clear();
+  for (LinkId l = 0; l < links_.size(); ++l) {
+    removed_.push_back({0.0, l});  // followed from level 0, whatever is on it
     mark_dirty(l);
-  solve_everything_ = true;
+  }
   solve();
 }
 
 void Solver::solve() {
   resolved_flows_.clear();
   resolved_links_.clear();
-  const double from_level = solve_everything_ ? 0.0 : lowest_disturbed_level();
   ++epoch_;
-  for (LinkId seed : dirty_) {
-    links_[seed].dirty = false;
-    if (links_[seed].mark == epoch_) continue;  // already solved with an earlier seed
-    collect_component(seed, from_level);
-    fill_component(from_level);
-    resolved_flows_.insert(resolved_flows_.end(), comp_flows_.begin(), comp_flows_.end());
-    resolved_links_.insert(resolved_links_.end(), comp_links_.begin(), comp_links_.end());
-  }
-  dirty_.clear();
-  fresh_flows_.clear();
-  lowest_removed_level_ = kUnlimited;
-  solve_everything_ = false;
-  std::sort(resolved_flows_.begin(), resolved_flows_.end());
-  std::sort(resolved_links_.begin(), resolved_links_.end());
+  events_.clear();
+  seed_changes();
+  sweep();
+  finish_solve();
 }
 
-// T: below it, filling the new system freezes the same flows at the same levels as the last
-// solve did. The lowest level of a removed flow, and for each link of a new flow the level at
-// which the link now fills.
-double Solver::lowest_disturbed_level() {
-  double level = lowest_removed_level_;
-  ++epoch_;
+void Solver::push(double level, EventKind kind, std::uint32_t id, std::uint32_t version) {
+  events_.push_back({level, kind, id, version});
+  std::push_heap(events_.begin(), events_.end(), happens_after);
+}
+
+// The changes since the last solve, as links to follow: each link of a removed flow from that
+// flow's level; each link of a new flow from the level at which it now fills. New flows are
+// followed from the start.
+void Solver::seed_changes() {
+  for (const LinkChange& a : removed_)
+    push(a.level, EventKind::follow_link, a.link);
+  removed_.clear();
   fresh_links_.clear();
   for (FlowId id : fresh_flows_) {
     Flow& f = flows_[id];
-    if (!f.fresh || f.mark == epoch_) continue;  // removed since, or listed twice (id reused)
-    f.mark = epoch_;
+    if (!f.fresh || f.followed == epoch_) continue;  // removed since, or listed twice (id reused)
+    follow(id);
     for (LinkId l : f.links) {
       Link& link = links_[l];
       if (link.mark != epoch_) {
@@ -143,9 +147,10 @@ double Solver::lowest_disturbed_level() {
       link.fresh_weight += f.weight;
     }
   }
-  for (LinkId l : fresh_links_)
-    level = std::min(level, fill_level_with_fresh(l, links_[l].fresh_weight));
-  return level;
+  fresh_flows_.clear();
+  for (LinkId l : fresh_links_) {
+    push(fill_level_with_fresh(l, links_[l].fresh_weight), EventKind::follow_link, l);
+  }
 }
 
 // The level t at which `link` fills when its old flows follow their last solve (weight x t until
@@ -173,155 +178,170 @@ double Solver::fill_level_with_fresh(LinkId l, double fresh_weight) {
   return std::max(0.0, (link.capacity_Bps - frozen_Bps) / fresh_weight);
 }
 
-// Gathers the links and flows reachable from `seed` through shared links, sorted by id, passing
-// only through flows that are new or froze at `from_level` or above: the others keep their rates.
-void Solver::collect_component(LinkId seed, double from_level) {
-  comp_flows_.clear();
-  comp_links_.clear();
-  stack_.clear();
-  links_[seed].mark = epoch_;
-  stack_.push_back(seed);
-  while (!stack_.empty()) {
-    const LinkId l = stack_.back();
-    stack_.pop_back();
-    comp_links_.push_back(l);
-    for (const Member& m : links_[l].flows) {
-      Flow& f = flows_[m.flow];
-      if (f.mark == epoch_ || (!f.fresh && f.level < from_level)) continue;
-      f.mark = epoch_;
-      comp_flows_.push_back(m.flow);
-      for (LinkId next : f.links) {
-        if (links_[next].mark == epoch_) continue;
-        links_[next].mark = epoch_;
-        stack_.push_back(next);
-      }
-    }
-  }
-  std::sort(comp_flows_.begin(), comp_flows_.end());
-  std::sort(comp_links_.begin(), comp_links_.end());
-}
-
-// Sets up progressive filling of the current component: each link's capacity less the rates of
-// the flows on it that are not in the component (they keep their rates), the weights of those
-// that are, capped flows sorted by the level at which they reach their cap, and the links in a
-// heap by the level at which they would fill.
-void Solver::start_fill() {
-  for (LinkId l : comp_links_) {
-    Link& link = links_[l];
-    link.remaining_Bps = link.capacity_Bps;
-    for (const Member& m : link.flows) {
-      if (flows_[m.flow].mark != epoch_) link.remaining_Bps -= flows_[m.flow].rate_Bps;
-    }
-    link.weight_sum = 0;
-    link.unfrozen = 0;
-    link.saturated = false;
-  }
-  capped_.clear();
-  for (FlowId id : comp_flows_) {
-    Flow& f = flows_[id];
-    f.frozen = false;
-    for (LinkId l : f.links) {
-      links_[l].weight_sum += f.weight;
-      ++links_[l].unfrozen;
-    }
-    if (std::isfinite(f.cap_Bps)) capped_.push_back({f.cap_Bps / f.weight, id});
-  }
-  std::sort(capped_.begin(), capped_.end(), [](const Capped& a, const Capped& b) {
-    return a.level != b.level ? a.level < b.level : a.flow < b.flow;
-  });
-  heap_.clear();
-  for (LinkId l : comp_links_) {
-    Link& link = links_[l];
-    ++link.version;
-    if (link.unfrozen > 0) heap_.push_back({link.remaining_Bps / link.weight_sum, l, link.version});
-  }
-  std::make_heap(heap_.begin(), heap_.end(), fills_later);
-}
-
-// Progressive filling of the current component from `from_level` up. The lower of the next
-// link to fill and the next cap to reach goes next.
-void Solver::fill_component(double from_level) {
-  start_fill();
-  double level = from_level;
-  std::size_t unfrozen = comp_flows_.size();
-  std::size_t next_capped = 0;
-
-  // Freezing updates the links' sums; each touched link is re-queued once per batch.
-  const auto freeze = [&](FlowId id, double rate_Bps) {
-    Flow& f = flows_[id];
-    f.frozen = true;
-    f.fresh = false;
-    f.rate_Bps = rate_Bps;
-    f.level = level;
-    --unfrozen;
-    for (LinkId l : f.links) {
-      Link& link = links_[l];
-      link.remaining_Bps -= rate_Bps;
-      link.weight_sum -= f.weight;
-      --link.unfrozen;
-      if (link.touched != batch_) {
-        link.touched = batch_;
-        touched_.push_back(l);
-      }
-    }
-  };
-  const auto requeue = [&] {
-    for (LinkId l : touched_) {
-      Link& link = links_[l];
-      if (link.unfrozen == 0) continue;
-      ++link.version;
-      // Rounding may put the new fill level a hair below the current one; levels never fall.
-      const double fill = std::max(level, link.remaining_Bps / link.weight_sum);
-      heap_.push_back({fill, l, link.version});
-      std::push_heap(heap_.begin(), heap_.end(), fills_later);
-    }
-    touched_.clear();
-    ++batch_;
-  };
-
-  while (unfrozen > 0) {
-    while (!heap_.empty()) {
-      const HeapEntry& top = heap_.front();
-      const Link& link = links_[top.link];
-      if (top.version == link.version && link.unfrozen > 0) break;
-      std::pop_heap(heap_.begin(), heap_.end(), fills_later);
-      heap_.pop_back();
-    }
-    while (next_capped < capped_.size() && flows_[capped_[next_capped].flow].frozen)
-      ++next_capped;
-    const double link_level = heap_.empty() ? kUnlimited : heap_.front().level;
-    const double cap_level = next_capped < capped_.size() ? capped_[next_capped].level : kUnlimited;
-    assert((link_level < kUnlimited || cap_level < kUnlimited) && "unbounded flow");
-    if (cap_level <= link_level) {
-      const FlowId id = capped_[next_capped++].flow;
-      level = std::max(level, cap_level);
-      freeze(id, flows_[id].cap_Bps);
-      requeue();
+// From `level` on, the link is filled afresh: flows on it frozen below `level` and not followed
+// keep their rates; the others are followed.
+void Solver::follow_link(LinkId l, double level) {
+  Link& link = links_[l];
+  link.followed = epoch_;
+  link.filled = false;
+  link.remaining_Bps = link.capacity_Bps;
+  link.weight_sum = 0;
+  link.unfrozen = 0;
+  resolved_links_.push_back(l);
+  for (const Member& m : link.flows) {
+    Flow& f = flows_[m.flow];
+    if (f.followed != epoch_ && f.level < level) {
+      link.remaining_Bps -= f.rate_Bps;
       continue;
     }
-    const LinkId l = heap_.front().link;
-    std::pop_heap(heap_.begin(), heap_.end(), fills_later);
-    heap_.pop_back();
-    level = std::max(level, link_level);
-    links_[l].saturated = true;
-    to_freeze_.clear();
-    for (const Member& m : links_[l].flows) {
-      const Flow& f = flows_[m.flow];
-      if (f.mark == epoch_ && !f.frozen) to_freeze_.push_back(m.flow);
+    if (f.followed != epoch_) follow(m.flow);
+    if (f.frozen) {
+      link.remaining_Bps -= f.rate_Bps;
+    } else {
+      link.weight_sum += f.weight;
+      ++link.unfrozen;
     }
-    std::sort(to_freeze_.begin(), to_freeze_.end());
-    for (FlowId id : to_freeze_)
-      freeze(id, flows_[id].weight * level);
-    requeue();
   }
+  if (link.unfrozen > 0) {
+    ++link.version;
+    push(std::max(level, link.remaining_Bps / link.weight_sum), EventKind::fill_link, l,
+         link.version);
+  }
+}
 
-  for (LinkId l : comp_links_) {
-    Link& link = links_[l];
-    if (!link.flows.empty() && link.remaining_Bps <= kSaturationTolerance * link.capacity_Bps) {
-      link.saturated = true;
+// What can stop a followed flow: its cap, the old fill levels of its links that are not followed
+// (followed ones queue their own), and, unless it is new, passing its old level.
+void Solver::follow(FlowId id) {
+  Flow& f = flows_[id];
+  f.followed = epoch_;
+  f.frozen = false;
+  resolved_flows_.push_back(id);
+  if (std::isfinite(f.cap_Bps)) push(f.cap_Bps / f.weight, EventKind::reach_cap, id);
+  if (f.fresh) return;  // its links are all followed from where they now fill
+  push(f.level, EventKind::pass_old_level, id);
+  for (LinkId l : f.links) {
+    const Link& link = links_[l];
+    if (link.followed != epoch_ && std::isfinite(link.fill_level)) {
+      push(link.fill_level, EventKind::fill_quiet_link, l);
     }
-    if (link.flows.empty()) link.saturated = false;
   }
+}
+
+// Freezes a followed flow. If it ends where it did last time, its links not followed see no
+// change; otherwise they are followed from this level.
+void Solver::freeze(FlowId id, double rate_Bps, double level) {
+  Flow& f = flows_[id];
+  const bool changed = f.fresh || rate_Bps != f.rate_Bps || level != f.level;
+  f.frozen = true;
+  f.fresh = false;
+  f.rate_Bps = rate_Bps;
+  f.level = level;
+  for (LinkId l : f.links) {
+    Link& link = links_[l];
+    if (link.followed != epoch_) {
+      if (changed) push(level, EventKind::follow_link, l);
+      continue;
+    }
+    link.remaining_Bps -= rate_Bps;
+    link.weight_sum -= f.weight;
+    --link.unfrozen;
+    if (link.touched != batch_) {
+      link.touched = batch_;
+      touched_.push_back(l);
+    }
+  }
+}
+
+// The followed flows on `link` that are still unfrozen freeze at `level`, in ascending id order.
+void Solver::freeze_unfrozen_on(LinkId l, double level) {
+  to_freeze_.clear();
+  for (const Member& m : links_[l].flows) {
+    const Flow& f = flows_[m.flow];
+    if (f.followed == epoch_ && !f.frozen) to_freeze_.push_back(m.flow);
+  }
+  std::sort(to_freeze_.begin(), to_freeze_.end());
+  for (FlowId id : to_freeze_)
+    freeze(id, flows_[id].weight * level, level);
+}
+
+// Re-queues each followed link whose flows froze since the last call, once.
+void Solver::requeue(double level) {
+  for (LinkId l : touched_) {
+    Link& link = links_[l];
+    if (link.unfrozen == 0) continue;
+    ++link.version;
+    // Rounding may put the new fill level a hair below the current one; levels never fall.
+    push(std::max(level, link.remaining_Bps / link.weight_sum), EventKind::fill_link, l,
+         link.version);
+  }
+  touched_.clear();
+  ++batch_;
+}
+
+// Raises the level through the events until none is left.
+void Solver::sweep() {
+  double level = 0;
+  while (!events_.empty()) {
+    std::pop_heap(events_.begin(), events_.end(), happens_after);
+    const Event e = events_.back();
+    events_.pop_back();
+    switch (e.kind) {
+      case EventKind::follow_link:
+        if (links_[e.id].followed == epoch_) continue;
+        level = std::max(level, e.level);
+        follow_link(e.id, level);
+        break;
+      case EventKind::reach_cap:
+        if (flows_[e.id].frozen) continue;
+        level = std::max(level, e.level);
+        freeze(e.id, flows_[e.id].cap_Bps, level);
+        break;
+      case EventKind::fill_link: {
+        Link& link = links_[e.id];
+        if (e.version != link.version || link.unfrozen == 0) continue;
+        level = std::max(level, e.level);
+        link.filled = true;
+        link.fill_level = level;
+        freeze_unfrozen_on(e.id, level);
+        break;
+      }
+      case EventKind::fill_quiet_link:
+        if (links_[e.id].followed == epoch_) continue;
+        level = std::max(level, e.level);
+        freeze_unfrozen_on(e.id, level);
+        break;
+      case EventKind::pass_old_level:
+        if (flows_[e.id].frozen) continue;
+        level = std::max(level, e.level);
+        for (LinkId l : flows_[e.id].links) {
+          if (links_[l].followed != epoch_) push(level, EventKind::follow_link, l);
+        }
+        break;
+    }
+    requeue(level);
+  }
+}
+
+// Saturation and fill levels of the followed links; what was followed, in ascending ids.
+void Solver::finish_solve() {
+  for (FlowId id : resolved_flows_) {
+    assert(flows_[id].frozen && "a followed flow was left unfrozen");
+    (void)id;
+  }
+  for (LinkId l : resolved_links_) {
+    Link& link = links_[l];
+    if (!link.filled) link.fill_level = kUnlimited;
+    link.saturated =
+        !link.flows.empty() &&
+        (link.filled || link.remaining_Bps <= kSaturationTolerance * link.capacity_Bps);
+  }
+  for (LinkId l : dirty_) {
+    links_[l].dirty = false;
+    if (links_[l].followed != epoch_) resolved_links_.push_back(l);  // lost a flow never solved
+  }
+  dirty_.clear();
+  std::sort(resolved_flows_.begin(), resolved_flows_.end());
+  std::sort(resolved_links_.begin(), resolved_links_.end());
 }
 
 }  // namespace linksim::net

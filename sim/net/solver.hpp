@@ -13,21 +13,24 @@
 // Then no link carries more than its capacity, and every flow either sits at its cap or crosses
 // a saturated link on which no flow has a higher rate per unit weight (the max-min definition).
 //
-// Incremental: every flow keeps the level at which it froze. Progressive filling below a level
-// t depends only on the flows frozen below t, so a change leaves every flow frozen below the
-// lowest level it can disturb exactly where it was:
-//   - removing a flow frozen at level t_d disturbs nothing below t_d (its links fill at t_d or
+// Incremental: every flow keeps the level at which it froze, every link the level at which it
+// filled. The new filling is followed only where it can differ from the last one, which it
+// cannot below the level of a change:
+//   - removing a flow frozen at level t_d changes nothing below t_d (its links fill at t_d or
 //     later, and taking its load away only delays them);
-//   - adding flows disturbs nothing below the lowest level at which one of their links would now
-//     fill (with the old flows on it at their old levels and the new ones growing with t).
-// solve() takes T, the lowest such level over the changes since the last solve, and re-fills
-// from T upward only the flows at level >= T (and the new ones) that are connected to a changed
-// link through links crossed by such flows; on those links the flows below T keep their rates and
-// hold their share of the capacity. The cost of an event is what is above it, not the whole
-// component. Within what it re-fills, flows are frozen in ascending id order, so the rates
-// depend only on the sequence of operations (the same run gives the same bits). An incremental
-// solve equals a full one (solve_all) to rounding: the retained rates are subtracted from the
-// capacities in a different order (tests hold them to 1e-9 relative; in practice about 1e-15).
+//   - adding flows changes nothing below the level at which each of their links now fills
+//     (with the old flows on it at their old levels and the new ones growing with t).
+// solve() raises the level from the lowest change. A link is followed from the level of a
+// change on it: its flows frozen below that level keep their rates and hold their share of the
+// capacity; the others are followed too. A followed flow freezes where its followed links, its
+// cap, or the old fill levels of its other links (still valid: nothing on them has changed) stop
+// it. Only if it ends at a different level or rate than before, or passes its old level without
+// freezing, does it change the links it crosses: they are followed from that level. So the cost
+// of an event is the part of the system whose rates it really moves, and its neighbours.
+// Events at one level go in a fixed order, and flows stopped together freeze in ascending id
+// order, so the rates depend only on the sequence of operations (the same run gives the same
+// bits). An incremental solve equals a full one (solve_all) to rounding, not to the bit: the
+// capacities left are summed in a different order (tests hold them to 1e-9 relative).
 //
 // Knows nothing of time, events, JSON or GPUs.
 
@@ -57,13 +60,13 @@ class Solver {
   void remove_flow(FlowId flow);
   std::size_t active_flow_count() const { return active_flows_; }
 
-  // Re-fills what the changes since the last solve can disturb (see above).
+  // Follows what the changes since the last solve can move (see above).
   void solve();
-  // Re-solves everything from level 0, whatever changed (for tests: the reference that
+  // Re-solves everything from level 0, as if every flow were new (for tests: the reference that
   // incremental results must equal).
   void solve_all();
 
-  // What the last solve re-filled: flows (ascending ids) and links (ascending ids), including
+  // What the last solve followed: flows (ascending ids) and links (ascending ids), including
   // links that became idle. Rates of other flows, and the saturation of other links, did not
   // change.
   const std::vector<FlowId>& resolved_flows() const { return resolved_flows_; }
@@ -87,10 +90,14 @@ class Solver {
     std::vector<Member> flows;
     bool saturated = false;
     bool dirty = false;
-    std::uint64_t mark = 0;  // visit epoch
-    // Scratch for progressive filling.
-    double remaining_Bps = 0;
-    double weight_sum = 0;
+    // The level at which it filled in the last solve that followed it; unlimited if it did not.
+    double fill_level = kUnlimited;
+    std::uint64_t followed = 0;  // epoch of the solve that follows it
+    std::uint64_t mark = 0;      // scratch epoch
+    // Scratch for the solve that follows it.
+    bool filled = false;
+    double remaining_Bps = 0;  // capacity less the rates of its frozen flows
+    double weight_sum = 0;     // of its unfrozen flows
     std::uint32_t unfrozen = 0;
     double fresh_weight = 0;  // of the flows added since the last solve
     std::uint32_t version = 0;
@@ -102,21 +109,41 @@ class Solver {
     double weight = 1;
     double cap_Bps = kUnlimited;
     double rate_Bps = 0;
-    // The fill level at which it froze in the last solve that covered it (rate = weight x level,
-    // or its cap, reached at level >= cap / weight). Meaningless while `fresh`.
+    // The level at which it froze in the last solve that followed it (rate = weight x level, or
+    // its cap, reached at level >= cap / weight). Meaningless while `fresh`.
     double level = 0;
     bool active = false;
     bool fresh = false;  // added since the last solve
     bool frozen = false;
-    std::uint64_t mark = 0;
+    std::uint64_t followed = 0;  // epoch of the solve that follows it
   };
+  // What the rising level meets. At one level they are handled in this order.
+  enum class EventKind : std::uint8_t {
+    follow_link,      // a change reaches the link: follow it from here
+    reach_cap,        // a followed flow reaches its cap
+    fill_link,        // a followed link fills (stale unless `version` is the link's)
+    fill_quiet_link,  // a link not followed fills where it did last time
+    pass_old_level,   // a followed flow not frozen by now has changed
+  };
+  struct Event {
+    double level;
+    EventKind kind;
+    std::uint32_t id;  // link or flow
+    std::uint32_t version;
+  };
+  static bool happens_after(const Event& a, const Event& b);
 
   void mark_dirty(LinkId link);
-  double lowest_disturbed_level();
+  void push(double level, EventKind kind, std::uint32_t id, std::uint32_t version = 0);
+  void seed_changes();
   double fill_level_with_fresh(LinkId link, double fresh_weight);
-  void collect_component(LinkId seed, double from_level);
-  void start_fill();
-  void fill_component(double from_level);
+  void follow_link(LinkId link, double level);
+  void follow(FlowId flow);
+  void freeze(FlowId flow, double rate_Bps, double level);
+  void freeze_unfrozen_on(LinkId link, double level);
+  void requeue(double level);
+  void sweep();
+  void finish_solve();
 
   std::vector<Link> links_;
   std::vector<Flow> flows_;
@@ -124,31 +151,20 @@ class Solver {
   std::vector<LinkId> dirty_;
   std::size_t active_flows_ = 0;
   std::uint64_t epoch_ = 0;
-  // Changes since the last solve: flows added (may hold removed or repeated ids; `fresh` tells),
-  // the lowest level of a removed flow, and whether solve_all asked for everything.
+  // Changes since the last solve: flows added (may hold removed or repeated ids; `fresh` tells)
+  // and links to follow from a level (those of removed flows, from the flows' levels).
   std::vector<FlowId> fresh_flows_;
-  double lowest_removed_level_ = kUnlimited;
-  bool solve_everything_ = false;
+  struct LinkChange {
+    double level;
+    LinkId link;
+  };
+  std::vector<LinkChange> removed_;
 
-  // Current component and the union of what the last solve covered.
-  std::vector<FlowId> comp_flows_;
-  std::vector<LinkId> comp_links_;
-  std::vector<LinkId> stack_;
+  // Scratch of the current solve.
+  std::vector<Event> events_;
   std::vector<FlowId> to_freeze_;
   std::vector<LinkId> touched_;
   std::uint64_t batch_ = 1;
-  struct Capped {
-    double level;
-    FlowId flow;
-  };
-  std::vector<Capped> capped_;
-  struct HeapEntry {
-    double level;
-    LinkId link;
-    std::uint32_t version;
-  };
-  static bool fills_later(const HeapEntry& a, const HeapEntry& b);
-  std::vector<HeapEntry> heap_;
   struct Frozen {  // a flow already on a link, for the fill level of new flows there
     double level;
     double rate_Bps;

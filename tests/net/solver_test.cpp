@@ -212,5 +212,48 @@ TEST(Solver, ArrivalOnAFullLinkRefillsFromBelowTheOldLevels) {
   EXPECT_EQ(t.s.rate(t.h), 10.0);
 }
 
+TEST(Solver, AChangeStopsWhereRatesStopMoving) {
+  // X (2 B/s): a, b. S (100 B/s): b, c. Y (10 B/s): c, e.
+  // Filling: X fills at 1 (a = b = 1), Y at 10 / 2 = 5 (c = e = 5); S carries 1 + 5 = 6.
+  // Remove a: b alone on X gets 2; S (2 + 5 = 7 < 100) stays unsaturated, so c is still held
+  // by Y at 5 and nothing reaches e. Followed: b, and c as b's neighbour on S; not e, not Y.
+  Solver s;
+  const LinkId x = s.add_link(2);
+  const LinkId shared = s.add_link(100);
+  const LinkId y = s.add_link(10);
+  const FlowId a = s.add_flow(std::vector<LinkId>{x});
+  const FlowId b = s.add_flow(std::vector<LinkId>{x, shared});
+  const FlowId c = s.add_flow(std::vector<LinkId>{shared, y});
+  const FlowId e = s.add_flow(std::vector<LinkId>{y});
+  s.solve();
+  EXPECT_EQ(s.rate(b), 1.0);  // 2 / 2
+  EXPECT_EQ(s.rate(c), 5.0);  // 10 / 2
+  s.remove_flow(a);
+  s.solve();
+  EXPECT_EQ(s.resolved_flows(), (std::vector<FlowId>{b, c}));
+  EXPECT_EQ(s.resolved_links(), (std::vector<LinkId>{x, shared}));
+  EXPECT_EQ(s.rate(b), 2.0);  // X's capacity
+  EXPECT_EQ(s.rate(c), 5.0);  // still 10 / 2 on Y
+  EXPECT_EQ(s.rate(e), 5.0);
+  EXPECT_TRUE(s.saturated(y));
+}
+
+TEST(Solver, SolveAllRightAfterARemovalClearsTheLink) {
+  // Two flows fill a 10 B/s link at 5 each; remove one and solve everything at once: the other
+  // gets all 10. Remove it too: the link is idle, not saturated.
+  Solver s;
+  const LinkId l = s.add_link(10);
+  const FlowId a = s.add_flow(std::vector<LinkId>{l});
+  const FlowId b = s.add_flow(std::vector<LinkId>{l});
+  s.solve();
+  s.remove_flow(a);
+  s.solve_all();
+  EXPECT_EQ(s.rate(b), 10.0);  // alone on the link
+  s.remove_flow(b);
+  s.solve_all();
+  EXPECT_FALSE(s.saturated(l));
+  EXPECT_EQ(s.resolved_links(), std::vector<LinkId>{l});
+}
+
 }  // namespace
 }  // namespace linksim::net
