@@ -122,16 +122,16 @@ void Solver::solve() {
 
 void Solver::push(double level, EventKind kind, std::uint32_t id, std::uint32_t version) {
   events_.push_back({level, kind, id, version});
-  std::push_heap(events_.begin(), events_.end(), happens_after);
+  if (!seeding_) std::push_heap(events_.begin(), events_.end(), happens_after);
 }
 
 // The changes since the last solve, as links to follow: each link of a removed flow from that
 // flow's level; each link of a new flow from the level at which it now fills. New flows are
-// followed from the start.
+// followed from the start. A link with no old flow left is followed at once (from level 0: no
+// flow on it keeps a rate), which spares the heap a round trip per link when whole groups of
+// flows come and go together.
 void Solver::seed_changes() {
-  for (const LinkChange& a : removed_)
-    push(a.level, EventKind::follow_link, a.link);
-  removed_.clear();
+  seeding_ = true;
   fresh_links_.clear();
   for (FlowId id : fresh_flows_) {
     Flow& f = flows_[id];
@@ -148,9 +148,26 @@ void Solver::seed_changes() {
     }
   }
   fresh_flows_.clear();
+  const auto follow_now_or_at = [this](LinkId l, double level) {
+    if (links_[l].followed == epoch_) return;
+    const auto& on = links_[l].flows;
+    const bool only_new =
+        std::all_of(on.begin(), on.end(), [this](const Member& m) { return flows_[m.flow].fresh; });
+    if (only_new) {
+      follow_link(l, 0);
+    } else {
+      push(level, EventKind::follow_link, l);
+    }
+  };
+  for (const LinkChange& a : removed_)
+    follow_now_or_at(a.link, a.level);
+  removed_.clear();
   for (LinkId l : fresh_links_) {
-    push(fill_level_with_fresh(l, links_[l].fresh_weight), EventKind::follow_link, l);
+    if (links_[l].followed == epoch_) continue;
+    follow_now_or_at(l, fill_level_with_fresh(l, links_[l].fresh_weight));
   }
+  std::make_heap(events_.begin(), events_.end(), happens_after);
+  seeding_ = false;
 }
 
 // The level t at which `link` fills when its old flows follow their last solve (weight x t until

@@ -161,7 +161,8 @@ class Solver {
   std::vector<LinkChange> removed_;
 
   // Scratch of the current solve.
-  std::vector<Event> events_;
+  std::vector<Event> events_;  // a heap, except while seeding
+  bool seeding_ = false;
   std::vector<FlowId> to_freeze_;
   std::vector<LinkId> touched_;
   std::uint64_t batch_ = 1;
