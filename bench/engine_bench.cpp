@@ -136,6 +136,34 @@ BENCHMARK(BM_ConcurrentFlows16k)
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 
+// (d) The flows of (c), each starting after its own delay, uniform in [0, 10 ms) (seeded): the
+// sharing changes on arrivals as well as departures, one or a few flows at a time.
+void BM_StaggeredFlows16k(benchmark::State& state) {
+  const int n = 4096;
+  const Cluster cluster(n);
+  engine::Timeline tl;
+  for (auto _ : state) {
+    Simulation sim(cluster.capacity_Bps, n);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<double> start_s(0, 10e-3);
+    for (int i = 0; i < n; ++i) {
+      for (int k = 0; k < 4; ++k) {
+        int d = static_cast<int>(rng() % n);
+        while (d / Cluster::kGpusPerNode == i / Cluster::kGpusPerNode) {
+          d = static_cast<int>(rng() % n);
+        }
+        const auto p = sim.add_path(cluster.path(i, d), cluster.latency_s(i, d));
+        const TaskId wait = sim.add_delay(start_s(rng), {});
+        sim.add_transfer(64e6, std::vector<PathShare>{{p, 1.0}}, i, d, std::span(&wait, 1));
+      }
+    }
+    tl = sim.run(options_for(state));
+    benchmark::DoNotOptimize(tl.makespan_s);
+  }
+  report(state, tl);
+}
+BENCHMARK(BM_StaggeredFlows16k)->Args({4096, 0})->Unit(benchmark::kSecond)->Iterations(1);
+
 }  // namespace
 }  // namespace linksim::bench
 

@@ -12,6 +12,14 @@ constexpr double kSaturationTolerance = 1e-9;
 
 }  // namespace
 
+// std heap functions build a max-heap; this order pops the lowest level first, then the kinds
+// in their listed order, then the lowest id.
+bool Solver::happens_after(const Event& a, const Event& b) {
+  if (a.level != b.level) return a.level > b.level;
+  if (a.kind != b.kind) return a.kind > b.kind;
+  return a.id > b.id;
+}
+
 LinkId Solver::add_link(double capacity_Bps) {
   assert(capacity_Bps > 0 && "link capacity must be positive");
   Link link;
@@ -37,8 +45,11 @@ FlowId Solver::add_flow(std::span<const LinkId> links, double weight, double cap
   f.weight = weight;
   f.cap_Bps = cap_Bps;
   f.rate_Bps = links.empty() ? cap_Bps : 0.0;
+  f.level = links.empty() ? cap_Bps / weight : 0.0;
   f.active = true;
+  f.fresh = !links.empty();  // a linkless flow shares nothing: its rate is final
   f.frozen = false;
+  if (f.fresh) fresh_flows_.push_back(id);
   for (std::uint32_t i = 0; i < f.links.size(); ++i) {
     Link& l = links_[f.links[i]];
     f.positions[i] = static_cast<std::uint32_t>(l.flows.size());
@@ -53,6 +64,7 @@ void Solver::remove_flow(FlowId id) {
   Flow& f = flows_[id];
   assert(f.active && "removing a flow that is not active");
   for (std::size_t i = 0; i < f.links.size(); ++i) {
+    if (!f.fresh) removed_.push_back({f.level, f.links[i]});
     Link& l = links_[f.links[i]];
     const std::uint32_t pos = f.positions[i];
     const Member last = l.flows.back();
@@ -64,6 +76,7 @@ void Solver::remove_flow(FlowId id) {
   f.links.clear();
   f.positions.clear();
   f.active = false;
+  f.fresh = false;
   f.rate_Bps = 0;
   free_flows_.push_back(id);
   --active_flows_;
@@ -83,8 +96,17 @@ double Solver::load(LinkId link) const {
 }
 
 void Solver::solve_all() {
-  for (LinkId l = 0; l < links_.size(); ++l)
+  for (FlowId id = 0; id < flows_.size(); ++id) {
+    Flow& f = flows_[id];
+    if (!f.active || f.links.empty() || f.fresh) continue;
+    f.fresh = true;
+    fresh_flows_.push_back(id);
+  }
+  removed_.clear();
+  for (LinkId l = 0; l < links_.size(); ++l) {
+    removed_.push_back({0.0, l});  // followed from level 0, whatever is on it
     mark_dirty(l);
+  }
   solve();
 }
 
@@ -92,160 +114,251 @@ void Solver::solve() {
   resolved_flows_.clear();
   resolved_links_.clear();
   ++epoch_;
-  for (LinkId seed : dirty_) {
-    links_[seed].dirty = false;
-    if (links_[seed].mark == epoch_) continue;  // already solved with an earlier seed
-    collect_component(seed);
-    fill_component();
-    resolved_flows_.insert(resolved_flows_.end(), comp_flows_.begin(), comp_flows_.end());
-    resolved_links_.insert(resolved_links_.end(), comp_links_.begin(), comp_links_.end());
+  events_.clear();
+  seed_changes();
+  sweep();
+  finish_solve();
+}
+
+void Solver::push(double level, EventKind kind, std::uint32_t id, std::uint32_t version) {
+  events_.push_back({level, kind, id, version});
+  if (!seeding_) std::push_heap(events_.begin(), events_.end(), happens_after);
+}
+
+// The changes since the last solve, as links to follow: each link of a removed flow from that
+// flow's level; each link of a new flow from the level at which it now fills. New flows are
+// followed from the start. A link with no old flow left is followed at once (from level 0: no
+// flow on it keeps a rate), which spares the heap a round trip per link when whole groups of
+// flows come and go together.
+void Solver::seed_changes() {
+  seeding_ = true;
+  fresh_links_.clear();
+  for (FlowId id : fresh_flows_) {
+    Flow& f = flows_[id];
+    if (!f.fresh || f.followed == epoch_) continue;  // removed since, or listed twice (id reused)
+    follow(id);
+    for (LinkId l : f.links) {
+      Link& link = links_[l];
+      if (link.mark != epoch_) {
+        link.mark = epoch_;
+        link.fresh_weight = 0;
+        fresh_links_.push_back(l);
+      }
+      link.fresh_weight += f.weight;
+    }
+  }
+  fresh_flows_.clear();
+  const auto follow_now_or_at = [this](LinkId l, double level) {
+    if (links_[l].followed == epoch_) return;
+    const auto& on = links_[l].flows;
+    const bool only_new =
+        std::all_of(on.begin(), on.end(), [this](const Member& m) { return flows_[m.flow].fresh; });
+    if (only_new) {
+      follow_link(l, 0);
+    } else {
+      push(level, EventKind::follow_link, l);
+    }
+  };
+  for (const LinkChange& a : removed_)
+    follow_now_or_at(a.link, a.level);
+  removed_.clear();
+  for (LinkId l : fresh_links_) {
+    if (links_[l].followed == epoch_) continue;
+    follow_now_or_at(l, fill_level_with_fresh(l, links_[l].fresh_weight));
+  }
+  std::make_heap(events_.begin(), events_.end(), happens_after);
+  seeding_ = false;
+}
+
+// The level t at which `link` fills when its old flows follow their last solve (weight x t until
+// their level, then their rate) and the new ones, of total weight `fresh_weight`, grow with t.
+// The load is continuous and increasing in t: walk the old flows by level.
+double Solver::fill_level_with_fresh(LinkId l, double fresh_weight) {
+  const Link& link = links_[l];
+  frozen_on_link_.clear();
+  double growing_weight = fresh_weight;
+  for (const Member& m : link.flows) {
+    const Flow& f = flows_[m.flow];
+    if (f.fresh) continue;
+    frozen_on_link_.push_back({f.level, f.rate_Bps, f.weight});
+    growing_weight += f.weight;
+  }
+  std::sort(frozen_on_link_.begin(), frozen_on_link_.end(),
+            [](const Frozen& a, const Frozen& b) { return a.level < b.level; });
+  double frozen_Bps = 0;  // rates of the old flows frozen below the level reached
+  for (const Frozen& f : frozen_on_link_) {
+    const double fill = (link.capacity_Bps - frozen_Bps) / growing_weight;
+    if (fill <= f.level) return std::max(0.0, fill);
+    frozen_Bps += f.rate_Bps;
+    growing_weight -= f.weight;
+  }
+  return std::max(0.0, (link.capacity_Bps - frozen_Bps) / fresh_weight);
+}
+
+// From `level` on, the link is filled afresh: flows on it frozen below `level` and not followed
+// keep their rates; the others are followed.
+void Solver::follow_link(LinkId l, double level) {
+  Link& link = links_[l];
+  link.followed = epoch_;
+  link.filled = false;
+  link.remaining_Bps = link.capacity_Bps;
+  link.weight_sum = 0;
+  link.unfrozen = 0;
+  resolved_links_.push_back(l);
+  for (const Member& m : link.flows) {
+    Flow& f = flows_[m.flow];
+    if (f.followed != epoch_ && f.level < level) {
+      link.remaining_Bps -= f.rate_Bps;
+      continue;
+    }
+    if (f.followed != epoch_) follow(m.flow);
+    if (f.frozen) {
+      link.remaining_Bps -= f.rate_Bps;
+    } else {
+      link.weight_sum += f.weight;
+      ++link.unfrozen;
+    }
+  }
+  if (link.unfrozen > 0) {
+    ++link.version;
+    push(std::max(level, link.remaining_Bps / link.weight_sum), EventKind::fill_link, l,
+         link.version);
+  }
+}
+
+// What can stop a followed flow: its cap, the old fill levels of its links that are not followed
+// (followed ones queue their own), and, unless it is new, passing its old level.
+void Solver::follow(FlowId id) {
+  Flow& f = flows_[id];
+  f.followed = epoch_;
+  f.frozen = false;
+  resolved_flows_.push_back(id);
+  if (std::isfinite(f.cap_Bps)) push(f.cap_Bps / f.weight, EventKind::reach_cap, id);
+  if (f.fresh) return;  // its links are all followed from where they now fill
+  push(f.level, EventKind::pass_old_level, id);
+  for (LinkId l : f.links) {
+    const Link& link = links_[l];
+    if (link.followed != epoch_ && std::isfinite(link.fill_level)) {
+      push(link.fill_level, EventKind::fill_quiet_link, l);
+    }
+  }
+}
+
+// Freezes a followed flow. If it ends where it did last time, its links not followed see no
+// change; otherwise they are followed from this level.
+void Solver::freeze(FlowId id, double rate_Bps, double level) {
+  Flow& f = flows_[id];
+  const bool changed = f.fresh || rate_Bps != f.rate_Bps || level != f.level;
+  f.frozen = true;
+  f.fresh = false;
+  f.rate_Bps = rate_Bps;
+  f.level = level;
+  for (LinkId l : f.links) {
+    Link& link = links_[l];
+    if (link.followed != epoch_) {
+      if (changed) push(level, EventKind::follow_link, l);
+      continue;
+    }
+    link.remaining_Bps -= rate_Bps;
+    link.weight_sum -= f.weight;
+    --link.unfrozen;
+    if (link.touched != batch_) {
+      link.touched = batch_;
+      touched_.push_back(l);
+    }
+  }
+}
+
+// The followed flows on `link` that are still unfrozen freeze at `level`, in ascending id order.
+void Solver::freeze_unfrozen_on(LinkId l, double level) {
+  to_freeze_.clear();
+  for (const Member& m : links_[l].flows) {
+    const Flow& f = flows_[m.flow];
+    if (f.followed == epoch_ && !f.frozen) to_freeze_.push_back(m.flow);
+  }
+  std::sort(to_freeze_.begin(), to_freeze_.end());
+  for (FlowId id : to_freeze_)
+    freeze(id, flows_[id].weight * level, level);
+}
+
+// Re-queues each followed link whose flows froze since the last call, once.
+void Solver::requeue(double level) {
+  for (LinkId l : touched_) {
+    Link& link = links_[l];
+    if (link.unfrozen == 0) continue;
+    ++link.version;
+    // Rounding may put the new fill level a hair below the current one; levels never fall.
+    push(std::max(level, link.remaining_Bps / link.weight_sum), EventKind::fill_link, l,
+         link.version);
+  }
+  touched_.clear();
+  ++batch_;
+}
+
+// Raises the level through the events until none is left.
+void Solver::sweep() {
+  double level = 0;
+  while (!events_.empty()) {
+    std::pop_heap(events_.begin(), events_.end(), happens_after);
+    const Event e = events_.back();
+    events_.pop_back();
+    switch (e.kind) {
+      case EventKind::follow_link:
+        if (links_[e.id].followed == epoch_) continue;
+        level = std::max(level, e.level);
+        follow_link(e.id, level);
+        break;
+      case EventKind::reach_cap:
+        if (flows_[e.id].frozen) continue;
+        level = std::max(level, e.level);
+        freeze(e.id, flows_[e.id].cap_Bps, level);
+        break;
+      case EventKind::fill_link: {
+        Link& link = links_[e.id];
+        if (e.version != link.version || link.unfrozen == 0) continue;
+        level = std::max(level, e.level);
+        link.filled = true;
+        link.fill_level = level;
+        freeze_unfrozen_on(e.id, level);
+        break;
+      }
+      case EventKind::fill_quiet_link:
+        if (links_[e.id].followed == epoch_) continue;
+        level = std::max(level, e.level);
+        freeze_unfrozen_on(e.id, level);
+        break;
+      case EventKind::pass_old_level:
+        if (flows_[e.id].frozen) continue;
+        level = std::max(level, e.level);
+        for (LinkId l : flows_[e.id].links) {
+          if (links_[l].followed != epoch_) push(level, EventKind::follow_link, l);
+        }
+        break;
+    }
+    requeue(level);
+  }
+}
+
+// Saturation and fill levels of the followed links; what was followed, in ascending ids.
+void Solver::finish_solve() {
+  for (FlowId id : resolved_flows_) {
+    assert(flows_[id].frozen && "a followed flow was left unfrozen");
+    (void)id;
+  }
+  for (LinkId l : resolved_links_) {
+    Link& link = links_[l];
+    if (!link.filled) link.fill_level = kUnlimited;
+    link.saturated =
+        !link.flows.empty() &&
+        (link.filled || link.remaining_Bps <= kSaturationTolerance * link.capacity_Bps);
+  }
+  for (LinkId l : dirty_) {
+    links_[l].dirty = false;
+    if (links_[l].followed != epoch_) resolved_links_.push_back(l);  // lost a flow never solved
   }
   dirty_.clear();
   std::sort(resolved_flows_.begin(), resolved_flows_.end());
   std::sort(resolved_links_.begin(), resolved_links_.end());
-}
-
-// Gathers the links and flows reachable from `seed` through shared links, sorted by id.
-void Solver::collect_component(LinkId seed) {
-  comp_flows_.clear();
-  comp_links_.clear();
-  stack_.clear();
-  links_[seed].mark = epoch_;
-  stack_.push_back(seed);
-  while (!stack_.empty()) {
-    const LinkId l = stack_.back();
-    stack_.pop_back();
-    comp_links_.push_back(l);
-    for (const Member& m : links_[l].flows) {
-      Flow& f = flows_[m.flow];
-      if (f.mark == epoch_) continue;
-      f.mark = epoch_;
-      comp_flows_.push_back(m.flow);
-      for (LinkId next : f.links) {
-        if (links_[next].mark == epoch_) continue;
-        links_[next].mark = epoch_;
-        stack_.push_back(next);
-      }
-    }
-  }
-  std::sort(comp_flows_.begin(), comp_flows_.end());
-  std::sort(comp_links_.begin(), comp_links_.end());
-}
-
-// Progressive filling over the current component. Links wait in a min-heap keyed by the level
-// at which they would fill (remaining capacity / weight of unfrozen flows); capped flows wait
-// in a list sorted by the level at which they reach their cap. The lower of the two goes next.
-void Solver::fill_component() {
-  for (LinkId l : comp_links_) {
-    Link& link = links_[l];
-    link.remaining_Bps = link.capacity_Bps;
-    link.weight_sum = 0;
-    link.unfrozen = 0;
-    link.saturated = false;
-  }
-  capped_.clear();
-  for (FlowId id : comp_flows_) {
-    Flow& f = flows_[id];
-    f.frozen = false;
-    for (LinkId l : f.links) {
-      links_[l].weight_sum += f.weight;
-      ++links_[l].unfrozen;
-    }
-    if (std::isfinite(f.cap_Bps)) capped_.push_back({f.cap_Bps / f.weight, id});
-  }
-  std::sort(capped_.begin(), capped_.end(), [](const Capped& a, const Capped& b) {
-    return a.level != b.level ? a.level < b.level : a.flow < b.flow;
-  });
-
-  // std heap functions build a max-heap; invert the order to pop the lowest level first.
-  const auto later = [](const HeapEntry& a, const HeapEntry& b) {
-    return a.level != b.level ? a.level > b.level : a.link > b.link;
-  };
-  heap_.clear();
-  for (LinkId l : comp_links_) {
-    Link& link = links_[l];
-    ++link.version;
-    if (link.unfrozen > 0) heap_.push_back({link.remaining_Bps / link.weight_sum, l, link.version});
-  }
-  std::make_heap(heap_.begin(), heap_.end(), later);
-
-  double level = 0;
-  std::size_t unfrozen = comp_flows_.size();
-  std::size_t next_capped = 0;
-
-  // Freezing updates the links' sums; each touched link is re-queued once per batch.
-  const auto freeze = [&](FlowId id, double rate_Bps) {
-    Flow& f = flows_[id];
-    f.frozen = true;
-    f.rate_Bps = rate_Bps;
-    --unfrozen;
-    for (LinkId l : f.links) {
-      Link& link = links_[l];
-      link.remaining_Bps -= rate_Bps;
-      link.weight_sum -= f.weight;
-      --link.unfrozen;
-      if (link.touched != batch_) {
-        link.touched = batch_;
-        touched_.push_back(l);
-      }
-    }
-  };
-  const auto requeue = [&] {
-    for (LinkId l : touched_) {
-      Link& link = links_[l];
-      if (link.unfrozen == 0) continue;
-      ++link.version;
-      // Rounding may put the new fill level a hair below the current one; levels never fall.
-      const double fill = std::max(level, link.remaining_Bps / link.weight_sum);
-      heap_.push_back({fill, l, link.version});
-      std::push_heap(heap_.begin(), heap_.end(), later);
-    }
-    touched_.clear();
-    ++batch_;
-  };
-
-  while (unfrozen > 0) {
-    while (!heap_.empty()) {
-      const HeapEntry& top = heap_.front();
-      const Link& link = links_[top.link];
-      if (top.version == link.version && link.unfrozen > 0) break;
-      std::pop_heap(heap_.begin(), heap_.end(), later);
-      heap_.pop_back();
-    }
-    while (next_capped < capped_.size() && flows_[capped_[next_capped].flow].frozen)
-      ++next_capped;
-    const double link_level = heap_.empty() ? kUnlimited : heap_.front().level;
-    const double cap_level = next_capped < capped_.size() ? capped_[next_capped].level : kUnlimited;
-    assert((link_level < kUnlimited || cap_level < kUnlimited) && "unbounded flow");
-    if (cap_level <= link_level) {
-      const FlowId id = capped_[next_capped++].flow;
-      level = std::max(level, cap_level);
-      freeze(id, flows_[id].cap_Bps);
-      requeue();
-      continue;
-    }
-    const LinkId l = heap_.front().link;
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    heap_.pop_back();
-    level = std::max(level, link_level);
-    links_[l].saturated = true;
-    to_freeze_.clear();
-    for (const Member& m : links_[l].flows) {
-      if (!flows_[m.flow].frozen) to_freeze_.push_back(m.flow);
-    }
-    std::sort(to_freeze_.begin(), to_freeze_.end());
-    for (FlowId id : to_freeze_)
-      freeze(id, flows_[id].weight * level);
-    requeue();
-  }
-
-  for (LinkId l : comp_links_) {
-    Link& link = links_[l];
-    if (!link.flows.empty() && link.remaining_Bps <= kSaturationTolerance * link.capacity_Bps) {
-      link.saturated = true;
-    }
-    if (link.flows.empty()) link.saturated = false;
-  }
 }
 
 }  // namespace linksim::net

@@ -13,11 +13,24 @@
 // Then no link carries more than its capacity, and every flow either sits at its cap or crosses
 // a saturated link on which no flow has a higher rate per unit weight (the max-min definition).
 //
-// Incremental: adding or removing a flow marks its links dirty; solve() re-solves only the
-// connected components (flows joined by shared links) that contain a dirty link, so the cost of
-// an event is the size of what it touches, not of the whole system. Within a component flows
-// are frozen in ascending id order, so the rates (to the last bit) depend only on the sequence
-// of operations, and an incremental solve equals a full one.
+// Incremental: every flow keeps the level at which it froze, every link the level at which it
+// filled. The new filling is followed only where it can differ from the last one, which it
+// cannot below the level of a change:
+//   - removing a flow frozen at level t_d changes nothing below t_d (its links fill at t_d or
+//     later, and taking its load away only delays them);
+//   - adding flows changes nothing below the level at which each of their links now fills
+//     (with the old flows on it at their old levels and the new ones growing with t).
+// solve() raises the level from the lowest change. A link is followed from the level of a
+// change on it: its flows frozen below that level keep their rates and hold their share of the
+// capacity; the others are followed too. A followed flow freezes where its followed links, its
+// cap, or the old fill levels of its other links (still valid: nothing on them has changed) stop
+// it. Only if it ends at a different level or rate than before, or passes its old level without
+// freezing, does it change the links it crosses: they are followed from that level. So the cost
+// of an event is the part of the system whose rates it really moves, and its neighbours.
+// Events at one level go in a fixed order, and flows stopped together freeze in ascending id
+// order, so the rates depend only on the sequence of operations (the same run gives the same
+// bits). An incremental solve equals a full one (solve_all) to rounding, not to the bit: the
+// capacities left are summed in a different order (tests hold them to 1e-9 relative).
 //
 // Knows nothing of time, events, JSON or GPUs.
 
@@ -47,13 +60,15 @@ class Solver {
   void remove_flow(FlowId flow);
   std::size_t active_flow_count() const { return active_flows_; }
 
-  // Re-solves every component that holds a link touched since the last solve.
+  // Follows what the changes since the last solve can move (see above).
   void solve();
-  // Forgets what is dirty and re-solves everything (for tests: must equal incremental results).
+  // Re-solves everything from level 0, as if every flow were new (for tests: the reference that
+  // incremental results must equal).
   void solve_all();
 
-  // What the last solve() re-solved: flows (ascending ids) and links (ascending ids), including
-  // links that became idle. Rates of other flows did not change.
+  // What the last solve followed: flows (ascending ids) and links (ascending ids), including
+  // links that became idle. Rates of other flows, and the saturation of other links, did not
+  // change.
   const std::vector<FlowId>& resolved_flows() const { return resolved_flows_; }
   const std::vector<LinkId>& resolved_links() const { return resolved_links_; }
 
@@ -75,11 +90,16 @@ class Solver {
     std::vector<Member> flows;
     bool saturated = false;
     bool dirty = false;
-    std::uint64_t mark = 0;  // visit epoch
-    // Scratch for progressive filling.
-    double remaining_Bps = 0;
-    double weight_sum = 0;
+    // The level at which it filled in the last solve that followed it; unlimited if it did not.
+    double fill_level = kUnlimited;
+    std::uint64_t followed = 0;  // epoch of the solve that follows it
+    std::uint64_t mark = 0;      // scratch epoch
+    // Scratch for the solve that follows it.
+    bool filled = false;
+    double remaining_Bps = 0;  // capacity less the rates of its frozen flows
+    double weight_sum = 0;     // of its unfrozen flows
     std::uint32_t unfrozen = 0;
+    double fresh_weight = 0;  // of the flows added since the last solve
     std::uint32_t version = 0;
     std::uint64_t touched = 0;  // batch that last changed it
   };
@@ -89,14 +109,41 @@ class Solver {
     double weight = 1;
     double cap_Bps = kUnlimited;
     double rate_Bps = 0;
+    // The level at which it froze in the last solve that followed it (rate = weight x level, or
+    // its cap, reached at level >= cap / weight). Meaningless while `fresh`.
+    double level = 0;
     bool active = false;
+    bool fresh = false;  // added since the last solve
     bool frozen = false;
-    std::uint64_t mark = 0;
+    std::uint64_t followed = 0;  // epoch of the solve that follows it
   };
+  // What the rising level meets. At one level they are handled in this order.
+  enum class EventKind : std::uint8_t {
+    follow_link,      // a change reaches the link: follow it from here
+    reach_cap,        // a followed flow reaches its cap
+    fill_link,        // a followed link fills (stale unless `version` is the link's)
+    fill_quiet_link,  // a link not followed fills where it did last time
+    pass_old_level,   // a followed flow not frozen by now has changed
+  };
+  struct Event {
+    double level;
+    EventKind kind;
+    std::uint32_t id;  // link or flow
+    std::uint32_t version;
+  };
+  static bool happens_after(const Event& a, const Event& b);
 
   void mark_dirty(LinkId link);
-  void collect_component(LinkId seed);
-  void fill_component();
+  void push(double level, EventKind kind, std::uint32_t id, std::uint32_t version = 0);
+  void seed_changes();
+  double fill_level_with_fresh(LinkId link, double fresh_weight);
+  void follow_link(LinkId link, double level);
+  void follow(FlowId flow);
+  void freeze(FlowId flow, double rate_Bps, double level);
+  void freeze_unfrozen_on(LinkId link, double level);
+  void requeue(double level);
+  void sweep();
+  void finish_solve();
 
   std::vector<Link> links_;
   std::vector<Flow> flows_;
@@ -104,25 +151,28 @@ class Solver {
   std::vector<LinkId> dirty_;
   std::size_t active_flows_ = 0;
   std::uint64_t epoch_ = 0;
+  // Changes since the last solve: flows added (may hold removed or repeated ids; `fresh` tells)
+  // and links to follow from a level (those of removed flows, from the flows' levels).
+  std::vector<FlowId> fresh_flows_;
+  struct LinkChange {
+    double level;
+    LinkId link;
+  };
+  std::vector<LinkChange> removed_;
 
-  // Current component and the union of what the last solve covered.
-  std::vector<FlowId> comp_flows_;
-  std::vector<LinkId> comp_links_;
-  std::vector<LinkId> stack_;
+  // Scratch of the current solve.
+  std::vector<Event> events_;  // a heap, except while seeding
+  bool seeding_ = false;
   std::vector<FlowId> to_freeze_;
   std::vector<LinkId> touched_;
   std::uint64_t batch_ = 1;
-  struct Capped {
+  struct Frozen {  // a flow already on a link, for the fill level of new flows there
     double level;
-    FlowId flow;
+    double rate_Bps;
+    double weight;
   };
-  std::vector<Capped> capped_;
-  struct HeapEntry {
-    double level;
-    LinkId link;
-    std::uint32_t version;
-  };
-  std::vector<HeapEntry> heap_;
+  std::vector<Frozen> frozen_on_link_;
+  std::vector<LinkId> fresh_links_;
   std::vector<FlowId> resolved_flows_;
   std::vector<LinkId> resolved_links_;
 };
