@@ -446,6 +446,13 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
   for (std::size_t g : gpu_cols) {
     const SmiRow& r = *rows[m.columns[g]];
     std::string numa = r.numa_affinity.empty() || r.numa_affinity == "N/A" ? "0" : r.numa_affinity;
+    // A NUMA node number as nvidia-smi prints it (at most 4 digits), so that stoi below holds.
+    if (numa.size() > 4 ||
+        !std::all_of(numa.begin(), numa.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      throw InputError(options.source, fmt::format("line {}", r.line),
+                       fmt::format("{} NUMA Affinity \"{}\": expected a NUMA node number or N/A",
+                                   r.label, r.numa_affinity));
+    }
     numa_of[g] = numa;
     if (!cores_of.count(numa)) {
       cores_of[numa] = r.cpu_affinity;

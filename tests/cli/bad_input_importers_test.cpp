@@ -117,6 +117,10 @@ TEST(BadInputImporters, SmiPrintoutsForTopoImport) {
                  out);
   expect_refused(import("diag.txt", replaced(good, row0, "GPU0    SYS     NV12    NODE")),
                  "diag.txt: at line 3: GPU0/GPU0 is \"SYS\"; a device's own cell is X", out);
+  // Found by fuzz_smi_printout: a NUMA affinity that is not a number reached std::stoi.
+  expect_refused(import("numa.txt", replaced(good, "0-31,64-95      0\n", "0-31,64-95      M-a\n")),
+                 "numa.txt: at line 3: GPU0 NUMA Affinity \"M-a\": expected a NUMA node number",
+                 out);
   expect_refused(import("dup.txt", replaced(good, "GPU1    NV12     X", "GPU0    NV12     X")),
                  "dup.txt: at line 4: row GPU0 appears twice (first at line 3)", out);
 }
