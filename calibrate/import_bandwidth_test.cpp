@@ -4,6 +4,7 @@
 
 #include "calibrate/text_lines.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 
 namespace linksim::calibrate {
 
@@ -14,6 +15,7 @@ std::vector<Record> import_bandwidth_test(const std::string& text, const std::st
   std::string memory = "pinned";
   int device = 0;
   int max_device = -1;
+  int max_device_line = 0;
   double unit_Bps = 0;       // of the current table; 0 before its header
   double file_unit_Bps = 0;  // first unit seen in the file
   int file_unit_line = 0;
@@ -34,8 +36,11 @@ std::vector<Record> import_bandwidth_test(const std::string& text, const std::st
     const auto cells = split_cells(line);
     if (starts_with(line, "Device ") && cells.size() >= 2 && cells[1].back() == ':') {
       device = static_cast<int>(parse_integer_cell(cells[1].substr(0, cells[1].size() - 1), file,
-                                                   number, "device number"));
-      max_device = std::max(max_device, device);
+                                                   number, "device number", kMaxDeviceIndex));
+      if (device > max_device) {
+        max_device = device;
+        max_device_line = number;
+      }
       continue;
     }
     if (contains(line, "Bandwidth,") && contains(line, "Device(s)")) {
@@ -88,9 +93,11 @@ std::vector<Record> import_bandwidth_test(const std::string& text, const std::st
       r.kind = direction;
       r.variant = memory;
       r.gpu_count = 1;
-      r.size_bytes =
-          static_cast<double>(parse_integer_cell(cells[0], file, number, "transfer size"));
-      r.bandwidth_Bps = parse_number_cell(cells[1], file, number, "bandwidth") * unit_Bps;
+      r.size_bytes = static_cast<double>(parse_integer_cell(
+          cells[0], file, number, "transfer size", static_cast<long long>(units::kMaxBytes)));
+      r.bandwidth_Bps = parse_measure_cell(cells[1], file, number, "bandwidth", false,
+                                           units::kMaxBandwidth_Bps / unit_Bps) *
+                        unit_Bps;
       if (r.bandwidth_Bps <= 0 || r.size_bytes <= 0) {
         throw InputError(file, line_location(number), "size and bandwidth must be positive");
       }
@@ -117,7 +124,7 @@ std::vector<Record> import_bandwidth_test(const std::string& text, const std::st
     throw InputError(file, "", "not bandwidthTest output: no bandwidth table");
   }
   if (options.expected_gpu_count && max_device >= *options.expected_gpu_count) {
-    throw InputError(file, "",
+    throw InputError(file, line_location(max_device_line),
                      fmt::format("the log measured device {} but the topology has {} GPUs",
                                  max_device, *options.expected_gpu_count));
   }

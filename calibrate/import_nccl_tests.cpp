@@ -5,7 +5,9 @@
 #include <algorithm>
 
 #include "calibrate/text_lines.hpp"
+#include "sim/coll/sweep.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 
 namespace linksim::calibrate {
 
@@ -34,13 +36,24 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Reads "key value" pairs from the "# nThread 1 nGpus 2 ..." line.
+// Most ranks a log may claim (nThread x nGpus, or "#  Rank" lines): beyond any machine.
+constexpr long long kMaxRanks = 1 << 20;
+// Bounds of a row's figures in the log's units: 1e7 s in us, 1 PB/s in GB/s.
+constexpr double kMaxTime_us = units::kMaxTime_s * 1e6;
+constexpr double kMaxBandwidth_GBps = units::kMaxBandwidth_Bps / 1e9;
+
+// Reads "key value" pairs from the "# nThread 1 nGpus 2 ..." line: at least 1, at most
+// kMaxRanks.
 int header_int(const std::vector<std::string>& cells, std::string_view key, const std::string& file,
                int line) {
   for (std::size_t i = 0; i + 1 < cells.size(); ++i) {
-    if (cells[i] == key) {
-      return static_cast<int>(parse_integer_cell(cells[i + 1], file, line, key));
+    if (cells[i] != key) continue;
+    const long long v = parse_integer_cell(cells[i + 1], file, line, key, kMaxRanks);
+    if (v < 1) {
+      throw InputError(file, line_location(line),
+                       fmt::format("{}: expected at least 1, found {}", key, v));
     }
+    return static_cast<int>(v);
   }
   throw InputError(file, line_location(line),
                    fmt::format("the \"# nThread\" header has no \"{}\" value", key));
@@ -52,145 +65,277 @@ struct Group {
   std::size_t busbw = 0;
 };
 
+// A row's count and element type, checked against its size once the rank count is known.
+struct RowShape {
+  int line = 0;
+  long long size_bytes = 0;
+  long long count = 0;
+  int type_bytes = 0;
+  std::string type;
+};
+
+// Operations whose "count" is each rank's part, so that size = count x type x ranks
+// (nccl-tests' *GetCollByteCount: the printed size is the larger of send and receive bytes).
+bool count_is_per_rank(const std::string& op) {
+  return op == "all_gather_perf" || op == "reduce_scatter_perf" || op == "alltoall_perf" ||
+         op == "gather_perf" || op == "scatter_perf" || op == "hypercube_perf";
+}
+
+const std::vector<std::string>& redop_names() {
+  static const std::vector<std::string> names = {"sum", "prod",   "max", "min",
+                                                 "avg", "mulsum", "none"};
+  return names;
+}
+
+// The reader's state across lines; one method per kind of line.
+class Reader {
+ public:
+  Reader(const std::string& file, const ImportOptions& options) : file_(file), options_(options) {}
+
+  void line(int number, const std::string& raw);
+  NcclTestsLog finish();
+
+ private:
+  void header(int number, const std::vector<std::string>& cells);
+  void column_header(int number, const std::vector<std::string>& cells);
+  void footer(int number, const std::string& line);
+  void row(int number, const std::vector<std::string>& cells);
+  void check_ranks() const;
+  void check_shapes() const;
+
+  const std::string& file_;
+  const ImportOptions& options_;
+  NcclTestsLog log_;
+  int header_line_ = 0;
+  int rank_lines_ = 0;
+  int columns_line_ = 0;
+  std::vector<std::string> columns_;
+  std::vector<Group> groups_;
+  std::size_t type_col_ = 0;
+  std::size_t redop_col_ = 0;
+  bool footer_ = false;
+  int last_row_line_ = 0;
+  std::vector<RowShape> shapes_;
+};
+
+void Reader::line(int number, const std::string& raw) {
+  const std::string text = trim(raw);
+  if (text.empty()) return;
+  if (log_.op.empty() && header_line_ == 0) log_.op = find_binary(text);
+  if (starts_with(text, "#")) {
+    const auto cells = split_cells(text.substr(1));
+    if (!cells.empty() && cells[0] == "nThread") {
+      header(number, cells);
+    } else if (!cells.empty() && cells[0] == "Rank" && header_line_ != 0) {
+      ++rank_lines_;
+    } else if (cells.size() >= 2 && cells[0] == "size" && cells[1] == "count") {
+      column_header(number, cells);
+    } else if (starts_with(text, "# Avg bus bandwidth")) {
+      footer(number, text);
+    }
+    return;
+  }
+  if (columns_line_ == 0 || footer_) return;
+  const auto cells = split_cells(text);
+  // Rows start with the size in bytes; anything else between header and footer (NCCL INFO
+  // lines, mpirun chatter) is not part of the table. A negative size is a row, and refused.
+  if (cells.empty() || !is_number_cell(cells[0])) return;
+  row(number, cells);
+}
+
+void Reader::header(int number, const std::vector<std::string>& cells) {
+  if (header_line_ != 0) {
+    throw InputError(file_, line_location(number),
+                     fmt::format("a second nccl-tests run starts here (the first began at "
+                                 "line {}); give one run per file",
+                                 header_line_));
+  }
+  header_line_ = number;
+  log_.threads = header_int(cells, "nThread", file_, number);
+  log_.gpus_per_thread = header_int(cells, "nGpus", file_, number);
+  // "warmup iters: 5 iters: 20 agg iters: 1": the timed count is the "iters:" that no
+  // "warmup" or "agg" precedes.
+  for (std::size_t i = 1; i + 1 < cells.size(); ++i) {
+    if (cells[i] == "iters:" && cells[i - 1] != "warmup" && cells[i - 1] != "agg") {
+      const long long v = parse_integer_cell(cells[i + 1], file_, number, "iters", 1 << 30);
+      if (v >= 1) log_.iterations = static_cast<int>(v);
+    }
+  }
+}
+
+void Reader::column_header(int number, const std::vector<std::string>& cells) {
+  if (columns_line_ != 0) {
+    throw InputError(file_, line_location(number),
+                     fmt::format("a second column header (the first is at line {}); give one "
+                                 "run per file",
+                                 columns_line_));
+  }
+  columns_line_ = number;
+  columns_ = cells;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (cells[i] == "time" || cells[i] == "cputime") groups_.push_back({i, 0, 0});
+    if (cells[i] == "algbw" && !groups_.empty()) groups_.back().algbw = i;
+    if (cells[i] == "busbw" && !groups_.empty()) groups_.back().busbw = i;
+    if (cells[i] == "type") type_col_ = i;
+    if (cells[i] == "redop") redop_col_ = i;
+  }
+  if (groups_.empty() || groups_.size() > 2 ||
+      std::any_of(groups_.begin(), groups_.end(),
+                  [](const Group& g) { return g.algbw == 0 || g.busbw == 0; })) {
+    throw InputError(file_, line_location(number), "column header without time/algbw/busbw groups");
+  }
+}
+
+void Reader::footer(int number, const std::string& text) {
+  const auto colon = text.find(':');
+  const auto value_cells = split_cells(colon == std::string::npos ? "" : text.substr(colon + 1));
+  if (value_cells.empty()) {
+    throw InputError(file_, line_location(number), "\"# Avg bus bandwidth\" without a value");
+  }
+  log_.avg_bus_bandwidth_Bps =
+      parse_measure_cell(value_cells[0], file_, number, "average bus bandwidth", true,
+                         kMaxBandwidth_GBps) *
+      1e9;
+  footer_ = true;
+}
+
+void Reader::row(int number, const std::vector<std::string>& cells) {
+  if (cells.size() != columns_.size()) {
+    throw InputError(file_, line_location(number),
+                     fmt::format("table row has {} cells, the header at line {} has {} columns "
+                                 "(truncated or damaged row?)",
+                                 cells.size(), columns_line_, columns_.size()));
+  }
+  const long long size = parse_integer_cell(cells[0], file_, number, "size (B)",
+                                            static_cast<long long>(units::kMaxBytes));
+  if (type_col_ != 0) {
+    RowShape shape{number, size, 0, coll::dtype_bytes(cells[type_col_]), cells[type_col_]};
+    if (shape.type_bytes == 0) {
+      throw InputError(file_, line_location(number),
+                       fmt::format("unknown data type \"{}\"", cells[type_col_]));
+    }
+    if (type_col_ > 1) {
+      shape.count = parse_integer_cell(cells[1], file_, number, "count (elements)");
+      shapes_.push_back(shape);
+    }
+  }
+  if (redop_col_ != 0) {
+    const auto& names = redop_names();
+    if (std::find(names.begin(), names.end(), cells[redop_col_]) == names.end()) {
+      throw InputError(file_, line_location(number),
+                       fmt::format("unknown reduction \"{}\"; expected sum, prod, max, min, "
+                                   "avg, mulsum or none",
+                                   cells[redop_col_]));
+    }
+  }
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    Record r;
+    r.variant = g == 0 ? "out_of_place" : "in_place";
+    r.size_bytes = static_cast<double>(size);
+    r.time_s =
+        parse_measure_cell(cells[groups_[g].time], file_, number, "time (us)", false, kMaxTime_us) *
+        1e-6;
+    r.bandwidth_Bps = parse_measure_cell(cells[groups_[g].algbw], file_, number, "algbw (GB/s)",
+                                         true, kMaxBandwidth_GBps) *
+                      1e9;
+    r.bus_bandwidth_Bps = parse_measure_cell(cells[groups_[g].busbw], file_, number, "busbw (GB/s)",
+                                             true, kMaxBandwidth_GBps) *
+                          1e9;
+    r.source_file = file_;
+    r.source_line = number;
+    log_.records.push_back(std::move(r));
+  }
+  last_row_line_ = number;
+}
+
+// The header's counts against the "#  Rank" lines and the machine.
+void Reader::check_ranks() const {
+  const long long per_process =
+      static_cast<long long>(log_.threads) * static_cast<long long>(log_.gpus_per_thread);
+  if (per_process > kMaxRanks) {
+    throw InputError(file_, line_location(header_line_),
+                     fmt::format("nThread x nGpus = {} x {} is above the {} ranks linksim accepts",
+                                 log_.threads, log_.gpus_per_thread, kMaxRanks));
+  }
+  if (options_.expected_gpu_count && per_process > *options_.expected_gpu_count) {
+    throw InputError(
+        file_, line_location(header_line_),
+        fmt::format("one process drives {} x {} = {} GPUs but the topology has {}", log_.threads,
+                    log_.gpus_per_thread, per_process, *options_.expected_gpu_count));
+  }
+  if (rank_lines_ > 0 && rank_lines_ % per_process != 0) {
+    throw InputError(file_, line_location(header_line_),
+                     fmt::format("{} \"#  Rank\" lines are not a whole number of processes of {} "
+                                 "x {} GPUs",
+                                 rank_lines_, log_.threads, log_.gpus_per_thread));
+  }
+}
+
+// size = count x type bytes (x ranks where the count is per rank), as nccl-tests prints it.
+void Reader::check_shapes() const {
+  const bool per_rank = count_is_per_rank(log_.op);
+  if (!per_rank && log_.op == "alltoallv_perf") return;  // not an upstream binary: no rule
+  for (const auto& s : shapes_) {
+    const long long ranks = per_rank ? log_.ranks : 1;
+    long long expected = 0;
+    const bool overflow = __builtin_mul_overflow(s.count, s.type_bytes, &expected) ||
+                          __builtin_mul_overflow(expected, ranks, &expected);
+    if (overflow || expected != s.size_bytes) {
+      throw InputError(
+          file_, line_location(s.line),
+          fmt::format("size {} B is not count {} x {} B ({}){}", s.size_bytes, s.count,
+                      s.type_bytes, s.type, per_rank ? fmt::format(" x {} ranks", ranks) : ""));
+    }
+  }
+}
+
+NcclTestsLog Reader::finish() {
+  if (header_line_ == 0) {
+    throw InputError(file_, "", "not nccl-tests output: no \"# nThread ... nGpus ...\" line");
+  }
+  if (columns_line_ == 0) {
+    throw InputError(file_, line_location(header_line_),
+                     "truncated nccl-tests log: no column header after the \"# nThread\" line");
+  }
+  if (!footer_) {
+    throw InputError(file_, line_location(last_row_line_ == 0 ? columns_line_ : last_row_line_),
+                     "truncated nccl-tests log: no \"# Avg bus bandwidth\" footer after the table");
+  }
+  if (log_.records.empty()) {
+    throw InputError(file_, line_location(columns_line_), "nccl-tests table has no rows");
+  }
+  if (log_.op.empty()) log_.op = find_binary(basename_of(file_));
+  if (log_.op.empty()) {
+    throw InputError(file_, "",
+                     fmt::format("cannot tell which nccl-tests binary wrote this log: no command "
+                                 "line in it and no binary name in the file name (one of {})",
+                                 fmt::join(nccl_tests_binaries(), ", ")));
+  }
+  check_ranks();
+  log_.ranks = rank_lines_ > 0 ? rank_lines_ : log_.threads * log_.gpus_per_thread;
+  if (options_.expected_gpu_count && log_.ranks > *options_.expected_gpu_count) {
+    throw InputError(file_, line_location(header_line_),
+                     fmt::format("the log ran on {} GPUs but the topology has {}", log_.ranks,
+                                 *options_.expected_gpu_count));
+  }
+  check_shapes();
+  for (auto& r : log_.records) {
+    r.kind = std::string(kind::nccl_prefix) + log_.op;
+    r.gpu_count = log_.ranks;
+    r.gpus_per_thread = log_.gpus_per_thread;
+    r.iterations = log_.iterations;
+  }
+  return std::move(log_);
+}
+
 }  // namespace
 
 NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
                                const ImportOptions& options) {
-  NcclTestsLog log;
-  const auto lines = split_lines(text);
-  int header_line = 0;
-  int rank_lines = 0;
-  int columns_line = 0;
-  std::vector<std::string> columns;
-  std::vector<Group> groups;
-  std::size_t size_col = 0;
-  bool footer = false;
-  int last_row_line = 0;
-
-  for (const auto& [number, raw] : lines) {
-    const std::string line = trim(raw);
-    if (line.empty()) continue;
-    if (log.op.empty() && header_line == 0) {
-      log.op = find_binary(line);
-    }
-    if (starts_with(line, "#")) {
-      const auto cells = split_cells(line.substr(1));
-      if (!cells.empty() && cells[0] == "nThread") {
-        if (header_line != 0) {
-          throw InputError(file, line_location(number),
-                           fmt::format("a second nccl-tests run starts here (the first began at "
-                                       "line {}); give one run per file",
-                                       header_line));
-        }
-        header_line = number;
-        log.threads = header_int(cells, "nThread", file, number);
-        log.gpus_per_thread = header_int(cells, "nGpus", file, number);
-        // "warmup iters: 5 iters: 20 agg iters: 1": the timed count is the "iters:" that no
-        // "warmup" or "agg" precedes.
-        for (std::size_t i = 1; i + 1 < cells.size(); ++i) {
-          if (cells[i] == "iters:" && cells[i - 1] != "warmup" && cells[i - 1] != "agg") {
-            const long long v = parse_integer_cell(cells[i + 1], file, number, "iters");
-            if (v >= 1) log.iterations = static_cast<int>(v);
-          }
-        }
-      } else if (!cells.empty() && cells[0] == "Rank" && header_line != 0) {
-        ++rank_lines;
-      } else if (cells.size() >= 2 && cells[0] == "size" && cells[1] == "count") {
-        columns_line = number;
-        columns = cells;
-        for (std::size_t i = 0; i < cells.size(); ++i) {
-          if (cells[i] == "time" || cells[i] == "cputime") groups.push_back({i, 0, 0});
-          if (cells[i] == "algbw" && !groups.empty()) groups.back().algbw = i;
-          if (cells[i] == "busbw" && !groups.empty()) groups.back().busbw = i;
-        }
-        if (groups.empty() || groups.size() > 2 ||
-            std::any_of(groups.begin(), groups.end(),
-                        [](const Group& g) { return g.algbw == 0 || g.busbw == 0; })) {
-          throw InputError(file, line_location(number),
-                           "column header without time/algbw/busbw groups");
-        }
-      } else if (starts_with(line, "# Avg bus bandwidth")) {
-        const auto colon = line.find(':');
-        const auto value_cells =
-            split_cells(colon == std::string::npos ? "" : line.substr(colon + 1));
-        if (value_cells.empty()) {
-          throw InputError(file, line_location(number), "\"# Avg bus bandwidth\" without a value");
-        }
-        log.avg_bus_bandwidth_Bps =
-            parse_number_cell(value_cells[0], file, number, "average bus bandwidth") * 1e9;
-        footer = true;
-      }
-      continue;
-    }
-    if (columns_line == 0 || footer) continue;
-    const auto cells = split_cells(line);
-    // Rows start with the size in bytes; anything else between header and footer (NCCL INFO
-    // lines, mpirun chatter) is not part of the table.
-    if (cells.empty() || !std::all_of(cells[0].begin(), cells[0].end(),
-                                      [](char c) { return c >= '0' && c <= '9'; })) {
-      continue;
-    }
-    if (cells.size() != columns.size()) {
-      throw InputError(file, line_location(number),
-                       fmt::format("table row has {} cells, the header at line {} has {} columns "
-                                   "(truncated or damaged row?)",
-                                   cells.size(), columns_line, columns.size()));
-    }
-    const double size =
-        static_cast<double>(parse_integer_cell(cells[size_col], file, number, "size (B)"));
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      Record r;
-      r.variant = g == 0 ? "out_of_place" : "in_place";
-      r.size_bytes = size;
-      r.time_s = parse_number_cell(cells[groups[g].time], file, number, "time (us)") * 1e-6;
-      r.bandwidth_Bps =
-          parse_number_cell(cells[groups[g].algbw], file, number, "algbw (GB/s)") * 1e9;
-      r.bus_bandwidth_Bps =
-          parse_number_cell(cells[groups[g].busbw], file, number, "busbw (GB/s)") * 1e9;
-      r.source_file = file;
-      r.source_line = number;
-      log.records.push_back(std::move(r));
-    }
-    last_row_line = number;
-  }
-
-  if (header_line == 0) {
-    throw InputError(file, "", "not nccl-tests output: no \"# nThread ... nGpus ...\" line");
-  }
-  if (columns_line == 0) {
-    throw InputError(file, line_location(header_line),
-                     "truncated nccl-tests log: no column header after the \"# nThread\" line");
-  }
-  if (!footer) {
-    throw InputError(file, line_location(last_row_line == 0 ? columns_line : last_row_line),
-                     "truncated nccl-tests log: no \"# Avg bus bandwidth\" footer after the table");
-  }
-  if (log.records.empty()) {
-    throw InputError(file, line_location(columns_line), "nccl-tests table has no rows");
-  }
-  if (log.op.empty()) log.op = find_binary(basename_of(file));
-  if (log.op.empty()) {
-    std::string names;
-    for (const auto& n : nccl_tests_binaries())
-      names += (names.empty() ? "" : ", ") + n;
-    throw InputError(file, "",
-                     fmt::format("cannot tell which nccl-tests binary wrote this log: no command "
-                                 "line in it and no binary name in the file name (one of {})",
-                                 names));
-  }
-  log.ranks = rank_lines > 0 ? rank_lines : log.threads * log.gpus_per_thread;
-  if (options.expected_gpu_count && log.ranks > *options.expected_gpu_count) {
-    throw InputError(file, line_location(header_line),
-                     fmt::format("the log ran on {} GPUs but the topology has {}", log.ranks,
-                                 *options.expected_gpu_count));
-  }
-  for (auto& r : log.records) {
-    r.kind = std::string(kind::nccl_prefix) + log.op;
-    r.gpu_count = log.ranks;
-    r.gpus_per_thread = log.gpus_per_thread;
-    r.iterations = log.iterations;
-  }
-  return log;
+  Reader reader(file, options);
+  for (const auto& [number, raw] : split_lines(text))
+    reader.line(number, raw);
+  return reader.finish();
 }
 
 NcclTestsLog import_nccl_tests_file(const std::string& path, const ImportOptions& options) {

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "calibrate/text_lines.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 
 namespace linksim::calibrate {
 namespace {
@@ -16,6 +19,7 @@ struct Testcase {
   bool row_is_cpu = false;
   bool column_is_cpu = false;
   std::vector<int> columns;
+  std::vector<int> rows;  // labels read so far
   int rows_read = 0;
   bool has_matrix = false;
 };
@@ -31,6 +35,29 @@ std::string kind_for(const Testcase& t) {
     if (starts_with(t.name, "device_to_device")) return std::string(kind::p2p_uni);
   }
   return "nvbandwidth:" + t.name;
+}
+
+// A row's label: in a GPU-by-GPU matrix one of the columns, once; a GPU row within the machine.
+int read_row_label(Testcase& t, const std::string& cell, const std::string& file, int number,
+                   const ImportOptions& options) {
+  const int row =
+      static_cast<int>(parse_integer_cell(cell, file, number, "row label", kMaxDeviceIndex));
+  if (!t.row_is_cpu && !t.column_is_cpu &&
+      std::find(t.columns.begin(), t.columns.end(), row) == t.columns.end()) {
+    throw InputError(file, line_location(number),
+                     fmt::format("row label {} is not one of the matrix's columns ({})", row,
+                                 fmt::join(t.columns, " ")));
+  }
+  if (std::find(t.rows.begin(), t.rows.end(), row) != t.rows.end()) {
+    throw InputError(file, line_location(number), fmt::format("row {} appears twice", row));
+  }
+  if (!t.row_is_cpu && options.expected_gpu_count && row >= *options.expected_gpu_count) {
+    throw InputError(
+        file, line_location(number),
+        fmt::format("GPU {} is beyond the topology's {} GPUs", row, *options.expected_gpu_count));
+  }
+  t.rows.push_back(row);
+  return row;
 }
 
 }  // namespace
@@ -90,7 +117,19 @@ std::vector<Record> import_nvbandwidth(const std::string& text, const std::strin
     if (!t.has_matrix || cells.empty()) continue;
     if (t.columns.empty()) {
       for (const auto& c : cells) {
-        t.columns.push_back(static_cast<int>(parse_integer_cell(c, file, number, "column label")));
+        const int label =
+            static_cast<int>(parse_integer_cell(c, file, number, "column label", kMaxDeviceIndex));
+        if (std::find(t.columns.begin(), t.columns.end(), label) != t.columns.end()) {
+          throw InputError(file, line_location(number),
+                           fmt::format("column {} appears twice", label));
+        }
+        if (!t.column_is_cpu && options.expected_gpu_count &&
+            label >= *options.expected_gpu_count) {
+          throw InputError(file, line_location(number),
+                           fmt::format("GPU {} is beyond the topology's {} GPUs", label,
+                                       *options.expected_gpu_count));
+        }
+        t.columns.push_back(label);
       }
       const int gpus = t.column_is_cpu ? -1 : static_cast<int>(t.columns.size());
       if (gpus > 0) {
@@ -108,12 +147,13 @@ std::vector<Record> import_nvbandwidth(const std::string& text, const std::strin
                        fmt::format("matrix row has {} values, expected {} (truncated?)",
                                    cells.size() - 1, t.columns.size()));
     }
-    const int row = static_cast<int>(parse_integer_cell(cells[0], file, number, "row label"));
+    const int row = read_row_label(t, cells[0], file, number, options);
     ++t.rows_read;
     for (std::size_t c = 1; c < cells.size(); ++c) {
       if (cells[c] == "N/A") continue;
-      const double value = parse_number_cell(cells[c], file, number, "bandwidth (GB/s)");
-      if (value <= 0) continue;  // a pair the testcase did not measure
+      const double value = parse_measure_cell(cells[c], file, number, "bandwidth (GB/s)", true,
+                                              units::kMaxBandwidth_Bps / 1e9);
+      if (value == 0) continue;  // a pair the testcase did not measure
       const int col = t.columns[c - 1];
       const int row_gpu = t.row_is_cpu ? -1 : row;
       const int col_gpu = t.column_is_cpu ? -1 : col;

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
 #include "calibrate/text_lines.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 
 namespace linksim::calibrate {
 namespace {
@@ -21,16 +23,66 @@ struct Matrix {
   std::vector<int> row_line;
 };
 
+// Largest cell a matrix may hold: 1e6 GB/s is 1 PB/s, 1e6 us is one second.
+constexpr double kMaxCell = units::kMaxBandwidth_Bps / 1e9;
+
+// "(0 1 2)" for messages.
+std::string label_list(const std::vector<int>& labels) {
+  return fmt::format("({})", fmt::join(labels, " "));
+}
+
+// Column labels are distinct device numbers, within the machine when its size is known.
+void read_labels(const std::vector<std::string>& label, const TextLine& line,
+                 const std::string& file, const ImportOptions& options, Matrix& m) {
+  for (std::size_t c = 1; c < label.size(); ++c) {
+    const int gpu = static_cast<int>(
+        parse_integer_cell(label[c], file, line.number, "matrix column label", kMaxDeviceIndex));
+    if (std::find(m.gpus.begin(), m.gpus.end(), gpu) != m.gpus.end()) {
+      throw InputError(file, line_location(line.number),
+                       fmt::format("column {} appears twice", gpu));
+    }
+    m.gpus.push_back(gpu);
+  }
+  if (!options.expected_gpu_count) return;
+  const int n = static_cast<int>(m.gpus.size());
+  if (n != *options.expected_gpu_count) {
+    throw InputError(file, line_location(line.number),
+                     fmt::format("the log measured {} GPUs but the topology has {}", n,
+                                 *options.expected_gpu_count));
+  }
+  for (const int gpu : m.gpus) {
+    if (gpu >= n) {
+      throw InputError(file, line_location(line.number),
+                       fmt::format("GPU {} is beyond the topology's {} GPUs", gpu, n));
+    }
+  }
+}
+
+// A row label is one of the columns, once.
+int read_row_label(const std::string& cell, const TextLine& line, const std::string& file,
+                   const Matrix& m) {
+  const int gpu = static_cast<int>(
+      parse_integer_cell(cell, file, line.number, "matrix row label", kMaxDeviceIndex));
+  if (std::find(m.gpus.begin(), m.gpus.end(), gpu) == m.gpus.end()) {
+    throw InputError(
+        file, line_location(line.number),
+        fmt::format("row label {} is not one of the matrix's columns {}", gpu, label_list(m.gpus)));
+  }
+  const auto seen = std::find(m.row_gpu.begin(), m.row_gpu.end(), gpu);
+  if (seen != m.row_gpu.end()) {
+    throw InputError(file, line_location(line.number),
+                     fmt::format("row {} appears twice (first at line {})", gpu,
+                                 m.row_line[static_cast<std::size_t>(seen - m.row_gpu.begin())]));
+  }
+  return gpu;
+}
+
 // Reads a matrix whose label line is lines[i] ("D\D 0 1 2", "GPU 0 1", "CPU 0 1"). Returns the
 // index of the first line after it.
 std::size_t read_matrix(const std::vector<TextLine>& lines, std::size_t i, const std::string& file,
-                        Matrix& m) {
-  const auto label = split_cells(lines[i].text);
+                        const ImportOptions& options, Matrix& m) {
   m.header_line = lines[i].number;
-  for (std::size_t c = 1; c < label.size(); ++c) {
-    m.gpus.push_back(static_cast<int>(
-        parse_integer_cell(label[c], file, lines[i].number, "matrix column label")));
-  }
+  read_labels(split_cells(lines[i].text), lines[i], file, options, m);
   if (m.gpus.empty()) {
     throw InputError(file, line_location(lines[i].number), "matrix header without GPU columns");
   }
@@ -43,12 +95,18 @@ std::size_t read_matrix(const std::vector<TextLine>& lines, std::size_t i, const
           file, line_location(lines[j].number),
           fmt::format("matrix row has {} values, expected {}", cells.size() - 1, m.gpus.size()));
     }
-    m.row_gpu.push_back(
-        static_cast<int>(parse_integer_cell(cells[0], file, lines[j].number, "matrix row label")));
+    const int row_gpu = read_row_label(cells[0], lines[j], file, m);
     std::vector<double> row;
     for (std::size_t c = 1; c < cells.size(); ++c) {
-      row.push_back(parse_number_cell(cells[c], file, lines[j].number, "matrix cell"));
+      const double v = parse_number_cell(cells[c], file, lines[j].number, "matrix cell");
+      if (v > kMaxCell) {
+        throw InputError(
+            file, line_location(lines[j].number),
+            fmt::format("matrix cell: {} is above the {:g} linksim accepts", cells[c], kMaxCell));
+      }
+      row.push_back(v);
     }
+    m.row_gpu.push_back(row_gpu);
     m.rows.push_back(std::move(row));
     m.row_line.push_back(lines[j].number);
     ++j;
@@ -61,6 +119,35 @@ std::size_t read_matrix(const std::vector<TextLine>& lines, std::size_t i, const
                                  m.header_line, m.rows.size(), m.gpus.size()));
   }
   return j;
+}
+
+// A "Device=0 CANNOT Access Peer Device=1" line.
+struct PeerAccess {
+  int line = 0;
+  int a = 0;
+  int b = 0;
+};
+
+PeerAccess read_peer_access(const std::vector<std::string>& cells, int number,
+                            const std::string& file, const ImportOptions& options) {
+  if (cells[1] != "CAN" && cells[1] != "CANNOT") {
+    throw InputError(file, line_location(number),
+                     fmt::format("expected \"CAN\" or \"CANNOT\", found \"{}\"", cells[1]));
+  }
+  PeerAccess p;
+  p.line = number;
+  p.a = static_cast<int>(
+      parse_integer_cell(cells[0].substr(7), file, number, "device number", kMaxDeviceIndex));
+  p.b = static_cast<int>(
+      parse_integer_cell(cells[4].substr(7), file, number, "device number", kMaxDeviceIndex));
+  for (const int d : {p.a, p.b}) {
+    if (options.expected_gpu_count && d >= *options.expected_gpu_count) {
+      throw InputError(file, line_location(number),
+                       fmt::format("device {} is beyond the topology's {} GPUs", d,
+                                   *options.expected_gpu_count));
+    }
+  }
+  return p;
 }
 
 }  // namespace
@@ -77,6 +164,14 @@ std::vector<Record> import_p2p_matrix(const std::string& text, const std::string
   int first_matrix_line = 0;
   bool section_has_matrix = false;
 
+  std::vector<PeerAccess> peer_lines;
+  std::vector<int> labels;  // every GPU a matrix names, in first-seen order
+  auto remember_labels = [&](const Matrix& m) {
+    for (int g : m.gpus) {
+      if (std::find(labels.begin(), labels.end(), g) == labels.end()) labels.push_back(g);
+    }
+  };
+
   auto finish_section = [&]() {
     if (section != Section::none && !section_has_matrix) {
       throw InputError(file, line_location(section_line),
@@ -91,11 +186,9 @@ std::vector<Record> import_p2p_matrix(const std::string& text, const std::string
     // "Device=0 CANNOT Access Peer Device=1"
     if (cells.size() == 5 && starts_with(cells[0], "Device=") && cells[2] == "Access" &&
         starts_with(cells[4], "Device=")) {
-      const int a =
-          static_cast<int>(parse_integer_cell(cells[0].substr(7), file, number, "device number"));
-      const int b =
-          static_cast<int>(parse_integer_cell(cells[4].substr(7), file, number, "device number"));
-      can_access[{a, b}] = cells[1] == "CAN";
+      const PeerAccess p = read_peer_access(cells, number, file, options);
+      can_access[{p.a, p.b}] = cells[1] == "CAN";
+      peer_lines.push_back(p);
       ++i;
       continue;
     }
@@ -103,7 +196,8 @@ std::vector<Record> import_p2p_matrix(const std::string& text, const std::string
       // "     D\D     0     1" then rows of 0/1.
       if (i + 1 < lines.size()) {
         Matrix m;
-        i = read_matrix(lines, i + 1, file, m);
+        i = read_matrix(lines, i + 1, file, options, m);
+        remember_labels(m);
         for (std::size_t r = 0; r < m.rows.size(); ++r) {
           for (std::size_t c = 0; c < m.gpus.size(); ++c) {
             if (m.row_gpu[r] != m.gpus[c])
@@ -138,7 +232,8 @@ std::vector<Record> import_p2p_matrix(const std::string& text, const std::string
     if (section != Section::none && !cells.empty() &&
         (cells[0] == "D\\D" || cells[0] == "GPU" || cells[0] == "CPU")) {
       Matrix m;
-      const std::size_t next = read_matrix(lines, i, file, m);
+      const std::size_t next = read_matrix(lines, i, file, options, m);
+      remember_labels(m);
       section_has_matrix = true;
       const int n = static_cast<int>(m.gpus.size());
       if (gpu_count < 0) {
@@ -208,6 +303,15 @@ std::vector<Record> import_p2p_matrix(const std::string& text, const std::string
     ++i;
   }
   finish_section();
+  for (const auto& p : peer_lines) {
+    for (const int d : {p.a, p.b}) {
+      if (!labels.empty() && std::find(labels.begin(), labels.end(), d) == labels.end()) {
+        throw InputError(
+            file, line_location(p.line),
+            fmt::format("device {} is not one of the matrices' GPUs {}", d, label_list(labels)));
+      }
+    }
+  }
   if (out.empty()) {
     throw InputError(file, "",
                      "not p2pBandwidthLatencyTest output: no bandwidth or latency matrix");

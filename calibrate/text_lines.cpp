@@ -99,12 +99,36 @@ double parse_number_cell(std::string_view cell, const std::string& file, int lin
 }
 
 long long parse_integer_cell(std::string_view cell, const std::string& file, int line,
-                             std::string_view what) {
+                             std::string_view what, long long max) {
   long long v = 0;
   auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
-  if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size() || v < 0) {
+  const bool digits_only = ptr == cell.data() + cell.size();
+  if (ec == std::errc::result_out_of_range && digits_only) {
+    throw InputError(file, line_location(line),
+                     fmt::format("{}: {} is above the {} linksim accepts", what, cell, max));
+  }
+  if (cell.empty() || ec != std::errc() || !digits_only || v < 0) {
     throw InputError(file, line_location(line),
                      fmt::format("{}: expected a non-negative integer, found \"{}\"", what, cell));
+  }
+  if (v > max) {
+    throw InputError(file, line_location(line),
+                     fmt::format("{}: {} is above the {} linksim accepts", what, cell, max));
+  }
+  return v;
+}
+
+double parse_measure_cell(std::string_view cell, const std::string& file, int line,
+                          std::string_view what, bool allow_zero, double max) {
+  const double v = parse_number_cell(cell, file, line, what);
+  if (allow_zero ? v < 0 : !(v > 0)) {
+    throw InputError(file, line_location(line),
+                     fmt::format("{}: expected {}, found \"{}\"", what,
+                                 allow_zero ? "a number >= 0" : "a positive number", cell));
+  }
+  if (v > max) {
+    throw InputError(file, line_location(line),
+                     fmt::format("{}: {} is above the {:g} linksim accepts", what, cell, max));
   }
   return v;
 }

@@ -3,6 +3,7 @@
 // whitespace-separated cells, and reading a number from a cell with an InputError that names the
 // file and line when the cell is not one.
 
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,9 +30,17 @@ std::string line_location(int line);
 // `what` otherwise.
 double parse_number_cell(std::string_view cell, const std::string& file, int line,
                          std::string_view what);
-// A non-negative integer; same errors.
+// A non-negative integer no larger than `max`; same errors.
 long long parse_integer_cell(std::string_view cell, const std::string& file, int line,
-                             std::string_view what);
+                             std::string_view what,
+                             long long max = std::numeric_limits<long long>::max());
+// A measured figure: finite, positive (or >= 0 when `allow_zero`) and at most `max` in the
+// cell's own unit, so that 1e308 GB/s never becomes an infinite rate. Same errors.
+double parse_measure_cell(std::string_view cell, const std::string& file, int line,
+                          std::string_view what, bool allow_zero, double max);
+
+// Largest GPU or device number a log may name (nvidia-smi and CUDA number devices from 0).
+inline constexpr long long kMaxDeviceIndex = 65535;
 // Whether the cell is a finite number (no exception).
 bool is_number_cell(std::string_view cell);
 

@@ -3,7 +3,7 @@
 # Idempotent: packages already present are left alone. CUDA (nvcc) is optional and not installed here.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build clang-format
+  build-essential cmake ninja-build clang-format clang
   libboost-graph-dev nlohmann-json3-dev libeigen3-dev libvalijson-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
   gnuplot-nox help2man

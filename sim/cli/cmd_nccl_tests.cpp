@@ -109,13 +109,7 @@ void register_nccl_tests(CLI::App& app) {
     spec.dtype = args->dtype;
     spec.redop = args->redop;
     spec.root = args->root;
-    if (coll::dtype_bytes(spec.dtype) == 0) {
-      throw InputError("", "-d", fmt::format("unknown data type \"{}\"", spec.dtype));
-    }
-    if (spec.min_bytes > spec.max_bytes) throw InputError("", "-b/-e", "minBytes exceeds maxBytes");
-    if (spec.step_factor != 0 && spec.step_factor <= 1) {
-      throw InputError("", "-f", "expected a step factor above 1");
-    }
+    coll::validate_sweep_spec(spec);
     if (spec.root < 0 || spec.root >= want) {
       throw InputError("", "-r", fmt::format("expected a root from 0 to {}", want - 1));
     }

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
+#include "sim/core/error.hpp"
 #include "sim/topo/uncertainty.hpp"
 
 namespace linksim::coll {
@@ -55,13 +57,60 @@ Outcome with_host_launch_floor(Outcome o, const topo::Topology& machine, int gpu
   return o;
 }
 
-std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec) {
-  const int type_bytes = dtype_bytes(spec.dtype);
-  if (type_bytes == 0) throw std::invalid_argument("unknown data type \"" + spec.dtype + "\"");
-  if (spec.min_bytes > spec.max_bytes) throw std::invalid_argument("minBytes exceeds maxBytes");
-  if (spec.step_factor <= 1 && spec.step_bytes <= 0) {
-    throw std::invalid_argument("step must be a factor > 1 (-f) or a positive byte step (-i)");
+std::size_t sweep_row_count(const SweepSpec& spec) {
+  if (spec.min_bytes > spec.max_bytes) return 0;
+  if (spec.step_factor > 1) {
+    if (spec.min_bytes <= 0) return 1;  // a zero start never grows: one row
+    std::size_t rows = 0;
+    for (double size = spec.min_bytes; size <= spec.max_bytes && rows <= kMaxSweepRows;
+         size *= spec.step_factor) {
+      ++rows;
+    }
+    return rows;
   }
+  if (!(spec.step_bytes > 0)) return kMaxSweepRows + 1;
+  const double steps = std::floor((spec.max_bytes - spec.min_bytes) / spec.step_bytes);
+  return steps >= static_cast<double>(kMaxSweepRows) ? kMaxSweepRows + 1
+                                                     : static_cast<std::size_t>(steps) + 1;
+}
+
+void validate_sweep_spec(const SweepSpec& spec) {
+  const auto fail = [](const char* field, const std::string& message) {
+    throw InputError("", field, message);
+  };
+  const double f = spec.step_factor;
+  if (f != 0 && !(std::isfinite(f) && f >= 2 && f == std::floor(f) && f <= 1e6)) {
+    fail("step factor", fmt::format("expected an integer from 2 to 1000000, got {}", f));
+  }
+  for (const auto& [field, v] :
+       {std::pair{"minimum size", spec.min_bytes}, std::pair{"maximum size", spec.max_bytes}}) {
+    if (!(std::isfinite(v) && v >= 0)) fail(field, fmt::format("expected bytes >= 0, got {}", v));
+  }
+  if (spec.max_bytes > kMaxSweepBytes) {
+    fail("maximum size", fmt::format("{} bytes is above the 64 GiB ({} bytes) a sweep may reach",
+                                     spec.max_bytes, kMaxSweepBytes));
+  }
+  if (spec.min_bytes > spec.max_bytes) {
+    fail("minimum size", fmt::format("{} bytes exceeds the maximum size, {} bytes", spec.min_bytes,
+                                     spec.max_bytes));
+  }
+  if (f == 0 && !(std::isfinite(spec.step_bytes) && spec.step_bytes > 0)) {
+    fail("step size", fmt::format("expected a step above 0 bytes, got {}", spec.step_bytes));
+  }
+  if (dtype_bytes(spec.dtype) == 0) {
+    fail("data type", fmt::format("unknown data type \"{}\"", spec.dtype));
+  }
+  if (sweep_row_count(spec) > kMaxSweepRows) {
+    fail(f != 0 ? "step factor" : "step size",
+         fmt::format("the sweep from {} to {} bytes would print more than {} rows; use a larger "
+                     "step",
+                     spec.min_bytes, spec.max_bytes, kMaxSweepRows));
+  }
+}
+
+std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec) {
+  validate_sweep_spec(spec);
+  const int type_bytes = dtype_bytes(spec.dtype);
   const int n = comm.size();
   const bool per_rank =
       spec.op == Op::all_gather || spec.op == Op::reduce_scatter || spec.op == Op::alltoall;

@@ -14,7 +14,7 @@ struct SweepSpec {
   Op op = Op::all_reduce;
   double min_bytes = 32 * 1024 * 1024;  // nccl-tests defaults: -b 32M -e 32M
   double max_bytes = 32 * 1024 * 1024;
-  double step_factor = 0;           // -f; > 1 overrides step_bytes
+  double step_factor = 0;           // -f; 0 = add step_bytes, else an integer >= 2
   double step_bytes = 1024 * 1024;  // -i
   std::string dtype = "float";
   std::string redop = "sum";
@@ -50,7 +50,23 @@ std::optional<double> parse_nccl_size(const std::string& text);
 Outcome with_host_launch_floor(Outcome o, const topo::Topology& machine, int gpus_per_thread,
                                int iterations, double size_bytes);
 
-// Runs the sweep. Throws std::invalid_argument for a bad spec (unknown dtype, min > max, ...).
+// Bounds on what a sweep may ask for, so that a step factor of 1.000001 or a 1-byte step
+// cannot run without end.
+inline constexpr std::size_t kMaxSweepRows = 10'000;
+inline constexpr double kMaxSweepBytes = 64.0 * 1024 * 1024 * 1024;  // 64 GiB
+
+// Rows the spec asks for (sizes from min_bytes to max_bytes), saturating at kMaxSweepRows + 1.
+std::size_t sweep_row_count(const SweepSpec& spec);
+
+// Checks a spec before anything runs. Throws InputError whose location names the field
+// ("step factor", "step size", "minimum size", "maximum size", "data type") for: a step factor
+// that is not an integer >= 2 (nccl-tests' -f is an integer), a step size <= 0 without a
+// factor, sizes that are not finite, min > max, a maximum above kMaxSweepBytes, an unknown data
+// type, or more than kMaxSweepRows rows.
+void validate_sweep_spec(const SweepSpec& spec);
+
+// Runs the sweep; validate_sweep_spec first (its InputError), then std::invalid_argument for
+// what the communicator cannot do.
 std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec);
 
 // The same sweep on a calibrated machine with every ranged figure at its slow and at its fast

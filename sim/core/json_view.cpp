@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -27,22 +28,109 @@ std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::si
   return {line, column};
 }
 
+// Refuses nesting deeper than kMaxJsonDepth before nlohmann sees the text: its parser and the
+// values it builds recurse per level, so 100,000 nested arrays overflow the stack. Strings are
+// skipped so that brackets inside them do not count.
+void check_depth(const std::string& text, const std::string& source_name) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) {
+        auto [line, column] = line_column(text, i);
+        throw InputError(source_name, fmt::format("line {}, column {}", line, column),
+                         fmt::format("JSON nested deeper than {} levels", kMaxJsonDepth));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+// nlohmann's DOM builder behind a SAX interface that keeps where a parse failed: a number
+// too large for a double (1e309) arrives here as out_of_range 406 with its byte offset, which
+// the plain parse() would throw without one.
+class LocatingSax {
+ public:
+  explicit LocatingSax(Json& root) : dom_(root, /*allow_exceptions=*/false) {}
+
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(Json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(Json::number_float_t v, const Json::string_t& s) {
+    return dom_.number_float(v, s);
+  }
+  bool string(Json::string_t& v) { return dom_.string(v); }
+  bool binary(Json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return dom_.start_object(n); }
+  bool key(Json::string_t& v) { return dom_.key(v); }
+  bool end_object() { return dom_.end_object(); }
+  bool start_array(std::size_t n) { return dom_.start_array(n); }
+  bool end_array() { return dom_.end_array(); }
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& e) {
+    failed_ = true;
+    position_ = position;
+    token_size_ = last_token.size();
+    error_id_ = e.id;
+    detail_ = e.what();
+    return false;
+  }
+
+  bool failed() const { return failed_; }
+  std::size_t position() const { return position_; }
+  std::size_t token_size() const { return token_size_; }
+  int error_id() const { return error_id_; }
+  const std::string& detail() const { return detail_; }
+
+ private:
+  nlohmann::detail::json_sax_dom_parser<Json> dom_;
+  bool failed_ = false;
+  std::size_t position_ = 0;
+  std::size_t token_size_ = 0;
+  int error_id_ = 0;
+  std::string detail_;
+};
+
 }  // namespace
 
 Json parse_json_text(const std::string& text, const std::string& source_name) {
-  try {
-    return Json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // nlohmann reports the byte just past the problem; point at the offending byte.
-    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    auto [line, column] = line_column(text, offset);
-    std::string what = e.what();
-    // Keep nlohmann's description but drop its own "[json.exception...] parse error at..." prefix.
+  check_depth(text, source_name);
+  Json root;
+  LocatingSax sax(root);
+  Json::sax_parse(text, &sax);
+  if (!sax.failed()) return root;
+  // nlohmann reports the byte just past the problem; point at the offending byte, or at the
+  // start of a number that overflows.
+  const bool overflow = sax.error_id() == 406;
+  const std::size_t back = overflow ? std::max<std::size_t>(sax.token_size(), 1) : 1;
+  const std::size_t offset = sax.position() >= back ? sax.position() - back : 0;
+  auto [line, column] = line_column(text, offset);
+  std::string what = sax.detail();
+  std::string detail;
+  if (overflow) {  // number overflow: "... number overflow parsing '1e309'"
+    const auto quote = what.find('\'');
+    detail = "number too large for a double" +
+             (quote == std::string::npos ? "" : ": " + what.substr(quote));
+  } else {
+    // Keep nlohmann's description but drop its "[json.exception...] parse error at..." prefix.
     const auto colon = what.find(": ", what.find("parse error"));
-    std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
-    throw InputError(source_name, fmt::format("line {}, column {}", line, column),
-                     "malformed JSON: " + detail);
+    detail = colon == std::string::npos ? what : what.substr(colon + 2);
   }
+  throw InputError(source_name, fmt::format("line {}, column {}", line, column),
+                   "malformed JSON: " + detail);
 }
 
 Json read_json_file(const std::string& path) {
@@ -178,7 +266,12 @@ bool JsonView::bool_or(std::string_view key, bool fallback) const {
 
 double JsonView::as_bandwidth_Bps() const {
   expect_type(value_->is_string(), "a bandwidth string such as \"25 GB/s\" or \"200 Gb/s\"");
-  auto v = units::parse_bandwidth_Bps(value_->get<std::string>());
+  bool out_of_bounds = false;
+  auto v = units::parse_bandwidth_Bps(value_->get<std::string>(), &out_of_bounds);
+  if (out_of_bounds) {
+    fail(fmt::format("bandwidth \"{}\" is beyond what linksim accepts: at most 1 PB/s",
+                     value_->get<std::string>()));
+  }
   if (!v) {
     fail(fmt::format("expected a bandwidth such as \"25 GB/s\" or \"200 Gb/s\", got \"{}\"",
                      value_->get<std::string>()));
@@ -188,7 +281,12 @@ double JsonView::as_bandwidth_Bps() const {
 
 double JsonView::as_time_s() const {
   expect_type(value_->is_string(), "a time string such as \"1.2 us\"");
-  auto v = units::parse_time_s(value_->get<std::string>());
+  bool out_of_bounds = false;
+  auto v = units::parse_time_s(value_->get<std::string>(), &out_of_bounds);
+  if (out_of_bounds) {
+    fail(fmt::format("time \"{}\" is beyond what linksim accepts: at most 1e7 s (about 116 days)",
+                     value_->get<std::string>()));
+  }
   if (!v) {
     fail(fmt::format("expected a time such as \"1.2 us\", \"500 ns\" or \"3 ms\", got \"{}\"",
                      value_->get<std::string>()));
@@ -198,7 +296,12 @@ double JsonView::as_time_s() const {
 
 double JsonView::as_bytes() const {
   expect_type(value_->is_string(), "a size string such as \"80 GiB\"");
-  auto v = units::parse_bytes(value_->get<std::string>());
+  bool out_of_bounds = false;
+  auto v = units::parse_bytes(value_->get<std::string>(), &out_of_bounds);
+  if (out_of_bounds) {
+    fail(fmt::format("size \"{}\" is beyond what linksim accepts: at most 1 EB (1e18 bytes)",
+                     value_->get<std::string>()));
+  }
   if (!v) {
     fail(fmt::format("expected a size such as \"80 GiB\" or \"10 GB\", got \"{}\"",
                      value_->get<std::string>()));

@@ -16,7 +16,12 @@ namespace linksim {
 
 using Json = nlohmann::ordered_json;
 
-// Parses a file; malformed JSON throws InputError with "line L, column C".
+// Deepest nesting of arrays and objects an input may have; deeper is refused with its line and
+// column (every linksim format is a few levels deep).
+inline constexpr int kMaxJsonDepth = 256;
+
+// Parses a file; malformed JSON, a number too large for a double, or nesting deeper than
+// kMaxJsonDepth throws InputError with "line L, column C".
 Json read_json_file(const std::string& path);
 // Parses text that came from `source_name` (a file name, or "<stdin>").
 Json parse_json_text(const std::string& text, const std::string& source_name);

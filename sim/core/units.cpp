@@ -35,11 +35,19 @@ std::optional<std::pair<double, std::string_view>> split_number(std::string_view
 }
 
 template <std::size_t N>
-std::optional<double> parse_with(std::string_view text, const std::array<Suffix, N>& table) {
+std::optional<double> parse_with(std::string_view text, const std::array<Suffix, N>& table,
+                                 double max_magnitude, bool* out_of_bounds) {
+  if (out_of_bounds) *out_of_bounds = false;
   auto split = split_number(text);
   if (!split) return std::nullopt;
   for (const auto& s : table) {
-    if (split->second == s.name) return split->first * s.factor;
+    if (split->second != s.name) continue;
+    const double v = split->first * s.factor;
+    if (!(std::fabs(v) <= max_magnitude)) {  // also refuses inf
+      if (out_of_bounds) *out_of_bounds = true;
+      return std::nullopt;
+    }
+    return v;
   }
   return std::nullopt;
 }
@@ -94,14 +102,14 @@ std::string sig3(double v) {
 
 }  // namespace
 
-std::optional<double> parse_bandwidth_Bps(std::string_view text) {
-  return parse_with(text, kBandwidth);
+std::optional<double> parse_bandwidth_Bps(std::string_view text, bool* out_of_bounds) {
+  return parse_with(text, kBandwidth, kMaxBandwidth_Bps, out_of_bounds);
 }
-std::optional<double> parse_time_s(std::string_view text) {
-  return parse_with(text, kTime);
+std::optional<double> parse_time_s(std::string_view text, bool* out_of_bounds) {
+  return parse_with(text, kTime, kMaxTime_s, out_of_bounds);
 }
-std::optional<double> parse_bytes(std::string_view text) {
-  return parse_with(text, kBytes);
+std::optional<double> parse_bytes(std::string_view text, bool* out_of_bounds) {
+  return parse_with(text, kBytes, kMaxBytes, out_of_bounds);
 }
 
 std::string format_bandwidth(double bandwidth_Bps) {

@@ -10,10 +10,18 @@
 
 namespace linksim::units {
 
-// Each parser returns nullopt when the text is not a number followed by a known unit.
-std::optional<double> parse_bandwidth_Bps(std::string_view text);
-std::optional<double> parse_time_s(std::string_view text);
-std::optional<double> parse_bytes(std::string_view text);
+// Largest figures an input may give. Beyond them a result is nonsense or not finite (1e308 GB
+// is infinite in bytes), so the parsers refuse them rather than let inf or a 300-digit time
+// reach a report.
+inline constexpr double kMaxBytes = 1e18;          // 1 EB
+inline constexpr double kMaxTime_s = 1e7;          // about 116 days
+inline constexpr double kMaxBandwidth_Bps = 1e15;  // 1 PB/s
+
+// Each parser returns nullopt when the text is not a number followed by a known unit, or when
+// the magnitude exceeds the bound above; `out_of_bounds`, when given, tells the two apart.
+std::optional<double> parse_bandwidth_Bps(std::string_view text, bool* out_of_bounds = nullptr);
+std::optional<double> parse_time_s(std::string_view text, bool* out_of_bounds = nullptr);
+std::optional<double> parse_bytes(std::string_view text, bool* out_of_bounds = nullptr);
 // Power in watts ("700 W"), price in USD ("32.77 USD") are not needed yet.
 
 // Human-readable forms with 3-4 significant digits, e.g. "450 GB/s", "1.2 us", "80 GiB".

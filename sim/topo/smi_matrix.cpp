@@ -130,6 +130,74 @@ std::string format_smi_matrix(const SmiMatrix& m) {
   return out;
 }
 
+namespace {
+
+// A row against the header and the rows before it: a known label, once; X on the diagonal
+// only; NV# from 1 to kMaxSmiNvlinks.
+void check_row(const SmiMatrix& m, const SmiRow& row, const std::string& printed,
+               const std::string& source) {
+  const auto at = fmt::format("line {}", row.line);
+  const auto self = std::find(m.columns.begin(), m.columns.end(), row.label);
+  if (self == m.columns.end()) {
+    throw InputError(source, at,
+                     fmt::format("row {} is not one of the header's columns ({})", printed,
+                                 fmt::join(m.columns, " ")));
+  }
+  for (const auto& earlier : m.rows) {
+    if (earlier.label == row.label) {
+      throw InputError(
+          source, at,
+          fmt::format("row {} appears twice (first at line {})", printed, earlier.line));
+    }
+  }
+  const auto diagonal = static_cast<std::size_t>(self - m.columns.begin());
+  for (std::size_t c = 0; c < row.cells.size(); ++c) {
+    const std::string& cell = row.cells[c];
+    if ((c == diagonal) != (cell == "X")) {
+      throw InputError(source, at,
+                       c == diagonal
+                           ? fmt::format("{}/{} is \"{}\"; a device's own cell is X", printed,
+                                         m.columns[c], cell)
+                           : fmt::format("{}/{} is X, which only a device's own cell may be",
+                                         printed, m.columns[c]));
+    }
+    if (cell.rfind("NV", 0) == 0) {
+      const std::string digits = cell.substr(2);
+      if (digits.size() > 3 || std::stoi(digits) < 1 || std::stoi(digits) > kMaxSmiNvlinks) {
+        throw InputError(source, at,
+                         fmt::format("{}/{} is {}: expected NV1 to NV{}", printed, m.columns[c],
+                                     cell, kMaxSmiNvlinks));
+      }
+    }
+  }
+}
+
+// nvidia-smi prints a symmetric matrix: cell (a, b) equals cell (b, a) wherever both rows have
+// it. Blamed on the later row's line.
+void check_symmetric(const SmiMatrix& m, const std::string& source) {
+  std::map<std::string, std::size_t> column;
+  for (std::size_t i = 0; i < m.columns.size(); ++i)
+    column[m.columns[i]] = i;
+  for (std::size_t a = 0; a < m.rows.size(); ++a) {
+    for (std::size_t b = 0; b < a; ++b) {
+      const SmiRow& late = m.rows[a];
+      const SmiRow& early = m.rows[b];
+      const std::size_t late_col = column[late.label];
+      const std::size_t early_col = column[early.label];
+      if (early_col >= late.cells.size() || late_col >= early.cells.size()) continue;
+      if (late.cells[early_col] != early.cells[late_col]) {
+        throw InputError(source, fmt::format("line {}", late.line),
+                         fmt::format("{}/{} is {} but {}/{} (line {}) is {}; the matrix must be "
+                                     "symmetric",
+                                     late.label, early.label, late.cells[early_col], early.label,
+                                     late.label, early.line, early.cells[late_col]));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 SmiMatrix parse_smi_printout(const std::string& text, const std::string& source) {
   SmiMatrix m;
   std::istringstream in(text);
@@ -149,8 +217,13 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
       if (std::find(tokens.begin(), tokens.end(), "GPU0") == tokens.end()) continue;
       // Header: device names, then "CPU Affinity", "NUMA Affinity", ...
       std::size_t nic = 0;
+      std::size_t gpu = 0;
       for (const auto& t : tokens) {
         if (!is_device_label(t)) break;
+        if (t.rfind("GPU", 0) == 0 && t != fmt::format("GPU{}", gpu++)) {
+          throw InputError(source, fmt::format("line {}", line_no),
+                           fmt::format("column {} is out of order: expected GPU{}", t, gpu - 1));
+        }
         std::string name = t;
         if (t.rfind("GPU", 0) != 0) {
           name = fmt::format("NIC{}", nic++);
@@ -170,6 +243,7 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
     }
     SmiRow row;
     row.label = column_alias.count(tokens[0]) ? column_alias[tokens[0]] : tokens[0];
+    row.line = line_no;
     if (tokens.size() < 1 + device_columns) {
       // A truncated row: keep the cells that are there.
       for (std::size_t i = 1; i < tokens.size(); ++i)
@@ -199,6 +273,7 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
                                      c, tokens[0]));
       }
     }
+    check_row(m, row, tokens[0], source);
     m.rows.push_back(std::move(row));
   }
   if (!have_header) {
@@ -206,6 +281,7 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
                      "no nvidia-smi topo -m header found (a line naming GPU0, GPU1, ...)");
   }
   if (m.rows.empty()) throw InputError(source, "", "no device rows after the header");
+  check_symmetric(m, source);
   return m;
 }
 
@@ -344,6 +420,16 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
                                    c));
     }
   }
+  // No pair can bond more NVLinks than one GPU has.
+  for (const auto& r : m.rows) {
+    for (std::size_t c = 0; c < r.cells.size() && model->nvlink_links > 0; ++c) {
+      if (r.cells[c].rfind("NV", 0) != 0 || std::stoi(r.cells[c].substr(2)) <= model->nvlink_links)
+        continue;
+      throw InputError(options.source, fmt::format("line {}", r.line),
+                       fmt::format("{}/{} is {}, but a {} has {} NVLinks", r.label, m.columns[c],
+                                   r.cells[c], options.gpu_model, model->nvlink_links));
+    }
+  }
   auto cell = [&](std::size_t r, std::size_t c) -> std::string {
     if (r == c) return "X";
     auto it = rows.find(m.columns[r]);
@@ -360,6 +446,13 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
   for (std::size_t g : gpu_cols) {
     const SmiRow& r = *rows[m.columns[g]];
     std::string numa = r.numa_affinity.empty() || r.numa_affinity == "N/A" ? "0" : r.numa_affinity;
+    // A NUMA node number as nvidia-smi prints it (at most 4 digits), so that stoi below holds.
+    if (numa.size() > 4 ||
+        !std::all_of(numa.begin(), numa.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      throw InputError(options.source, fmt::format("line {}", r.line),
+                       fmt::format("{} NUMA Affinity \"{}\": expected a NUMA node number or N/A",
+                                   r.label, r.numa_affinity));
+    }
     numa_of[g] = numa;
     if (!cores_of.count(numa)) {
       cores_of[numa] = r.cpu_affinity;

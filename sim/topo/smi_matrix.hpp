@@ -17,6 +17,7 @@ struct SmiRow {
   std::string cpu_affinity;        // "" when not printed (NIC rows)
   std::string numa_affinity;
   std::string gpu_numa_id;
+  int line = 0;  // line of the printout it came from (0 when derived from a topology)
 };
 
 struct SmiMatrix {
@@ -31,7 +32,11 @@ SmiMatrix smi_matrix(const Topology& topo, const Router& router);
 std::string format_smi_matrix(const SmiMatrix& m);
 
 // Reads a printout; the old legend's SOC reads as SYS, NIC columns named mlx5_N read as NICs.
-// Throws InputError naming `source` and the line on anything it cannot read.
+// Throws InputError naming `source` and the line on anything it cannot read, and on a matrix
+// no machine prints: GPU columns other than GPU0..GPUn-1 in order, a row that is not a column
+// or appears twice, a diagonal other than X (or X off it), NV0 or an NV# above kMaxSmiNvlinks,
+// or a cell that differs from its mirror.
+inline constexpr int kMaxSmiNvlinks = 64;
 SmiMatrix parse_smi_printout(const std::string& text, const std::string& source);
 
 struct SmiImport {

@@ -40,9 +40,13 @@ int positive_int_or(const JsonView& root, std::string_view key, int fallback) {
   return v ? positive_int(*v) : fallback;
 }
 
-double positive_number(const JsonView& view) {
+double parameter_count(const JsonView& view) {
   const double v = view.as_number();
   if (!(v > 0)) view.fail(fmt::format("expected a positive number, got {}", v));
+  if (v > kMaxModelParameters) {
+    view.fail(
+        fmt::format("{:g} parameters is above the {:g} linksim accepts", v, kMaxModelParameters));
+  }
   return v;
 }
 
@@ -64,7 +68,7 @@ void parse_plain(const JsonView& root, ModelSpec& m) {
           key));
     }
   }
-  m.plain_parameters = positive_number(root.at("parameters"));
+  m.plain_parameters = parameter_count(root.at("parameters"));
   m.layers = positive_int_or(root, "layers", 1);
   m.hidden = positive_int_or(root, "hidden", 0);
   m.published_parameters = *m.plain_parameters;
@@ -145,7 +149,7 @@ ModelSpec parse_model(const Json& document, const std::string& file,
   } else {
     parse_architecture(root, m);
   }
-  if (auto p = root.get("published_parameters")) m.published_parameters = positive_number(*p);
+  if (auto p = root.get("published_parameters")) m.published_parameters = parameter_count(*p);
   return m;
 }
 
@@ -167,13 +171,17 @@ std::vector<std::string> shipped_model_names() {
   return out;
 }
 
+std::string shipped_model_path(const std::string& name) {
+  return (fs::path(models_dir()) / (name + ".json")).string();
+}
+
 ModelSpec load_model(const std::string& name_or_path) {
   std::error_code ec;
   std::string path = name_or_path;
   const bool looks_like_path =
       name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json";
   if (!fs::exists(path, ec)) {
-    const fs::path shipped = fs::path(models_dir()) / (name_or_path + ".json");
+    const fs::path shipped = shipped_model_path(name_or_path);
     if (looks_like_path || !fs::exists(shipped, ec)) {
       throw InputError(name_or_path, "",
                        fmt::format("no such model file or shipped model; shipped models: {}",

@@ -58,5 +58,11 @@ ModelSpec parse_model(const Json& document, const std::string& file,
 std::vector<std::string> shipped_model_files();
 // Their names (file stems), sorted.
 std::vector<std::string> shipped_model_names();
+// Where the shipped model `name` lives (which may not exist).
+std::string shipped_model_path(const std::string& name);
+
+// Most parameters a model may have (a million times the largest published model), so that
+// FLOPs and bytes derived from it stay finite.
+inline constexpr double kMaxModelParameters = 1e18;
 
 }  // namespace linksim::work

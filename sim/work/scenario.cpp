@@ -10,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/work/model.hpp"
 
 namespace linksim::work {
 namespace fs = std::filesystem;
@@ -50,6 +51,28 @@ std::string resolve_topology(const JsonView& v, const std::string& scenario_file
                     ref));
   }
   return resolved;
+}
+
+// A model reference: a shipped name, or a path relative to the scenario's folder (as for
+// topologies). A shipped name stays as written; a path comes back resolved. An unknown one is
+// refused at /model.
+std::string resolve_model(const JsonView& v, const std::string& scenario_file) {
+  const std::string ref = v.as_string();
+  std::error_code ec;
+  const bool looks_like_path =
+      ref.find('/') != std::string::npos || fs::path(ref).extension() == ".json";
+  if (!looks_like_path) {
+    if (!ref.empty() && fs::exists(shipped_model_path(ref), ec)) return ref;
+    v.fail(
+        fmt::format("unknown model \"{}\": not a shipped model (one of: {}); give a path to "
+                    "a model file, relative to this scenario",
+                    ref, fmt::join(shipped_model_names(), ", ")));
+  }
+  const fs::path relative = fs::path(scenario_file).parent_path() / ref;
+  if (!fs::is_regular_file(relative, ec)) {
+    v.fail(fmt::format("no model file \"{}\" (looked for {})", ref, relative.string()));
+  }
+  return relative.string();
 }
 
 }  // namespace
@@ -100,9 +123,18 @@ Scenario load_scenario(const std::string& path_in) {
     s.job.global_batch = positive_int(job, "global_batch", 1);
     s.job.sequence_length = positive_int(job, "sequence_length", 2048);
     s.job.decode_tokens = positive_int(job, "decode_tokens", 1);
-    s.model = root.at("model").as_string();
   }
 
+  if (s.gradient_sync) {
+    if (auto plan = root.get("plan")) {
+      plan->fail(
+          "a gradient_sync job takes no \"plan\": it times one all-reduce of gradient_size on "
+          "every GPU of the machine");
+    }
+    if (auto model = root.get("model")) {
+      model->fail("a gradient_sync job takes no \"model\": its size is job/gradient_size");
+    }
+  }
   if (auto plan = root.get("plan")) {
     plan->expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "sequence_parallel",
                        "micro_batches", "bucket_size", "recompute"});
@@ -152,6 +184,8 @@ Scenario load_scenario(const std::string& path_in) {
       if (!s.protocol) p->fail("unknown protocol; expected LL, LL128 or Simple");
     }
   }
+  // Last, so that a bad plan or job is reported before a model that is missing.
+  if (!s.gradient_sync) s.model = resolve_model(root.at("model"), path);
   return s;
 }
 

@@ -10,6 +10,7 @@
 
 #include "sim/coll/route_paths.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 
 namespace linksim::work {
 namespace {
@@ -132,6 +133,10 @@ void Loader::read_task(const JsonView& v, std::size_t index) {
     }
     if (!(t.amount > 0)) {
       fail_task(b, t, fmt::format("bytes must be positive, got {}", b.raw().dump()));
+    }
+    if (t.amount > units::kMaxBytes) {
+      fail_task(b, t,
+                fmt::format("bytes {} is above the 1e18 (1 EB) linksim accepts", b.raw().dump()));
     }
     t.src = endpoint(v.at("src"), t);
     t.dst = endpoint(v.at("dst"), t);

@@ -141,6 +141,27 @@ TEST(TaskGraph, RejectsAnUnknownEndpoint) {
             "in topology \"test-box\"");
 }
 
+// Sizes and durations whose results would not be finite, or absurd, are refused (issue 13,
+// item 9): 1e308 GB is infinite in bytes; the bounds are 1 EB and 1e7 s (sim/core/units.hpp).
+TEST(TaskGraph, RejectsSizesAndDurationsBeyondTheBounds) {
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "gpu1", "bytes": "1e308 GB"}]})"),
+            "graph.json: at /tasks/0/bytes: size \"1e308 GB\" is beyond what "
+            "linksim accepts: at most 1 EB (1e18 bytes)");
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "gpu1", "bytes": 9000000000000000000}]})"),
+            "graph.json: at /tasks/0/bytes: task \"x\": bytes 9000000000000000000 is above the "
+            "1e18 (1 EB) linksim accepts");
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "c", "kind": "compute", "gpu": "gpu0",
+      "duration": "1e308 s"}]})"),
+            "graph.json: at /tasks/0/duration: time \"1e308 s\" is beyond what "
+            "linksim accepts: at most 1e7 s (about 116 days)");
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "gpu1", "bytes": 1e309}]})"),
+            "graph.json: at line 2, column 31: malformed JSON: number too large for a double: "
+            "'1e309'");
+}
+
 TEST(TaskGraph, RejectsZeroAndNegativeSizes) {
   EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
       "dst": "gpu1", "bytes": 0}]})"),

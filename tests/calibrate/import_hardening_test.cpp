@@ -1,0 +1,203 @@
+// Importers refuse damaged or impossible logs with the file and line, instead of crashing or
+// fitting garbage (issue 13, items 5, 9 and 10). Each case edits one line of a real fixture.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "calibrate/import_bandwidth_test.hpp"
+#include "calibrate/import_nccl_tests.hpp"
+#include "calibrate/import_nvbandwidth.hpp"
+#include "calibrate/import_p2p_matrix.hpp"
+#include "calibrate/text_lines.hpp"
+#include "sim/core/error.hpp"
+#include "tests/support/temp_files.hpp"
+
+namespace linksim::calibrate {
+namespace {
+
+std::string fixture(const std::string& name) {
+  return read_text_file(linksim::testing::source_dir() + "/tests/data/calibrate/" + name);
+}
+
+// `text` with the first occurrence of `from` replaced by `to`; fails the test if absent.
+std::string edit(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+ImportOptions gpus(int n) {
+  ImportOptions o;
+  o.expected_gpu_count = n;
+  return o;
+}
+
+// --- nccl-tests -----------------------------------------------------------------------------
+
+const std::string kRow8 =
+    "           8             2     float     sum      -1    12.25    0.00    0.00      0    "
+    "12.25    0.00    0.00      0";
+
+std::string nccl_error(const std::string& text, const ImportOptions& o = {}) {
+  return error_of([&] { import_nccl_tests(text, "ar.txt", o); });
+}
+
+TEST(ImportNcclTestsHardening, SecondColumnHeaderIsRefusedNotAHeapOverflow) {
+  const std::string good = fixture("rtx2080ti-2x-all_reduce_perf.txt");
+  // A second "size count" header without time/algbw/busbw columns used to keep the first
+  // header's column indices (up to 12) for rows of 3 cells.
+  const std::string twice = edit(good, "# Out of bounds", "#  size count type\n  8 2 float\n#");
+  EXPECT_EQ(nccl_error(twice),
+            "ar.txt: at line 23: a second column header (the first is at line 14); give one "
+            "run per file");
+}
+
+TEST(ImportNcclTestsHardening, RowsWithImpossibleFiguresAreRefused) {
+  const std::string good = fixture("rtx2080ti-2x-all_reduce_perf.txt");
+  // Line 16 is the 8-byte row.
+  EXPECT_EQ(nccl_error(edit(good, "-1    12.25", "-1    -12.25")),
+            "ar.txt: at line 16: time (us): expected a positive number, found \"-12.25\"");
+  EXPECT_EQ(nccl_error(edit(good, "-1    12.25", "-1    0.00")),
+            "ar.txt: at line 16: time (us): expected a positive number, found \"0.00\"");
+  EXPECT_EQ(nccl_error(edit(good, "           8   ", "          -8   ")),
+            "ar.txt: at line 16: size (B): expected a non-negative integer, found \"-8\"");
+  // 1e308 GB/s overflows to infinity in B/s; the bound is 1 PB/s = 1e6 GB/s.
+  EXPECT_EQ(nccl_error(edit(good, "12.25    0.00", "12.25    1e308")),
+            "ar.txt: at line 16: algbw (GB/s): 1e308 is above the 1e+06 linksim accepts");
+  EXPECT_EQ(nccl_error(edit(good, "0.00    0.00      0    12.25", "0.00   -0.01      0    12.25")),
+            "ar.txt: at line 16: busbw (GB/s): expected a number >= 0, found \"-0.01\"");
+}
+
+TEST(ImportNcclTestsHardening, TypeRedopAndCountMustAgree) {
+  const std::string good = fixture("rtx2080ti-2x-all_reduce_perf.txt");
+  EXPECT_EQ(nccl_error(edit(good, kRow8, edit(kRow8, "float", "quad"))),
+            "ar.txt: at line 16: unknown data type \"quad\"");
+  EXPECT_EQ(nccl_error(edit(good, kRow8, edit(kRow8, "  sum", "  xor"))),
+            "ar.txt: at line 16: unknown reduction \"xor\"; expected sum, prod, max, min, avg, "
+            "mulsum or none");
+  // all_reduce: size = count x 4 bytes (float), 2 x 4 = 8; 3 x 4 = 12 != 8.
+  EXPECT_EQ(nccl_error(edit(good, kRow8, edit(kRow8, "   2  ", "   3  "))),
+            "ar.txt: at line 16: size 8 B is not count 3 x 4 B (float)");
+  // all_gather on 2 ranks: size = count x 4 B x 2 ranks, 128 x 8 = 1024; 256 x 8 = 2048.
+  const std::string ag = fixture("rtx2080ti-2x-all_gather_perf.txt");
+  EXPECT_EQ(error_of([&] {
+              import_nccl_tests(edit(ag, "  1024           128", "  1024           256"), "ag.txt");
+            }),
+            "ag.txt: at line 16: size 1024 B is not count 256 x 4 B (float) x 2 ranks");
+}
+
+TEST(ImportNcclTestsHardening, HeaderCountsAreCheckedAgainstTheMachine) {
+  const std::string good = fixture("rtx2080ti-2x-all_reduce_perf.txt");
+  // The header is line 7.
+  EXPECT_EQ(nccl_error(edit(good, "nGpus 2", "nGpus 0")),
+            "ar.txt: at line 7: nGpus: expected at least 1, found 0");
+  EXPECT_EQ(nccl_error(edit(good, "nThread 1", "nThread 0")),
+            "ar.txt: at line 7: nThread: expected at least 1, found 0");
+  // nGpus 8 on a 2-GPU machine, even though only two "#  Rank" lines follow.
+  EXPECT_EQ(nccl_error(edit(good, "nGpus 2", "nGpus 8"), gpus(2)),
+            "ar.txt: at line 7: one process drives 1 x 8 = 8 GPUs but the topology has 2");
+  // 10^9 GPUs is named in the log, not in the machine file.
+  EXPECT_EQ(nccl_error(edit(good, "nGpus 2", "nGpus 1000000000")),
+            "ar.txt: at line 7: nGpus: 1000000000 is above the 1048576 linksim accepts");
+  // Two Rank lines cannot come from one thread driving 4 GPUs.
+  EXPECT_EQ(nccl_error(edit(good, "nGpus 2", "nGpus 4")),
+            "ar.txt: at line 7: 2 \"#  Rank\" lines are not a whole number of processes of 1 "
+            "x 4 GPUs");
+}
+
+// --- p2pBandwidthLatencyTest ----------------------------------------------------------------
+
+const std::string kP2p =
+    "Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n"
+    "   D\\D     0      1\n"
+    "     0 541.84   5.71\n"
+    "     1   5.70 543.05\n";
+
+std::string p2p_error(const std::string& text, const ImportOptions& o = {}) {
+  return error_of([&] { import_p2p_matrix(text, "p2p.txt", o); });
+}
+
+TEST(ImportP2pHardening, BandwidthsAndLabelsAreBounded) {
+  // 1e308 GB/s is infinite in B/s.
+  EXPECT_EQ(p2p_error(edit(kP2p, "5.71", "1e308")),
+            "p2p.txt: at line 3: matrix cell: 1e308 is above the 1e+06 linksim accepts");
+  // A row label that is not one of the column labels.
+  EXPECT_EQ(p2p_error(edit(kP2p, "     1   5.70", "     7   5.70")),
+            "p2p.txt: at line 4: row label 7 is not one of the matrix's columns (0 1)");
+  EXPECT_EQ(p2p_error(edit(kP2p, "     1   5.70", "     0   5.70")),
+            "p2p.txt: at line 4: row 0 appears twice (first at line 3)");
+  // 99999999999 does not fit an int: named with its line, not wrapped.
+  EXPECT_EQ(p2p_error(edit(kP2p, "     0      1", "     0      99999999999")),
+            "p2p.txt: at line 2: matrix column label: 99999999999 is above the 65535 linksim "
+            "accepts");
+  // Labels beyond the machine's GPUs.
+  EXPECT_EQ(p2p_error(edit(edit(kP2p, "     0      1", "     0      5"), "     1   5.70",
+                           "     5   5.70"),
+                      gpus(2)),
+            "p2p.txt: at line 2: GPU 5 is beyond the topology's 2 GPUs");
+}
+
+TEST(ImportP2pHardening, PeerAccessLinesNameDevicesOfTheMatrix) {
+  EXPECT_EQ(p2p_error("Device=0 CANNOT Access Peer Device=99\n" + kP2p),
+            "p2p.txt: at line 1: device 99 is not one of the matrices' GPUs (0 1)");
+  EXPECT_EQ(p2p_error("Device=0 CANNOT Access Peer Device=1\n" + kP2p, gpus(2)), "(no error)");
+  EXPECT_EQ(p2p_error("Device=0 MAYBE Access Peer Device=1\n" + kP2p),
+            "p2p.txt: at line 1: expected \"CAN\" or \"CANNOT\", found \"MAYBE\"");
+}
+
+// --- bandwidthTest --------------------------------------------------------------------------
+
+TEST(ImportBandwidthTestHardening, BandwidthIsBounded) {
+  const std::string good = fixture("rtx2080ti-2x-bandwidthTest.txt");
+  const auto first_row = good.find("32000000");
+  ASSERT_NE(first_row, std::string::npos);
+  const auto eol = good.find('\n', first_row);
+  std::string bad = good;
+  bad.replace(first_row, eol - first_row, "32000000\t\t\t1e308");
+  // The first table row is line 14; 1 PB/s = 1e6 GB/s.
+  EXPECT_EQ(error_of([&] { import_bandwidth_test(bad, "bw.txt"); }),
+            "bw.txt: at line 14: bandwidth: 1e308 is above the 1e+06 linksim accepts");
+}
+
+// --- nvbandwidth ----------------------------------------------------------------------------
+
+const std::string kPeer =
+    "Running device_to_device_memcpy_read_ce.\n"
+    "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)\n"
+    "           0         1\n"
+    " 0       N/A    276.07\n"
+    " 1    276.19       N/A\n"
+    "\n"
+    "SUM device_to_device_memcpy_read_ce 552.26\n";
+
+std::string nvb_error(const std::string& text, const ImportOptions& o = {}) {
+  return error_of([&] { import_nvbandwidth(text, "nvb.txt", o); });
+}
+
+TEST(ImportNvbandwidthHardening, NegativeHugeAndStrayRowsAreRefused) {
+  EXPECT_EQ(nvb_error(edit(kPeer, "276.07", "-276.07")),
+            "nvb.txt: at line 4: bandwidth (GB/s): expected a number >= 0, found \"-276.07\"");
+  EXPECT_EQ(nvb_error(edit(kPeer, "276.07", "1e308")),
+            "nvb.txt: at line 4: bandwidth (GB/s): 1e308 is above the 1e+06 linksim accepts");
+  // Row 9 of a 2-GPU matrix was read as a GPU of its own.
+  EXPECT_EQ(nvb_error(edit(kPeer, " 1    276.19", " 9    276.19")),
+            "nvb.txt: at line 5: row label 9 is not one of the matrix's columns (0 1)");
+  EXPECT_EQ(nvb_error(edit(edit(kPeer, "           0         1", "           0         4"),
+                           " 1    276.19", " 4    276.19"),
+                      gpus(2)),
+            "nvb.txt: at line 3: GPU 4 is beyond the topology's 2 GPUs");
+}
+
+}  // namespace
+}  // namespace linksim::calibrate
