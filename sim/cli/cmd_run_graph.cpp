@@ -20,6 +20,7 @@ void register_run_graph(CLI::App& app) {
     std::string trace;
     std::string output;
     bool force = false;
+    std::string rates = "line";
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -36,12 +37,19 @@ void register_run_graph(CLI::App& app) {
   cmd->add_option("--trace", args->trace, "Also write a Chrome trace (open in Perfetto)");
   cmd->add_option("--output,-o", args->output, "Write the report here instead of stdout");
   cmd->add_flag("--force", args->force, "Overwrite existing output files");
+  cmd->add_option("--rates", args->rates,
+                  "Link capacities: line (the links' line rates, as the seed article counts) or "
+                  "payload (after encoding and headers, as collectives and copies see them)")
+      ->check(CLI::IsMember({"line", "payload"}))
+      ->capture_default_str();
   cmd->callback([args] {
     CommandOutputs outputs(args->force);
     outputs.claim(args->trace);
     outputs.claim(args->output);
     const topo::Topology topology = topo::load_topology(args->topology);
-    const work::TaskGraph graph = work::load_task_graph(args->graph, topology);
+    const work::TaskGraph graph = work::load_task_graph(
+        args->graph, topology,
+        args->rates == "payload" ? work::LinkRates::payload : work::LinkRates::line);
     const engine::Timeline timeline = graph.simulation.run();
     const engine::Names names{graph.task_names, graph.gpu_names, topo::channel_names(topology)};
     const engine::Summary summary = engine::summarize(graph.simulation, timeline, names);

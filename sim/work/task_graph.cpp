@@ -11,6 +11,7 @@
 #include "sim/coll/route_paths.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
+#include "sim/topo/link_payload.hpp"
 
 namespace linksim::work {
 namespace {
@@ -37,8 +38,8 @@ std::optional<engine::TaskKind> kind_from_string(const std::string& s) {
 
 class Loader {
  public:
-  Loader(const JsonView& root, const topo::Topology& topology)
-      : root_(root), topo_(topology), router_(topology) {}
+  Loader(const JsonView& root, const topo::Topology& topology, LinkRates rates)
+      : root_(root), topo_(topology), router_(topology), rates_(rates) {}
 
   TaskGraph load();
 
@@ -55,6 +56,7 @@ class Loader {
   JsonView root_;
   const topo::Topology& topo_;
   topo::Router router_;
+  LinkRates rates_;
   std::vector<RawTask> tasks_;
   std::vector<JsonView> views_;
   std::map<std::string, std::size_t> by_id_;
@@ -274,8 +276,11 @@ TaskGraph Loader::load() {
     gpu_names.push_back(topo_.node(g).id);
   }
   std::vector<double> capacity(topo_.channel_count());
-  for (topo::ChannelId c = 0; c < capacity.size(); ++c) {
-    capacity[c] = topo_.channel_bandwidth_Bps(c);
+  if (rates_ == LinkRates::payload) {
+    capacity = topo::payload_capacities_Bps(topo_);
+  } else {
+    for (topo::ChannelId c = 0; c < capacity.size(); ++c)
+      capacity[c] = topo_.channel_bandwidth_Bps(c);
   }
   TaskGraph graph{engine::Simulation(std::move(capacity), gpu_names.size()), {}, {}, {}};
   graph.gpu_names = std::move(gpu_names);
@@ -291,12 +296,13 @@ TaskGraph Loader::load() {
 }  // namespace
 
 TaskGraph parse_task_graph(const Json& document, const std::string& file,
-                           const topo::Topology& topology) {
-  return Loader(JsonView(document, file), topology).load();
+                           const topo::Topology& topology, LinkRates rates) {
+  return Loader(JsonView(document, file), topology, rates).load();
 }
 
-TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology) {
-  return parse_task_graph(read_json_file(path), path, topology);
+TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology,
+                          LinkRates rates) {
+  return parse_task_graph(read_json_file(path), path, topology, rates);
 }
 
 }  // namespace linksim::work

@@ -25,8 +25,15 @@ struct TaskGraph {
   std::string description;
 };
 
-TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology);
+// Which capacity a link offers a task graph's transfers. `line`: the link's line rate, as the
+// seed article's arithmetic counts (10 GB over 32 GB/s PCIe 4.0 x16 is 0.3125 s), for schedules
+// whose bytes already include every overhead. `payload`: what the link carries after its
+// encoding and packet headers (sim/topo/link_payload.hpp), as collectives and copies see it.
+enum class LinkRates { line, payload };
+
+TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology,
+                          LinkRates rates = LinkRates::line);
 TaskGraph parse_task_graph(const Json& document, const std::string& file,
-                           const topo::Topology& topology);
+                           const topo::Topology& topology, LinkRates rates = LinkRates::line);
 
 }  // namespace linksim::work

@@ -211,6 +211,15 @@ TEST(TaskGraph, ShippedSeedExampleLoads) {
   EXPECT_DOUBLE_EQ(g.simulation.run().makespan_s, 0.4125);  // 0.1 + 10e9 / 32e9
 }
 
+TEST(TaskGraph, PayloadRatesAreTheLinksPayload) {
+  const topo::Topology t = test_machine();
+  const TaskGraph g = load_task_graph(
+      testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json", t, LinkRates::payload);
+  // The PCIe 4.0 x16 link carries 32 GB/s x 0.82 = 26.24 GB/s of payload:
+  // 0.1 s + 10e9 / 26.24e9 = 0.1 + 0.381097561 s.
+  EXPECT_NEAR(g.simulation.run().makespan_s, 0.1 + 10e9 / 26.24e9, 1e-12);
+}
+
 TEST(TaskGraphSchema, ShippedExampleConformsAndBadShapesDoNot) {
   const Json schema = read_json_file(testing::source_dir() + "/docs/task-graph.schema.json");
   const Json seed =
