@@ -1,12 +1,14 @@
 // `linksim nccl-tests BINARY -t MACHINE ...`: nccl-tests' table for a simulated machine.
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/gnuplot.hpp"
 #include "sim/coll/algorithm_registry.hpp"
+#include "sim/coll/nccl_selection.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/nccl_tests_table.hpp"
@@ -66,8 +68,12 @@ void register_nccl_tests(CLI::App& app) {
   const auto& algorithms = coll::AlgorithmRegistry::builtin();
   cmd->add_option(
       "--algo", args->algo,
-      fmt::format("Force an algorithm, as NCCL_ALGO: {}", fmt::join(algorithms.names(), ", ")));
-  cmd->add_option("--proto", args->proto, "Force a protocol, as NCCL_PROTO: LL, LL128, Simple");
+      fmt::format("Algorithms NCCL may use, in NCCL_ALGO's syntax (a list, or ^list for all but): "
+                  "{} (default: $NCCL_ALGO, else any; NCCL_NVLS_ENABLE=0 drops NVLS)",
+                  fmt::join(algorithms.names(), ", ")));
+  cmd->add_option("--proto", args->proto,
+                  "Protocols, in NCCL_PROTO's syntax: LL, LL128, Simple (default: $NCCL_PROTO, "
+                  "else any)");
   cmd->add_flag("--explain", args->explain,
                 "After each size: the algorithm, protocol, channels and bottleneck link");
   cmd->add_flag("--force", args->force, "Overwrite the -J file and the plot");
@@ -113,20 +119,24 @@ void register_nccl_tests(CLI::App& app) {
     if (spec.root < 0 || spec.root >= want) {
       throw InputError("", "-r", fmt::format("expected a root from 0 to {}", want - 1));
     }
-    if (!args->algo.empty()) {
-      const auto& registry = coll::AlgorithmRegistry::builtin();
-      spec.algorithm = registry.find(args->algo);
-      if (!spec.algorithm)
-        throw InputError("", "--algo", registry.unknown_name_message(args->algo));
+    // NCCL's environment, as a real nccl-tests run would see it; --algo and --proto (same
+    // syntax) take precedence.
+    // A flag's value, else the environment variable's; `source` says which, for errors.
+    const auto setting = [](const std::string& flag_value, const char* flag, const char* variable,
+                            std::string& source) {
+      const char* env = std::getenv(variable);
+      source = flag_value.empty() ? variable : flag;
+      return flag_value.empty() ? std::string(env ? env : "") : flag_value;
+    };
+    std::string source;
+    if (const auto algo = setting(args->algo, "--algo", "NCCL_ALGO", source); !algo.empty()) {
+      spec.allowed_algorithms = coll::parse_nccl_algo(algo, source);
     }
-    if (!args->proto.empty()) {
-      spec.protocol = coll::protocol_from_string(args->proto);
-      if (!spec.protocol) {
-        throw InputError("", "--proto",
-                         fmt::format("unknown protocol \"{}\"; expected LL, LL128 "
-                                     "or Simple",
-                                     args->proto));
-      }
+    if (const auto proto = setting(args->proto, "--proto", "NCCL_PROTO", source); !proto.empty()) {
+      spec.allowed_protocols = coll::parse_nccl_proto(proto, source);
+    }
+    if (const char* nvls = std::getenv("NCCL_NVLS_ENABLE"); nvls && std::string(nvls) == "0") {
+      spec.allowed_algorithms = coll::without_nvls(spec.allowed_algorithms);
     }
     if (args->gpus_per_thread < 0 || args->gpus_per_thread > want ||
         (args->gpus_per_thread > 0 && want % args->gpus_per_thread != 0)) {

@@ -1,6 +1,7 @@
 #include "sim/coll/collective_sim.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <stdexcept>
 
@@ -29,6 +30,24 @@ std::string why_no_candidate(const CollectiveAlgorithm& a, const Communicator& c
   return why;
 }
 
+std::string algorithm_text(const Request& r) {
+  if (r.algorithm) return std::string(to_string(*r.algorithm));
+  if (r.allowed_algorithms.empty()) return "any";
+  std::vector<std::string> names;
+  for (Algorithm a : r.allowed_algorithms)
+    names.emplace_back(to_string(a));
+  return fmt::format("{}", fmt::join(names, ","));
+}
+
+std::string protocol_text(const Request& r) {
+  if (r.protocol) return std::string(to_string(*r.protocol));
+  if (r.allowed_protocols.empty()) return "any";
+  std::vector<std::string> names;
+  for (Protocol p : r.allowed_protocols)
+    names.emplace_back(to_string(p));
+  return fmt::format("{}", fmt::join(names, ","));
+}
+
 }  // namespace
 
 int channels_for(const Communicator& comm, Algorithm a, Protocol p, double bytes) {
@@ -41,9 +60,11 @@ std::vector<Choice> candidate_choices(const Communicator& comm, const Request& r
   std::vector<Choice> out;
   for (const CollectiveAlgorithm* a : algorithms) {
     if (request.algorithm && *request.algorithm != a->id()) continue;
+    if (!allows(request, a->id())) continue;
     if (!a->serves(request.op) || a->why_ineligible(comm)) continue;
     for (Protocol p : a->protocols(comm, request)) {
       if (request.protocol && *request.protocol != p) continue;
+      if (!allows(request, p)) continue;
       out.push_back({a->id(), p, a->channels(comm, p, request.size_bytes)});
     }
   }
@@ -51,14 +72,16 @@ std::vector<Choice> candidate_choices(const Communicator& comm, const Request& r
     // Why each algorithm the caller forced, or the operation could use, gave nothing.
     std::vector<std::string> reasons;
     for (const CollectiveAlgorithm* a : algorithms) {
-      if (request.algorithm ? *request.algorithm == a->id() : a->serves(request.op)) {
+      const bool asked = request.algorithm ? *request.algorithm == a->id()
+                                           : allows(request, a->id()) && a->serves(request.op);
+      if (asked) {
         reasons.push_back(why_no_candidate(*a, comm, request));
       }
     }
-    *why_empty = fmt::format(
-        "no way to run {} with algorithm {} and protocol {} on this machine ({})",
-        to_string(request.op), request.algorithm ? to_string(*request.algorithm) : "any",
-        request.protocol ? to_string(*request.protocol) : "any", fmt::join(reasons, "; "));
+    *why_empty =
+        fmt::format("no way to run {} with algorithm {} and protocol {} on this machine ({})",
+                    to_string(request.op), algorithm_text(request), protocol_text(request),
+                    fmt::join(reasons, "; "));
   }
   return out;
 }

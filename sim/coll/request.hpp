@@ -1,7 +1,9 @@
 #pragma once
 // What a caller asks of a collective, and how the planner chose to run it.
 
+#include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "sim/coll/collective.hpp"
 
@@ -16,7 +18,23 @@ struct Request {
   int root = 0;
   std::optional<Algorithm> algorithm;  // NCCL_ALGO
   std::optional<Protocol> protocol;    // NCCL_PROTO
+  // NCCL_ALGO / NCCL_PROTO as lists (nccl_selection.hpp): the planner picks only among these.
+  // Empty allows every one.
+  std::vector<Algorithm> allowed_algorithms;
+  std::vector<Protocol> allowed_protocols;
 };
+
+// Whether the request's lists allow `a` / `p`.
+inline bool allows(const Request& r, Algorithm a) {
+  return r.allowed_algorithms.empty() ||
+         std::find(r.allowed_algorithms.begin(), r.allowed_algorithms.end(), a) !=
+             r.allowed_algorithms.end();
+}
+inline bool allows(const Request& r, Protocol p) {
+  return r.allowed_protocols.empty() ||
+         std::find(r.allowed_protocols.begin(), r.allowed_protocols.end(), p) !=
+             r.allowed_protocols.end();
+}
 
 struct Choice {
   Algorithm algorithm = Algorithm::ring;

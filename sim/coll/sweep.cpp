@@ -140,6 +140,8 @@ std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec)
     request.root = spec.root;
     request.algorithm = spec.algorithm;
     request.protocol = spec.protocol;
+    request.allowed_algorithms = spec.allowed_algorithms;
+    request.allowed_protocols = spec.allowed_protocols;
     row.outcome = with_host_launch_floor(simulate_collective(comm, request), comm.topology(),
                                          spec.gpus_per_thread > 0 ? spec.gpus_per_thread : n,
                                          spec.iterations, row.size_bytes);

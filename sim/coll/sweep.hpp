@@ -25,6 +25,9 @@ struct SweepSpec {
   int root = 0;
   std::optional<Algorithm> algorithm;
   std::optional<Protocol> protocol;
+  // NCCL_ALGO / NCCL_PROTO lists (nccl_selection.hpp): empty allows every one.
+  std::vector<Algorithm> allowed_algorithms;
+  std::vector<Protocol> allowed_protocols;
 };
 
 struct SweepRow {

@@ -1,0 +1,50 @@
+#include "sim/coll/nccl_selection.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/core/error.hpp"
+
+namespace linksim::coll {
+namespace {
+
+std::string error_of(auto&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(NcclSelectionTest, ListsAndExclusionsAsNcclReadsThem) {
+  // Registry order is Ring, Tree, NVLS, P2P; names ignore case and spaces around commas.
+  EXPECT_EQ(parse_nccl_algo("ring", "NCCL_ALGO"), (std::vector<Algorithm>{Algorithm::ring}));
+  EXPECT_EQ(parse_nccl_algo("Tree, RING", "NCCL_ALGO"),
+            (std::vector<Algorithm>{Algorithm::ring, Algorithm::tree}));
+  EXPECT_EQ(parse_nccl_algo("^NVLS", "NCCL_ALGO"),
+            (std::vector<Algorithm>{Algorithm::ring, Algorithm::tree, Algorithm::pairwise}));
+  EXPECT_EQ(parse_nccl_proto("^LL", "NCCL_PROTO"),
+            (std::vector<Protocol>{Protocol::ll128, Protocol::simple}));
+  EXPECT_EQ(parse_nccl_proto("simple", "NCCL_PROTO"), (std::vector<Protocol>{Protocol::simple}));
+  EXPECT_EQ(without_nvls({}),
+            (std::vector<Algorithm>{Algorithm::ring, Algorithm::tree, Algorithm::pairwise}));
+  EXPECT_EQ(without_nvls({Algorithm::nvls, Algorithm::tree}),
+            (std::vector<Algorithm>{Algorithm::tree}));
+}
+
+TEST(NcclSelectionTest, BadListsAreNamed) {
+  EXPECT_EQ(error_of([] { parse_nccl_algo("Ring,Bogus", "NCCL_ALGO"); }),
+            "NCCL_ALGO: unknown algorithm \"Bogus\"; expected one of Ring, Tree, NVLS, P2P");
+  EXPECT_EQ(error_of([] { parse_nccl_algo("^Ring,Tree,NVLS,P2P", "NCCL_ALGO"); }),
+            "NCCL_ALGO: \"^Ring,Tree,NVLS,P2P\" allows no algorithm");
+  EXPECT_EQ(error_of([] { parse_nccl_algo(",", "NCCL_ALGO"); }),
+            "NCCL_ALGO: \",\": names no entry");
+  EXPECT_EQ(error_of([] { parse_nccl_algo("allreduce:tree;broadcast:ring", "NCCL_ALGO"); }),
+            "NCCL_ALGO: \"allreduce:tree;broadcast:ring\": per-operation lists (op:list;...) are "
+            "not modelled; give one list for every operation");
+  EXPECT_EQ(error_of([] { parse_nccl_proto("LL256", "NCCL_PROTO"); }),
+            "NCCL_PROTO: unknown protocol \"LL256\"; expected LL, LL128 or Simple");
+}
+
+}  // namespace
+}  // namespace linksim::coll
