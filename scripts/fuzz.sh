@@ -23,8 +23,14 @@ for t in "${targets[@]}"; do
   mkdir -p "$work"
   cp -n tests/fuzz/corpus/"$t"/* "$work"/ 2>/dev/null || true
   echo "== fuzz_$t for ${seconds} s"
-  if ! build-fuzz/fuzz_"$t" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -max_len=65536 -artifact_prefix="build-fuzz/crash-$t-" -print_final_stats=1; then
+  # libFuzzer's running commentary goes to a log; its final statistics, or the log's end on a
+  # failure, are shown.
+  log="build-fuzz/fuzz_$t.log"
+  if build-fuzz/fuzz_"$t" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=65536 -artifact_prefix="build-fuzz/crash-$t-" -print_final_stats=1 >"$log" 2>&1; then
+    grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$log" || true
+  else
+    tail -n 40 "$log"
     failed+=("$t")
   fi
 done

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/topo/link_payload.hpp"
 #include "sim/coll/sweep.hpp"
+#include "sim/topo/link_payload.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/coll/test_machines.hpp"
 
