@@ -13,14 +13,14 @@
 namespace linksim::cli {
 namespace {
 
-// A whole number of bytes, as the samples read them (atoi-like, but strict).
-double parse_count(const std::string& text, const std::string& what) {
+// A whole number from `min` to 4e9, as the samples read their counts (atoi-like, but strict).
+double parse_count(const std::string& text, const std::string& what, long long min = 1) {
   long long v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v <= 0 || v > 4'000'000'000LL) {
-    throw InputError(
-        "", "",
-        fmt::format("{}: expected a whole number from 1 to 4000000000, got \"{}\"", what, text));
+  if (ec != std::errc() || end != text.data() + text.size() || v < min || v > 4'000'000'000LL) {
+    throw InputError("", "",
+                     fmt::format("{}: expected a whole number from {} to 4000000000, got \"{}\"",
+                                 what, min, text));
   }
   return static_cast<double>(v);
 }
@@ -104,7 +104,7 @@ void register_bandwidth(CLI::App& app) {
     o.dtod = !any || a->dtod;
     const int gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
     if (a->device != "all") {
-      const double d = a->device == "0" ? 0 : parse_count(a->device, "device");
+      const double d = parse_count(a->device, "device", 0);
       if (d >= gpus) {
         throw InputError(machine.file, "",
                          fmt::format("device {} does not exist: the machine has GPUs 0 to {}",

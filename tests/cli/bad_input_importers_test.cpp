@@ -13,12 +13,9 @@ namespace {
 
 using testing::read_file;
 using testing::run_linksim;
+using testing::shell_quote;
 using testing::source_dir;
 using testing::TempDir;
-
-std::string quoted(const std::string& path) {
-  return "'" + path + "'";
-}
 
 // Runs `args`; expects exit 2, an empty stdout, a single stderr line that contains `part`, and
 // no file at `output` when one is given.
@@ -52,7 +49,7 @@ TEST(BadInputImporters, NcclTestsLogsForFit) {
   const std::string out = dir.path() + "/calibrated.json";
   const auto fit = [&](const std::string& name, const std::string& text) {
     return "fit --topology rtx2080ti-2x --date 2026-01-01 --nccl-tests " +
-           quoted(dir.write(name, text)) + " -o " + quoted(out);
+           shell_quote(dir.write(name, text)) + " -o " + shell_quote(out);
   };
   // A second header without time columns: a heap overflow before.
   expect_refused(fit("twice.txt", replaced(good, "# Out of bounds", "#  size count type\n#")),
@@ -80,7 +77,7 @@ TEST(BadInputImporters, CopyLogsForFit) {
   const std::string out = dir.path() + "/calibrated.json";
   const auto fit = [&](const std::string& flag, const std::string& name, const std::string& text) {
     return "fit --topology rtx2080ti-2x --date 2026-01-01 " + flag + " " +
-           quoted(dir.write(name, text)) + " -o " + quoted(out);
+           shell_quote(dir.write(name, text)) + " -o " + shell_quote(out);
   };
   const std::string p2p = calibrate_data("rtx2080ti-2x-p2p.txt");
   expect_refused(fit("--p2p", "peer99.txt", replaced(p2p, "Peer Device=1", "Peer Device=99")),
@@ -96,8 +93,8 @@ TEST(BadInputImporters, SmiPrintoutsForTopoImport) {
   const std::string good = read_file(source_dir() + "/tests/data/smi/a100-8x-nvlink-pairs.txt");
   const std::string out = dir.path() + "/imported.json";
   const auto import = [&](const std::string& name, const std::string& text) {
-    return "topo import " + quoted(dir.write(name, text)) + " --gpu A100-SXM4-80GB -o " +
-           quoted(out);
+    return "topo import " + shell_quote(dir.write(name, text)) + " --gpu A100-SXM4-80GB -o " +
+           shell_quote(out);
   };
   const std::string row0 = "GPU0     X      NV12    NODE";
   // Line 2 is the header, line 3 GPU0's row, line 4 GPU1's.
@@ -130,10 +127,10 @@ TEST(BadInputImporters, JsonInputs) {
   TempDir dir;
   const std::string topo = read_file(source_dir() + "/topologies/rtx2080ti-2x.json");
   const std::string overflow = dir.write("overflow.json", "{\"title\": 1e309}");
-  expect_refused("topo show " + quoted(overflow),
+  expect_refused("topo show " + shell_quote(overflow),
                  "overflow.json: at line 1, column 11: malformed JSON: number too large");
   const std::string deep = dir.write("deep.json", std::string(300'000, '['));
-  expect_refused("topo show " + quoted(deep),
+  expect_refused("topo show " + shell_quote(deep),
                  "deep.json: at line 1, column 257: JSON nested deeper than 256 levels");
   const std::string parens(20'000, '(');
   const std::string expr = dir.write(
@@ -141,13 +138,13 @@ TEST(BadInputImporters, JsonInputs) {
       R"({"title": "t", "nodes": [{"id": "gpu", "kind": "gpu", "count": 2, "model": "A100-SXM4-80GB"}],
   "links": [{"for": {"g": "0..0"}, "a": "gpu{)" +
           parens + R"(g}", "b": "gpu1", "kind": "nvlink", "generation": 3, "lanes": 4}]})");
-  expect_refused("topo show " + quoted(expr), "expression nested deeper than 64 levels");
+  expect_refused("topo show " + shell_quote(expr), "expression nested deeper than 64 levels");
   const std::string wrap = dir.write(
       "wrap.json",
       R"({"title": "t", "nodes": [{"id": "gpu", "kind": "gpu", "count": 2, "model": "A100-SXM4-80GB"}],
   "links": [{"for": {"g": "0..0"}, "a": "gpu{(g+2)*9223372036854775807*4}", "b": "gpu1",
   "kind": "nvlink", "generation": 3, "lanes": 4}]})");
-  expect_refused("topo show " + quoted(wrap), "result does not fit a 64-bit integer");
+  expect_refused("topo show " + shell_quote(wrap), "result does not fit a 64-bit integer");
 }
 
 // Scenarios: figures beyond their bounds, a plan a gradient_sync job would ignore, and models
@@ -159,15 +156,16 @@ TEST(BadInputImporters, Scenarios) {
       "compute_time": "100 ms", "gradient_size": ")" +
            size + "\"}" + extra + "}";
   };
-  expect_refused("run " + quoted(dir.write("inf.json", gradient_sync("1e308 GB", ""))),
+  expect_refused("run " + shell_quote(dir.write("inf.json", gradient_sync("1e308 GB", ""))),
                  "inf.json: at /job/gradient_size: size \"1e308 GB\" is beyond what linksim "
                  "accepts");
-  expect_refused("run " + quoted(dir.write("plan.json", gradient_sync("10 GB", R"(, "plan": {})"))),
-                 "plan.json: at /plan: a gradient_sync job takes no \"plan\"");
+  expect_refused(
+      "run " + shell_quote(dir.write("plan.json", gradient_sync("10 GB", R"(, "plan": {})"))),
+      "plan.json: at /plan: a gradient_sync job takes no \"plan\"");
   const std::string training =
       R"({"title": "t", "topologies": ["dgx-a100"], "job": {"kind": "training", "global_batch": 8},
       "plan": {"data": 8}, "model": ")";
-  expect_refused("run " + quoted(dir.write("nomodel.json", training + "no-such-model\"}")),
+  expect_refused("run " + shell_quote(dir.write("nomodel.json", training + "no-such-model\"}")),
                  "nomodel.json: at /model: unknown model \"no-such-model\"");
   // A model beside the scenario is found from any working directory.
   std::filesystem::create_directory(dir.path() + "/sub");
@@ -175,9 +173,9 @@ TEST(BadInputImporters, Scenarios) {
             R"({"title": "tiny", "sources": ["test"], "layers": 4, "hidden": 1024, "heads": 8,
   "kv_heads": 8, "ffn_hidden": 4096, "vocab": 1000, "dtype": "bf16", "published_parameters": 1})");
   const std::string beside = dir.write("sub/beside.json", training + "./tiny.json\"}");
-  const auto ok = run_linksim("run " + quoted(beside));
+  const auto ok = run_linksim("run " + shell_quote(beside));
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  expect_refused("run " + quoted(dir.write("sub/missing.json", training + "./absent.json\"}")),
+  expect_refused("run " + shell_quote(dir.write("sub/missing.json", training + "./absent.json\"}")),
                  "missing.json: at /model: no model file \"./absent.json\"");
 }
 
