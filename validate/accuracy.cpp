@@ -60,6 +60,18 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
        "Azure's host differs from the DGX A100 in CPUs and NICs, not in the NVSwitch fabric."},
       {"2x RTX 2080 Ti, PCIe Gen3 behind one switch, P2P not supported", "2x RTX 2080 Ti",
        "rtx2080ti-2x", "Every nccl-tests run in the reference set."},
+      {"H100 NVSwitch all_reduce sweep (Azure ND H100 v5, 8x H100 80GB HBM3)",
+       "Azure ND H100 v5 (8x H100 80GB HBM3)", "azure-nd-h100-v5",
+       "The VM's host side is the DGX H100's (azure-nd-h100-v5.json's notes); the NVSwitch fabric "
+       "is the same."},
+      {"2 nodes: 2x p3dn.24xlarge on EFA (16x V100)", "AWS p3dn.24xlarge x2", "aws-p3dn-x2",
+       "Multi-node; EFA's NIC latency is fitted on these four EFA sweeps (see the table above)."},
+      {"4 nodes: 4x p3dn.24xlarge on EFA (32x V100)", "AWS p3dn.24xlarge x4", "aws-p3dn-x4",
+       "Multi-node; EFA's NIC latency is fitted on these four EFA sweeps (see the table above)."},
+      {"8 nodes: 8x p3dn.24xlarge on EFA (64x V100)", "AWS p3dn.24xlarge x8", "aws-p3dn-x8",
+       "Multi-node; EFA's NIC latency is fitted on these four EFA sweeps (see the table above)."},
+      {"2 nodes: 2x p4de.24xlarge on EFA v1 (16x A100 80GB)", "AWS p4de.24xlarge x2", "aws-p4de-x2",
+       "Multi-node; EFA's NIC latency is fitted on these four EFA sweeps (see the table above)."},
   };
   std::vector<AccuracySet> out;
   for (const auto& def : defs) {
@@ -68,6 +80,8 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
     set.topology = def.topology;
     set.note = def.note;
     const topo::Topology machine = topo::load_topology(def.topology);
+    set.topology_file = std::string(machine.is_cluster() ? "topologies/clusters/" : "topologies/") +
+                        def.topology + ".json";
     const coll::Communicator comm(machine, machine.nodes_of(topo::NodeKind::gpu));
     for (const NcclTestsRecord& rec : records) {
       if (rec.machine.rfind(def.machine_prefix, 0) != 0) continue;
@@ -83,6 +97,7 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
     AccuracySet set;
     set.name = "8x H100 SXM (NVSwitch): NVIDIA's Ring and NVLS all_reduce figures";
     set.topology = "dgx-h100";
+    set.topology_file = "topologies/dgx-h100.json";
     set.source = "https://github.com/NVIDIA/nccl-tests/issues/212";
     set.note = "Ring forced (NCCL_ALGO=RING) for the 370 GB/s figure; automatic choice for 480.";
     const topo::Topology machine = topo::load_topology("dgx-h100");

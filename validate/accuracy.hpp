@@ -25,6 +25,7 @@ struct AccuracyRow {
 struct AccuracySet {
   std::string name;
   std::string topology;
+  std::string topology_file;  // relative to the repository: topologies/x.json, clusters too
   std::string source;
   std::string note;
   std::vector<AccuracyRow> rows;

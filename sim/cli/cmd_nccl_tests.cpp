@@ -7,6 +7,7 @@
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/gnuplot.hpp"
+#include "sim/cli/machine_option.hpp"
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/nccl_selection.hpp"
 #include "sim/coll/sweep.hpp"
@@ -28,6 +29,7 @@ void register_nccl_tests(CLI::App& app) {
     double factor = 0;
     std::string step = "1M";
     int gpus = 0;
+    int nodes = 0;
     std::string dtype = "float";
     std::string redop = "sum";
     int root = 0;
@@ -55,6 +57,7 @@ void register_nccl_tests(CLI::App& app) {
   cmd->add_option("-f,--stepfactor", args->factor, "Multiply the size by this each step");
   cmd->add_option("-i,--stepbytes", args->step, "Add this to the size each step (without -f)");
   cmd->add_option("-g,--ngpus", args->gpus, "GPUs taking part (default: all of the machine)");
+  add_nodes_option(cmd, args->nodes);
   cmd->add_option("-n,--iters", args->iterations,
                   "Timed iterations (nccl-tests -n, default 20): with a calibrated host_launch, "
                   "the launches of one iteration overlap the GPUs' work of another");
@@ -89,7 +92,7 @@ void register_nccl_tests(CLI::App& app) {
                        fmt::format("unknown nccl-tests binary \"{}\"; expected one of {}",
                                    args->binary, fmt::join(coll::nccl_tests_binaries(), ", ")));
     }
-    const topo::Topology machine = topo::load_topology(args->topology);
+    const topo::Topology machine = load_machine(args->topology, args->nodes);
     auto gpus = machine.nodes_of(topo::NodeKind::gpu);
     const int want = args->gpus == 0 ? static_cast<int>(gpus.size()) : args->gpus;
     if (want < 1 || want > static_cast<int>(gpus.size())) {

@@ -7,11 +7,13 @@
 
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/machine_option.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
 #include "sim/core/schema_check.hpp"
 #include "sim/topo/describe.hpp"
 #include "sim/topo/dot.hpp"
+#include "sim/topo/fabric_summary.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/smi_matrix.hpp"
 #include "sim/topo/summary.hpp"
@@ -28,17 +30,20 @@ std::string read_text(const std::string& path) {
 }
 
 // Schema problems in a file, reported like loader errors.
+// A cluster file is held to topologies/clusters/schema.json, a machine to topologies/schema.json.
 void check_schema(const std::string& path) {
-  const std::string schema_path = topo::shipped_topology_dir() + "/schema.json";
+  const Json doc = read_json_file(topo::resolve_topology_path(path));
+  const bool cluster = doc.is_object() && doc.contains("cluster");
+  const std::string relative = cluster ? "clusters/schema.json" : "schema.json";
+  const std::string schema_path = topo::shipped_topology_dir() + "/" + relative;
   std::ifstream probe(schema_path);
   if (!probe) return;  // installed without the schema: the loader's checks still apply
   const Json schema = read_json_file(schema_path);
-  const Json doc = read_json_file(topo::resolve_topology_path(path));
   auto problems = schema_violations(doc, schema);
   if (!problems.empty()) {
     throw InputError(
         topo::resolve_topology_path(path), "",
-        fmt::format("does not match topologies/schema.json: {}", fmt::join(problems, "; ")));
+        fmt::format("does not match topologies/{}: {}", relative, fmt::join(problems, "; ")));
   }
 }
 
@@ -52,24 +57,34 @@ void register_topo(CLI::App& app) {
     auto* cmd = topo_cmd->add_subcommand(
         "show", "The nvidia-smi topo -m matrix of a machine, then a summary");
     auto file = std::make_shared<std::string>();
+    auto nodes = std::make_shared<int>(0);
     cmd->add_option("file", *file, "Topology file, or the name of a shipped machine")->required();
-    cmd->callback([file] {
-      const topo::Topology t = topo::load_topology(*file);
-      const topo::Router router(t);
-      std::string out = topo::format_smi_matrix(topo::smi_matrix(t, router));
-      out += "\n" + topo::describe_summary(t, topo::summarize(t, router));
+    add_nodes_option(cmd, *nodes);
+    cmd->callback([file, nodes] {
+      const topo::Topology t = load_machine(*file, *nodes);
+      // A cluster shows one host as nvidia-smi would on it, then its fabric.
+      const topo::Topology& host = t.is_cluster() ? *t.cluster->host : t;
+      const topo::Router router(host);
+      std::string out = topo::format_smi_matrix(topo::smi_matrix(host, router));
+      out += "\n" + topo::describe_summary(host, topo::summarize(host, router));
+      if (t.is_cluster()) out += "\n" + topo::describe_fabric(t, topo::summarize_fabric(t));
       std::cout << out;
     });
   }
   {
     auto* cmd = topo_cmd->add_subcommand("check", "Validate a machine and explain what it is");
     auto file = std::make_shared<std::string>();
+    auto nodes = std::make_shared<int>(0);
     cmd->add_option("file", *file, "Topology file, or the name of a shipped machine")->required();
-    cmd->callback([file] {
-      const topo::Topology t = topo::load_topology(*file);
+    add_nodes_option(cmd, *nodes);
+    cmd->callback([file, nodes] {
+      const topo::Topology t = load_machine(*file, *nodes);
       check_schema(*file);
-      const topo::Router router(t);
-      std::cout << topo::explain_machine(t, topo::summarize(t, router));
+      const topo::Topology& host = t.is_cluster() ? *t.cluster->host : t;
+      const topo::Router router(host);
+      std::string out = topo::explain_machine(host, topo::summarize(host, router));
+      if (t.is_cluster()) out += "\n" + topo::describe_fabric(t, topo::summarize_fabric(t));
+      std::cout << out;
     });
   }
   {

@@ -20,7 +20,7 @@ std::vector<Protocol> CollectiveAlgorithm::protocols(const Communicator& comm,
 double CollectiveAlgorithm::rank_cap_Bps(const Communicator& comm, Protocol p, int channels) const {
   switch (p) {
     case Protocol::ll:
-      return ll_max_total_Bps(comm.generation());
+      return ll_max_total_Bps(comm.generation(), comm.node_count(), comm.amd_cpu());
     case Protocol::ll128:
       return channels * ll128_per_channel_Bps(comm.generation());
     case Protocol::simple:

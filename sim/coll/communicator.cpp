@@ -21,28 +21,39 @@ constexpr double kSearchChannel_Bps = 20e9;
 
 Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId> ranks,
                            topo::RouteOptions options)
-    : topo_(&topo), router_(topo), ranks_(std::move(ranks)) {
+    : topo_(&topo), router_(topo), options_(options), ranks_(std::move(ranks)) {
   capacity_Bps_ = topo::payload_capacities_Bps(topo);
-  const std::size_t n = ranks_.size();
-  routes_.assign(n, std::vector<topo::Route>(n));
-  bool all_nvlink = n > 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < n; ++j) {
-      auto r = router_.route(ranks_[i], ranks_[j], options);
-      if (!r) {
-        throw std::invalid_argument("no route between " + topo.node(ranks_[i]).id + " and " +
-                                    topo.node(ranks_[j]).id);
-      }
-      routes_[i][j] = std::move(*r);
-      if (i != j && routes_[i][j].transport != topo::Transport::nvlink) all_nvlink = false;
+  const int n = size();
+  std::map<int, int> per_host;
+  for (int i = 0; i < n; ++i)
+    ++per_host[host(i)];
+  node_count_ = static_cast<int>(per_host.size());
+  for (const auto& [h, count] : per_host)
+    ranks_per_node_ = std::max(ranks_per_node_, count);
+  // NCCL's intra-node class: NVLINK only when every pair inside a node is direct NVLink (NVB
+  // and anything slower take the PCI row). A cluster's hosts are copies of one machine, so the
+  // first host that holds two ranks speaks for all; a machine checks every pair, which also
+  // proves every rank reaches every other.
+  bool all_nvlink = ranks_per_node_ > 1;
+  const int checked_host = topo.is_cluster() ? host(0) : 0;
+  for (int i = 0; i < n; ++i) {
+    if (topo.is_cluster() && host(i) != checked_host) continue;
+    for (int j = 0; j < n; ++j) {
+      if (i == j || host(i) != host(j)) continue;
+      if (route(i, j).transport != topo::Transport::nvlink) all_nvlink = false;
     }
   }
-  // NCCL uses its NVLink latency row only when every path is direct NVLink (NVL); NVB and
-  // anything slower take the PCI row.
   intra_class_ = all_nvlink ? HwClass::nvlink : HwClass::pci;
   const auto& first = *topo.node(ranks_.front()).gpu;
   generation_ = generation_of(first.architecture);
-  choose_rings();
+  if (auto cpu = router_.host_socket(ranks_.front())) {
+    amd_cpu_ = topo.node(*cpu).cpu->vendor == "amd";
+  }
+  if (node_count_ > 1) {
+    choose_node_rings();
+  } else {
+    choose_rings();
+  }
   const double search_channels =
       std::max(1.0, std::ceil(ring_bus_Bps_ / kSearchChannel_Bps - 1e-9));
   max_channels_ = static_cast<int>(std::min(32.0, 2 * search_channels));
@@ -57,24 +68,16 @@ int Communicator::gpu_index(int rank) const {
 }
 
 const topo::Route& Communicator::route(int from, int to) const {
-  return routes_[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)];
-}
-
-double Communicator::route_bandwidth_Bps(const topo::Route& r) const {
-  double bw = 0;
-  bool first = true;
-  for (const auto& p : r.paths) {
-    double bottleneck = 0;
-    bool f = true;
-    for (auto c : p.channels) {
-      bottleneck = f ? capacity_Bps_[c] : std::min(bottleneck, capacity_Bps_[c]);
-      f = false;
-    }
-    const double implied = bottleneck / p.share;
-    bw = first ? implied : std::min(bw, implied);
-    first = false;
+  const std::lock_guard<std::mutex> lock(routes_mutex_);
+  const auto key = std::make_pair(from, to);
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return it->second;
+  auto r = router_.route(gpu(from), gpu(to), options_);
+  if (!r) {
+    throw std::invalid_argument("no route between " + topo_->node(gpu(from)).id + " and " +
+                                topo_->node(gpu(to)).id);
   }
-  return bw;
+  return routes_.emplace(key, std::move(*r)).first->second;
 }
 
 double Communicator::ring_step_time(const std::vector<Ring>& rings) const {
@@ -141,6 +144,34 @@ void Communicator::choose_rings() {
   }
   rings_ = std::move(chosen);
   ring_bus_Bps_ = 1.0 / best_time;
+}
+
+void Communicator::choose_node_rings() {
+  // NCCL's rings on several nodes (graph/search.cc, connect.cc): each channel's ring runs
+  // through every GPU of a node, entering by one GPU's NIC and leaving by the same rail (PXN
+  // forwards over NVLink to that NIC where the last GPU has another), then on to the next node.
+  // Here: one ring per GPU of the first node that has a NIC of its own, each entering every node
+  // at that GPU's counterpart, the node's GPUs in rank order from there.
+  std::map<int, std::vector<int>> by_host;
+  for (int i = 0; i < size(); ++i)
+    by_host[host(i)].push_back(i);
+  const std::vector<int>& first = by_host.begin()->second;
+  std::vector<std::size_t> entries;
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    if (!router_.nearest_nics(gpu(first[k])).empty()) entries.push_back(k);
+  }
+  if (entries.empty()) entries.push_back(0);
+  rings_.clear();
+  for (std::size_t entry : entries) {
+    Ring ring;
+    for (const auto& [h, members] : by_host) {
+      const std::size_t m = members.size();
+      for (std::size_t k = 0; k < m; ++k)
+        ring.order.push_back(members[(entry + k) % m]);
+    }
+    rings_.push_back(std::move(ring));
+  }
+  ring_bus_Bps_ = 1.0 / ring_step_time(rings_);
 }
 
 }  // namespace linksim::coll

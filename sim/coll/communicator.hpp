@@ -2,7 +2,12 @@
 // A group of GPUs that run collectives together, with what NCCL would work out when it
 // initialises: the route between every pair, the hardware class of its links, its rings, and
 // whether NVLink SHARP is available. Built once per group; collectives then reuse it.
+// On a cluster the group may span hosts ("nodes", as NCCL says): its rings then leave and
+// enter every node through NICs, one ring per GPU that has a NIC of its own.
 
+#include <map>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "sim/coll/protocol.hpp"
@@ -18,9 +23,12 @@ struct Ring {
 class Communicator {
  public:
   // REQUIRES: ranks are distinct GPUs of `topo`, which outlives the communicator. Throws
-  // std::invalid_argument when two ranks cannot reach each other.
+  // std::invalid_argument when two ranks cannot reach each other. Routes are computed when
+  // first used: a communicator of thousands of ranks pays for the pairs its collectives use.
   Communicator(const topo::Topology& topo, std::vector<topo::NodeId> ranks,
                topo::RouteOptions options = {});
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
 
   const topo::Topology& topology() const { return *topo_; }
   const topo::Router& router() const { return router_; }
@@ -29,11 +37,19 @@ class Communicator {
   int gpu_index(int rank) const;  // the GPU's ordinal, as the engine numbers GPUs
   const topo::Route& route(int from, int to) const;
 
+  // Hosts the ranks span (NCCL's nNodes), the most ranks on one (ppn), and a rank's host.
+  int node_count() const { return node_count_; }
+  int ranks_per_node() const { return ranks_per_node_; }
+  int host(int rank) const { return topo_->host_of(gpu(rank)); }
+  // Whether `from` and `to` are on different hosts (their steps pay NCCL's NET latencies).
+  bool crosses_nodes(int from, int to) const { return host(from) != host(to); }
+  // Whether the hosts' CPUs are AMD (NCCL's multi-node LL cap row and its net overhead).
+  bool amd_cpu() const { return amd_cpu_; }
+
   // Payload capacity of every topology channel (line rate x link payload efficiency).
   const std::vector<double>& capacities_Bps() const { return capacity_Bps_; }
-  // A route's rate alone on the machine: min over its paths of bottleneck / share.
-  double route_bandwidth_Bps(const topo::Route& r) const;
 
+  // NCCL's class of the links inside a node (NVLINK only where every pair is direct NVLink).
   HwClass intra_class() const { return intra_class_; }
   GpuGeneration generation() const { return generation_; }
   // Whether NVLS is eligible here: the rule is algorithms/nvls.cpp's (why_ineligible).
@@ -58,11 +74,17 @@ class Communicator {
   // channel decides.
   double ring_step_time(const std::vector<Ring>& rings) const;
   void choose_rings();
+  void choose_node_rings();
 
   const topo::Topology* topo_;
   topo::Router router_;
+  topo::RouteOptions options_;
   std::vector<topo::NodeId> ranks_;
-  std::vector<std::vector<topo::Route>> routes_;
+  mutable std::mutex routes_mutex_;
+  mutable std::map<std::pair<int, int>, topo::Route> routes_;
+  int node_count_ = 1;
+  int ranks_per_node_ = 1;
+  bool amd_cpu_ = false;
   std::vector<double> capacity_Bps_;
   HwClass intra_class_ = HwClass::pci;
   GpuGeneration generation_ = GpuGeneration::volta;

@@ -1,5 +1,7 @@
 #include "sim/coll/lowering.hpp"
 
+#include <algorithm>
+
 #include "sim/coll/algorithm.hpp"
 #include "sim/coll/route_paths.hpp"
 
@@ -9,12 +11,20 @@ Lowering::Lowering(const Communicator& comm, const Request& request, const Choic
                    const CollectiveAlgorithm& algorithm, engine::Simulation& sim)
     : comm_(comm), request_(request), choice_(choice), sim_(sim) {
   const topo::CollectiveScales fitted = comm.scales(to_string(request.op));
-  eta_ = coll::wire_efficiency(choice.protocol) * fitted.bandwidth *
-         (choice.protocol == Protocol::ll      ? fitted.ll
-          : choice.protocol == Protocol::ll128 ? fitted.ll128
-                                               : 1.0);
-  eta_ *= algorithm.bandwidth_efficiency(comm);
+  const double fitted_share = fitted.bandwidth *
+                              (choice.protocol == Protocol::ll      ? fitted.ll
+                               : choice.protocol == Protocol::ll128 ? fitted.ll128
+                                                                    : 1.0) *
+                              algorithm.bandwidth_efficiency(comm);
+  eta_ = coll::wire_efficiency(choice.protocol) * fitted_share;
+  net_eta_ = coll::network_payload_share(choice.protocol) * fitted_share;
   hop_s_ = algorithm.hop_latency_s(choice.protocol, comm.intra_class()) * fitted.latency;
+  if (comm.node_count() > 1) {
+    const double overhead =
+        net_overhead_s(comm.amd_cpu()) * (choice.protocol == Protocol::simple ? 3 : 1);
+    hop_s_ = std::max(hop_s_, overhead * fitted.latency);
+    net_hop_s_ = algorithm.hop_latency_s(choice.protocol, HwClass::net) * fitted.latency;
+  }
   base_s_ = algorithm.base_latency_s(choice.protocol) * fitted.latency;
   const double cap = algorithm.rank_cap_Bps(comm, choice.protocol, choice.channels);
   rank_cap_.assign(static_cast<std::size_t>(comm.size()), std::nullopt);
@@ -29,14 +39,16 @@ std::span<const engine::PathShare> Lowering::paths(int from, int to) {
   auto key = std::make_pair(from, to);
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
-  auto out = add_route_paths(sim_, comm_.route(from, to), hop_s_,
+  auto out = add_route_paths(sim_, comm_.route(from, to),
+                             comm_.crosses_nodes(from, to) ? net_hop_s_ : hop_s_,
                              rank_cap_[static_cast<std::size_t>(from)]);
   return cache_.emplace(key, std::move(out)).first->second;
 }
 
 engine::TaskId Lowering::send(int from, int to, double payload_bytes,
                               std::span<const engine::TaskId> deps) {
-  return sim_.add_transfer(payload_bytes / eta_, paths(from, to), comm_.gpu_index(from),
+  const double eta = comm_.crosses_nodes(from, to) ? net_eta_ : eta_;
+  return sim_.add_transfer(payload_bytes / eta, paths(from, to), comm_.gpu_index(from),
                            comm_.gpu_index(to), deps);
 }
 

@@ -34,10 +34,15 @@ class Lowering {
 
   // The operation's base latency, seconds (scaled).
   double base_latency_s() const { return base_s_; }
-  // One algorithm step's latency between two GPUs, seconds (scaled), on top of the links' own.
+  // One algorithm step's latency between two GPUs of one node, seconds (scaled), on top of the
+  // links' own; on several nodes at least NCCL's net post overhead (x3 for Simple).
   double hop_s() const { return hop_s_; }
-  // Payload bytes per wire byte: a transfer of P payload bytes moves P / wire_efficiency().
+  // The same between GPUs of two nodes: NCCL's NET row for the algorithm and protocol.
+  double net_hop_s() const { return net_hop_s_; }
+  // Payload bytes per wire byte: a transfer of P payload bytes moves P / wire_efficiency();
+  // between nodes P / network_wire_efficiency() (protocol.hpp, network_payload_share).
   double wire_efficiency() const { return eta_; }
+  double network_wire_efficiency() const { return net_eta_; }
 
   // Rank `from` sends `payload_bytes` to rank `to` over their route, after `deps`: the route's
   // paths with the hop latency, through `from`'s cap channel when there is one.
@@ -51,7 +56,9 @@ class Lowering {
   const Choice& choice_;
   engine::Simulation& sim_;
   double eta_ = 1;
+  double net_eta_ = 1;
   double hop_s_ = 0;
+  double net_hop_s_ = 0;
   double base_s_ = 0;
   std::vector<std::optional<engine::ChannelId>> rank_cap_;
   std::map<std::pair<int, int>, std::vector<engine::PathShare>> cache_;

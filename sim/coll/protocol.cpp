@@ -1,5 +1,6 @@
 #include "sim/coll/protocol.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace linksim::coll {
@@ -50,9 +51,29 @@ double wire_efficiency(Protocol p) {
   return kSimple;
 }
 
-double ll_max_total_Bps(GpuGeneration g) {
-  constexpr std::array<double, 4> v{39.0, 87.7, 141.0, 282};
-  return v[gen_index(g)] * kGBps;
+double network_payload_share(Protocol p) {
+  switch (p) {
+    case Protocol::ll:
+      return 0.5;
+    case Protocol::ll128:
+      return 120.0 / 128;
+    case Protocol::simple:
+      return 1.0;
+  }
+  return 1.0;
+}
+
+double ll_max_total_Bps(GpuGeneration g, int nodes, bool amd_cpu) {
+  // ../shared/reference/nccl-model.md §2, llMaxBws [generation][min(nNodes - 1, 2)].
+  constexpr std::array<std::array<double, 3>, 4> v{
+      {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282, 90, 70}}};
+  const std::size_t column = static_cast<std::size_t>(std::min(std::max(nodes, 1) - 1, 2));
+  const std::size_t row = nodes <= 1 ? gen_index(g) : (amd_cpu ? 1 : 0);
+  return v[row][column] * kGBps;
+}
+
+double net_overhead_s(bool amd_cpu) {
+  return (amd_cpu ? 2.0 : 1.0) * 1e-6;
 }
 
 double ll128_per_channel_Bps(GpuGeneration g) {

@@ -26,9 +26,14 @@ enum class GpuGeneration { volta, ampere, hopper, blackwell };
 GpuGeneration generation_of(const std::string& architecture);
 
 double wire_efficiency(Protocol p);
+// The protocol's payload per byte it puts on a network link: LL's 4 B of data per 8 B line and
+// LL128's 120 B per 128 B travel as they are, but Simple's synchronisation is GPU-side work the
+// NIC does not see (the proxy posts whole chunks), so Simple's share is 1.
+double network_payload_share(Protocol p);
 
-// Single-node figures (NCCL's nNodes = 1 column), bytes per second.
-double ll_max_total_Bps(GpuGeneration g);  // LL, all channels together (llMaxBws)
+// LL's throughput, all channels together (llMaxBws), bytes per second: on one node by GPU
+// generation; on several by CPU vendor (Intel's row is Volta's, AMD's Ampere's) and node count.
+double ll_max_total_Bps(GpuGeneration g, int nodes = 1, bool amd_cpu = false);
 // LL128, per channel: NCCL's perChMaxRingLL128Bw. linksim applies it to every algorithm's
 // LL128 (NCCL's Tree has a row of its own, perChMaxTreeLL128Bw, not modelled yet).
 double ll128_per_channel_Bps(GpuGeneration g);
@@ -38,5 +43,9 @@ double ll128_per_channel_Bps(GpuGeneration g);
 double channel_threshold_bytes_per_thread(Protocol p);
 // Threads per channel (maxThreads): LL 512, LL128 640, Simple 512. Tree and NVLS run 640.
 int threads_per_channel(Protocol p);
+
+// NCCL_NET_OVERHEAD: what a network post costs the proxy, seconds (Intel and others 1 us, AMD
+// 2 us; tuning.cc). On several nodes every step pays at least this (x3 for Simple).
+double net_overhead_s(bool amd_cpu);
 
 }  // namespace linksim::coll

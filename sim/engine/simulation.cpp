@@ -439,7 +439,10 @@ void Runner::path_ready(TaskId id, std::uint32_t path_index) {
     path_done(id);
     return;
   }
-  const net::FlowId f = solver_.add_flow(channels);
+  // A transfer split over paths is one stream: where its paths share a channel with other
+  // transfers, together they get one transfer's fair share (each path weighted by its share),
+  // not one per path.
+  const net::FlowId f = solver_.add_flow(channels, p.share);
   if (f >= flows_.size()) flows_.resize(f + 1);
   Flow& flow = flows_[f];
   flow.task = id;

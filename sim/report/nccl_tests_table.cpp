@@ -1,11 +1,45 @@
 #include "sim/report/nccl_tests_table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/core/units.hpp"
 
 namespace linksim::report {
 namespace {
+
+// How each ring crosses from one node to the next: the GPUs, the NICs and their rails, and the
+// GPU that forwards to the NIC over NVLink (PXN) where the last GPU has another rail.
+std::string network_explanation(const coll::Communicator& comm) {
+  const auto& topo = comm.topology();
+  std::string out = fmt::format(
+      "# linksim: {} nodes x {} GPUs; fabric {} {}; {} ring(s), each leaving every node by one "
+      "NIC:\n",
+      comm.node_count(), comm.ranks_per_node(), to_string(topo.cluster->fabric.kind),
+      to_string(topo.cluster->fabric.shape), comm.rings().size());
+  for (std::size_t k = 0; k < comm.rings().size(); ++k) {
+    const auto& order = comm.rings()[k].order;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const int from = order[i];
+      const int to = order[(i + 1) % order.size()];
+      if (!comm.crosses_nodes(from, to)) continue;
+      const auto& r = comm.route(from, to);
+      std::vector<std::string> nics;
+      for (auto n : r.nics)
+        nics.push_back(fmt::format("{} (rail {})", topo.node(n).id, topo.node(n).nic->rail));
+      std::vector<std::string> proxies;
+      for (auto g : r.proxies)
+        proxies.push_back(topo.node(g).id);
+      out +=
+          fmt::format("#   ring {:2d}: {} -> {} via {}{}\n", k, topo.node(comm.gpu(from)).id,
+                      topo.node(comm.gpu(to)).id, fmt::join(nics, ", "),
+                      proxies.empty() ? std::string()
+                                      : fmt::format("; PXN through {}", fmt::join(proxies, ", ")));
+      break;  // the first crossing speaks for the ring's others
+    }
+  }
+  return out;
+}
 
 // common.cu: times print with fewer decimals as they grow, to fit 7 characters.
 std::string time_text(double us) {
@@ -36,11 +70,18 @@ std::string format_nccl_tests(const NcclTestsHeader& h, const std::vector<coll::
       ranks / std::max<std::size_t>(per_thread, 1), per_thread, h.min_bytes, h.max_bytes, step,
       h.iterations);
   out += "#\n# Using devices\n";
+  const auto& topo = comm.topology();
   for (std::size_t r = 0; r < h.gpu_models.size(); ++r) {
+    const int rank = static_cast<int>(r);
+    // On a cluster each rank runs on its node, numbered as that node numbers its GPUs.
+    const std::string host = topo.is_cluster() ? fmt::format("node{}", comm.host(rank)) : h.machine;
+    const int device = topo.is_cluster() ? comm.gpu_index(rank) % topo.cluster->gpus_per_host
+                                         : comm.gpu_index(rank);
     out += fmt::format("#  Rank {:2d} Group  0 Pid      0 on {:>10} device {:2d} [sim] {}\n", r,
-                       h.machine, comm.gpu_index(static_cast<int>(r)), h.gpu_models[r]);
+                       host, device, h.gpu_models[r]);
   }
   out += "#\n";
+  if (explain && comm.node_count() > 1) out += network_explanation(comm);
   out +=
       "#                                                              out-of-place                "
       "       in-place          \n"

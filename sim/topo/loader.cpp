@@ -10,6 +10,7 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/topo/cluster_loader.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_kind.hpp"
 #include "sim/topo/template_expr.hpp"
@@ -171,7 +172,8 @@ void parse_nodes(const JsonView& nodes_view, const GpuModels& models, Topology& 
   std::map<std::string, std::string> where_defined;
   for (const auto& nv : nodes_view.elements()) {
     nv.expect_only({"id", "kind", "count", "model", "note", "vendor", "pcie_p2p",
-                    "memory_bandwidth", "socket", "numa_node", "cores", "port_bandwidth"});
+                    "memory_bandwidth", "socket", "numa_node", "cores", "port_bandwidth", "role",
+                    "network"});
     const std::string base_id = nv.at("id").as_string();
     if (base_id.empty()) nv.at("id").fail("expected a non-empty id");
     const std::string kind_name = nv.at("kind").as_string();
@@ -193,7 +195,17 @@ void parse_nodes(const JsonView& nodes_view, const GpuModels& models, Topology& 
     };
     only_for({"vendor", "pcie_p2p", "memory_bandwidth", "socket", "numa_node", "cores"},
              NodeKind::cpu);
-    only_for({"port_bandwidth"}, NodeKind::nic);
+    only_for({"port_bandwidth", "role", "network"}, NodeKind::nic);
+    bool scale_out = true;
+    if (auto rv = nv.get("role")) {
+      const std::string role = rv->as_string();
+      if (role != "compute" && role != "storage") {
+        rv->fail(fmt::format("unknown NIC role \"{}\"; expected compute or storage", role));
+      }
+      scale_out = role == "compute";
+    }
+    std::optional<FabricKind> network;
+    if (auto netv = nv.get("network")) network = fabric_kind_field(*netv);
 
     std::int64_t count = 1;
     const bool counted = nv.has("count");
@@ -266,7 +278,9 @@ void parse_nodes(const JsonView& nodes_view, const GpuModels& models, Topology& 
         if (!cores_list.empty()) cpu.cores = cores_list[static_cast<std::size_t>(i)];
         node.cpu = cpu;
       }
-      if (*kind == NodeKind::nic) node.nic = NicInfo{model, port_bw.value_or(0)};
+      if (*kind == NodeKind::nic) {
+        node.nic = NicInfo{model, port_bw.value_or(0), scale_out, -1, network};
+      }
       auto [it, inserted] = where_defined.emplace(node.id, nv.pointer());
       if (!inserted) {
         nv.at("id").fail(
@@ -507,6 +521,7 @@ Topology load_with_depth(const std::string& path, int depth) {
 
 Topology parse_with_depth(const Json& document, const std::string& file, int depth) {
   JsonView root(document, file);
+  if (root.has("cluster")) return parse_cluster(root, file);
   root.expect_only({"$schema", "title", "description", "sources", "notes", "base", "instance",
                     "replace_models", "gpu_models", "nodes", "links", "collective_calibration",
                     "host_launch"});
@@ -597,7 +612,7 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
   }
   if (auto iv = root.get("instance")) {
     iv->expect_only({"provider", "name", "price_per_hour_usd", "network", "network_bandwidth",
-                     "sources", "note"});
+                     "network_kind", "sources", "note"});
     Instance inst;
     inst.provider = iv->at("provider").as_string();
     inst.name = iv->at("name").as_string();
@@ -607,6 +622,7 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
     }
     inst.network = iv->string_or("network", "");
     if (auto nb = iv->get("network_bandwidth")) inst.network_bandwidth_Bps = bandwidth_field(*nb);
+    if (auto nk = iv->get("network_kind")) inst.network_kind = fabric_kind_field(*nk);
     if (auto s = iv->get("sources")) {
       for (const auto& e : s->elements())
         inst.sources.push_back(e.as_string());
@@ -630,6 +646,17 @@ std::string shipped_topology_dir() {
   return data_dir() + "/topologies";
 }
 
+std::vector<std::string> shipped_cluster_files() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(shipped_topology_dir() + "/clusters", ec)) {
+    const auto& p = entry.path();
+    if (p.extension() == ".json" && p.filename() != "schema.json") out.push_back(p.string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<std::string> shipped_topology_files() {
   std::vector<std::string> out;
   std::error_code ec;
@@ -644,9 +671,13 @@ std::vector<std::string> shipped_topology_files() {
 std::string resolve_topology_path(const std::string& name_or_path) {
   std::error_code ec;
   if (fs::exists(name_or_path, ec)) return name_or_path;
-  const fs::path shipped = fs::path(shipped_topology_dir()) / (name_or_path + ".json");
-  if (name_or_path.find('/') == std::string::npos && fs::exists(shipped, ec))
-    return shipped.string();
+  if (name_or_path.find('/') != std::string::npos) return name_or_path;
+  // Machines first, then clusters (topologies/clusters/).
+  for (const fs::path& dir :
+       {fs::path(shipped_topology_dir()), fs::path(shipped_topology_dir()) / "clusters"}) {
+    const fs::path shipped = dir / (name_or_path + ".json");
+    if (fs::exists(shipped, ec)) return shipped.string();
+  }
   return name_or_path;
 }
 

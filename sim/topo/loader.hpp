@@ -19,8 +19,10 @@ Topology parse_topology(const Json& document, const std::string& file);
 // Directory of the shipped machines, and their files (sorted, schema.json excluded).
 std::string shipped_topology_dir();
 std::vector<std::string> shipped_topology_files();
-// A path that exists as given, else topologies/<name>.json from the shipped set; the input
-// unchanged when neither exists (loading then reports it).
+// The shipped clusters, topologies/clusters/*.json (sorted, schema.json excluded).
+std::vector<std::string> shipped_cluster_files();
+// A path that exists as given, else topologies/<name>.json or topologies/clusters/<name>.json
+// from the shipped set; the input unchanged when none exists (loading then reports it).
 std::string resolve_topology_path(const std::string& name_or_path);
 
 // Accepted bounds; outside them a figure is "absurd" and rejected.

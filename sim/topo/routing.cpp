@@ -7,6 +7,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 
 namespace linksim::topo {
 namespace {
@@ -23,6 +24,16 @@ bool is_fabric(LinkKind k) {
 }
 bool is_socket_link(LinkKind k) {
   return k == LinkKind::upi || k == LinkKind::qpi || k == LinkKind::xgmi || k == LinkKind::soc;
+}
+
+// The nodes of `node`'s host, as a range of ids: a cluster's host is a contiguous block.
+std::pair<NodeId, NodeId> host_range(const Topology& t, NodeId node) {
+  if (!t.is_cluster() || t.host_of(node) < 0) {
+    return {0, static_cast<NodeId>(t.nodes().size())};
+  }
+  const auto per = static_cast<NodeId>(t.cluster->nodes_per_host);
+  const auto first = static_cast<NodeId>(t.host_of(node)) * per;
+  return {first, first + per};
 }
 
 using ChannelFilter = std::function<bool(ChannelId)>;
@@ -99,38 +110,44 @@ struct Router::Impl {
   mutable std::mutex cache_mutex;
   mutable std::map<RouteKey, std::optional<Route>> cache;
   mutable std::size_t routes_computed = 0;
+  mutable std::mutex nic_mutex;
+  mutable std::map<NodeId, std::vector<NodeId>> nearest_nics;
 
   // All shortest (fewest hops) paths from src to dst using channels that pass `use`, whose
   // intermediate nodes pass `via`. Ties keep every path, up to kMaxEqualPaths, in a stable order.
   std::vector<std::vector<ChannelId>> shortest_paths(NodeId src, NodeId dst,
                                                      const ChannelFilter& use,
                                                      const NodeFilter& via) const {
-    const std::size_t n = topo->nodes().size();
-    std::vector<int> dist(n, -1);
-    std::vector<std::vector<ChannelId>> pred(n);  // channels arriving on a shortest path
+    // Sparse: a search touches only what it reaches (one host, or the fabric's switches), so a
+    // route in a cluster of thousands of hosts costs what it crosses, not the cluster's size.
+    std::unordered_map<NodeId, int> dist;
+    std::unordered_map<NodeId, std::vector<ChannelId>> pred;  // channels arriving on a shortest
     std::deque<NodeId> queue{src};
     dist[src] = 0;
+    int dst_dist = -1;
     while (!queue.empty()) {
       const NodeId u = queue.front();
       queue.pop_front();
       if (u == dst) continue;
-      if (u != src && !via(u)) continue;
-      if (dist[dst] >= 0 && dist[u] >= dist[dst]) continue;
+      const int du = dist[u];
+      if (dst_dist >= 0 && du >= dst_dist) continue;
       // Out-channels come in channel order, for determinism.
       for (ChannelId c : topo->out_channels(u)) {
         if (!use(c)) continue;
         const NodeId t = topo->channel_to(c);
-        if (dist[t] < 0) {
-          dist[t] = dist[u] + 1;
+        if (t != dst && !via(t)) continue;  // could not carry the path on
+        auto [it, fresh] = dist.emplace(t, du + 1);
+        if (fresh) {
           pred[t].push_back(c);
+          if (t == dst) dst_dist = du + 1;
           queue.push_back(t);
-        } else if (dist[t] == dist[u] + 1) {
+        } else if (it->second == du + 1) {
           pred[t].push_back(c);
         }
       }
     }
     std::vector<std::vector<ChannelId>> out;
-    if (dist[dst] < 0) return out;
+    if (dst_dist < 0) return out;
     // Walk predecessors back from dst.
     std::vector<ChannelId> suffix;
     std::function<void(NodeId)> walk = [&](NodeId v) {
@@ -205,10 +222,12 @@ Router::Router(const Topology& topology) : topo_(&topology) {
 std::optional<NodeId> Router::host_socket(NodeId device) const {
   const Topology& t = *topo_;
   if (t.node(device).kind == NodeKind::cpu) return device;
-  // Nearest cpu over the fabric, through PCIe switches only.
+  // Nearest cpu of its own host over the fabric, through PCIe switches only.
   std::optional<NodeId> best;
   std::size_t best_len = 0;
-  for (NodeId cpu : t.nodes_of(NodeKind::cpu)) {
+  const auto [lo, hi] = host_range(t, device);
+  for (NodeId cpu = lo; cpu < hi; ++cpu) {
+    if (t.node(cpu).kind != NodeKind::cpu || t.host_of(cpu) != t.host_of(device)) continue;
     auto paths = impl_->shortest_paths(device, cpu, impl_->kind_filter(is_fabric), [&t](NodeId n) {
       return t.node(n).kind == NodeKind::pcie_switch;
     });
@@ -218,6 +237,35 @@ std::optional<NodeId> Router::host_socket(NodeId device) const {
       best_len = paths.front().size();
     }
   }
+  return best;
+}
+
+std::vector<NodeId> Router::nearest_nics(NodeId gpu) const {
+  {
+    const std::lock_guard<std::mutex> lock(impl_->nic_mutex);
+    auto it = impl_->nearest_nics.find(gpu);
+    if (it != impl_->nearest_nics.end()) return it->second;
+  }
+  const Topology& t = *topo_;
+  std::vector<NodeId> best;
+  std::size_t best_len = 0;
+  const auto [lo, hi] = host_range(t, gpu);
+  for (NodeId nic = lo; nic < hi; ++nic) {
+    if (t.node(nic).kind != NodeKind::nic || t.host_of(nic) != t.host_of(gpu) ||
+        !t.node(nic).nic->scale_out) {
+      continue;
+    }
+    const auto path = impl_->fabric_path(gpu, nic);
+    if (path.empty()) continue;
+    if (best.empty() || path.size() < best_len) {
+      best = {nic};
+      best_len = path.size();
+    } else if (path.size() == best_len) {
+      best.push_back(nic);
+    }
+  }
+  const std::lock_guard<std::mutex> lock(impl_->nic_mutex);
+  impl_->nearest_nics.emplace(gpu, best);
   return best;
 }
 
@@ -320,6 +368,10 @@ std::optional<Route> Router::compute_route(NodeId src, NodeId dst,
   if (src == dst) return r;
   const NodeKind sk = t.node(src).kind;
   const NodeKind dk = t.node(dst).kind;
+  if (t.is_cluster() && sk == NodeKind::gpu && dk == NodeKind::gpu &&
+      t.host_of(src) != t.host_of(dst)) {
+    return network_route(src, dst, options);
+  }
 
   if (sk == NodeKind::gpu && dk == NodeKind::gpu && options.allow_nvlink) {
     // Through NVSwitches only: direct NVLink (NV#).
@@ -389,6 +441,92 @@ std::optional<Route> Router::compute_route(NodeId src, NodeId dst,
   if (net.empty()) return std::nullopt;
   r.transport = Transport::network;
   r.paths = impl_->weighted(net);
+  return r;
+}
+
+std::optional<Route> Router::network_route(NodeId src, NodeId dst,
+                                           const RouteOptions& options) const {
+  const Topology& t = *topo_;
+  const bool pxn = t.cluster->fabric.nic_choice == NicChoice::pxn && options.allow_nvlink;
+  const bool spread = t.cluster->fabric.spine_choice == SpineChoice::spread;
+  const auto is_net = [](LinkKind k) {
+    return k == LinkKind::infiniband || k == LinkKind::ethernet;
+  };
+  const auto via_switch = [&t](NodeId n) { return t.node(n).kind == NodeKind::net_switch; };
+  const auto dst_nics = nearest_nics(dst);
+  const auto own_nics = nearest_nics(src);
+  if (dst_nics.empty() || own_nics.empty()) return std::nullopt;
+  // The source host's compute NIC on each rail.
+  std::map<int, NodeId> src_rail_nic;
+  const auto [lo, hi] = host_range(t, src);
+  for (NodeId nic = lo; nic < hi; ++nic) {
+    if (t.node(nic).kind == NodeKind::nic && t.node(nic).nic->scale_out) {
+      src_rail_nic.emplace(t.node(nic).nic->rail, nic);
+    }
+  }
+  Route r;
+  r.src = src;
+  r.dst = dst;
+  r.transport = Transport::network;
+  // The bytes split evenly over the destination's nearest NICs (NCCL spreads channels over
+  // equally close NICs).
+  const double per_dst_nic = 1.0 / static_cast<double>(dst_nics.size());
+  for (NodeId dnic : dst_nics) {
+    const int rail = t.node(dnic).nic->rail;
+    // The source side: a list of (channels to the sending NIC, share).
+    std::vector<std::pair<std::vector<ChannelId>, double>> heads;
+    NodeId snic = own_nics.front();
+    const auto on_rail = std::find_if(own_nics.begin(), own_nics.end(),
+                                      [&](NodeId n) { return t.node(n).nic->rail == rail; });
+    if (on_rail != own_nics.end()) {
+      snic = *on_rail;
+      heads.push_back({impl_->fabric_path(src, snic), 1.0});
+    } else if (pxn && src_rail_nic.count(rail) != 0) {
+      // PXN: over NVLink to the GPU nearest the rail's NIC, which sends.
+      const NodeId rail_nic = src_rail_nic.at(rail);
+      for (NodeId g = lo; g < hi; ++g) {
+        if (t.node(g).kind != NodeKind::gpu || g == src) continue;
+        const auto near = nearest_nics(g);
+        if (std::find(near.begin(), near.end(), rail_nic) == near.end()) continue;
+        const auto hop = compute_route(src, g, options);
+        if (!hop || hop->transport != Transport::nvlink) continue;
+        const auto down = impl_->fabric_path(g, rail_nic);
+        for (const Path& p : hop->paths) {
+          auto channels = p.channels;
+          channels.insert(channels.end(), down.begin(), down.end());
+          heads.push_back({std::move(channels), p.share});
+        }
+        snic = rail_nic;
+        r.proxies.push_back(g);
+        break;
+      }
+    }
+    if (heads.empty()) heads.push_back({impl_->fabric_path(src, snic), 1.0});
+    auto fabric = impl_->shortest_paths(snic, dnic, impl_->kind_filter(is_net), via_switch);
+    if (fabric.empty()) return std::nullopt;
+    if (!spread && fabric.size() > 1) {
+      // ECMP: one path per flow, by a fixed hash of its endpoints (Knuth's multiplicative).
+      const std::uint64_t hash = (static_cast<std::uint64_t>(src) * 2654435761u) ^ dst;
+      fabric = {fabric[hash % fabric.size()]};
+    }
+    const auto tail = impl_->fabric_path(dnic, dst);
+    for (const auto& [head, head_share] : heads) {
+      for (const auto& f : fabric) {
+        std::vector<ChannelId> channels = head;
+        channels.insert(channels.end(), f.begin(), f.end());
+        channels.insert(channels.end(), tail.begin(), tail.end());
+        Path p = impl_->make_path(std::move(channels));
+        p.share = per_dst_nic * head_share / static_cast<double>(fabric.size());
+        r.paths.push_back(std::move(p));
+      }
+    }
+    r.nics.push_back(snic);
+    r.nics.push_back(dnic);
+  }
+  for (auto* v : {&r.nics, &r.proxies}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
   return r;
 }
 

@@ -47,6 +47,10 @@ struct Route {
   std::optional<NodeId> bounce_cpu;
   // For nvlink_relay: the GPU(s) that forward.
   std::vector<NodeId> relays;
+  // For network: the NICs the data leaves and enters by, and the GPUs that forward it to a NIC
+  // on another rail over NVLink (PXN), each sorted.
+  std::vector<NodeId> nics;
+  std::vector<NodeId> proxies;
 
   // Aggregate bandwidth when every path runs at its bottleneck: sum of share-limited rates.
   double bandwidth_Bps() const;
@@ -63,10 +67,11 @@ struct RouteOptions {
   bool allow_nvlink = true;
 };
 
-// Routes over one topology. A route is computed on its first request for a (src, dst, options)
-// and cached, so thousands of endpoints cost only the pairs asked for. Copies of a Router share
-// one cache; it is safe to use from several threads. REQUIRES: `topology` outlives the router
-// and does not change while the router is in use (cached routes carry its link figures).
+// Routes over one topology (a machine, or a cluster: cluster_builder.hpp). A route is computed on
+// its first request for a (src, dst, options) and cached, so thousands of endpoints cost only the
+// pairs asked for. Copies of a Router share one cache; it is safe to use from several threads.
+// REQUIRES: `topology` outlives the router and does not change while the router is in use (cached
+// routes carry its link figures).
 class Router {
  public:
   explicit Router(const Topology& topology);
@@ -83,6 +88,10 @@ class Router {
   PathClass path_class(NodeId a, NodeId b) const;
   int nvlink_count(NodeId a, NodeId b) const;
 
+  // The compute NICs of a GPU's host it reaches in the fewest PCIe hops (NCCL's NIC locality),
+  // in ordinal order; empty when it reaches none.
+  std::vector<NodeId> nearest_nics(NodeId gpu) const;
+
   // Socket (CPU node) a device hangs off, following PCIe up from it; nullopt for none.
   std::optional<NodeId> host_socket(NodeId device) const;
 
@@ -94,6 +103,10 @@ class Router {
 
  private:
   std::optional<Route> compute_route(NodeId src, NodeId dst, const RouteOptions& options) const;
+  // Between GPUs of two hosts of a cluster: out through a NIC (the GPU's nearest, or through a
+  // peer GPU's on the destination's rail: PXN), across the fabric, in through the destination's
+  // nearest NIC.
+  std::optional<Route> network_route(NodeId src, NodeId dst, const RouteOptions& options) const;
 
   struct Impl;
   const Topology* topo_;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/topo/fabric.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_kind.hpp"
 
@@ -40,6 +41,13 @@ struct CpuInfo {
 struct NicInfo {
   std::string model;
   double port_bandwidth_Bps = 0;  // per direction, 0 when unknown
+  // Whether the NIC carries GPU traffic between hosts (a compute NIC), or serves storage and
+  // management only (the file's "role"); only compute NICs join a cluster's fabric.
+  bool scale_out = true;
+  // In a cluster: the NIC's rail, its index among its host's compute NICs; -1 otherwise.
+  int rail = -1;
+  // The network the NIC speaks (the file's "network"), when it says.
+  std::optional<FabricKind> network;
 };
 
 struct Node {
@@ -50,7 +58,12 @@ struct Node {
   std::optional<GpuModel> gpu;
   std::optional<CpuInfo> cpu;
   std::optional<NicInfo> nic;
+  // In a cluster: the host the node belongs to, 0..host_count-1, or kFabricHost for the
+  // fabric's own switches. A single machine is host 0.
+  int host = 0;
 };
+
+inline constexpr int kFabricHost = -1;
 
 // Where a figure came from: "theoretical" (a line rate from a spec) or "effective"
 // (a measured or calibrated rate), plus a citation.
@@ -88,6 +101,8 @@ struct Instance {
   std::optional<double> price_per_hour_usd;  // list price; absent when it varies too much
   std::string network;                       // human description, e.g. "4x 100 Gb/s EFA"
   double network_bandwidth_Bps = 0;
+  // The fabric its hosts scale out on (the file's "network_kind"), when it says.
+  std::optional<FabricKind> network_kind;
   std::vector<std::string> sources;
 };
 
@@ -139,6 +154,11 @@ class Topology {
   std::string base;  // base machine for cloud instances, empty otherwise
   CollectiveCalibration collective;
   HostLaunch host_launch;
+  // Hosts in this topology: 1 for a machine; N for a cluster (cluster_builder.hpp), whose
+  // `cluster` then says how it was built.
+  int host_count = 1;
+  std::shared_ptr<const ClusterInfo> cluster;
+  bool is_cluster() const { return cluster != nullptr; }
 
   // Adds a node or link. Node ids must be unique (std::logic_error otherwise: the loader checks
   // first and reports bad input as InputError).
@@ -155,6 +175,8 @@ class Topology {
   const Node& node(NodeId id) const { return nodes_.at(id); }
   const Link& link(LinkId id) const { return links_.at(id); }
   std::optional<NodeId> find(std::string_view id) const;
+  // The host a node belongs to (kFabricHost for fabric switches).
+  int host_of(NodeId id) const { return nodes_.at(id).host; }
 
   // GPUs, CPUs, NICs in ordinal order.
   std::vector<NodeId> nodes_of(NodeKind kind) const;

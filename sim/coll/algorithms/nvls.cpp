@@ -42,6 +42,10 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     std::vector<std::string> missing;
     if (comm.size() < 2) {
       missing.emplace_back("a single GPU");
+    } else if (comm.node_count() > 1) {
+      // NCCL runs NVLS across nodes only with CollNet (NVLSTree), not modelled yet.
+      missing.push_back(
+          fmt::format("{} nodes (across nodes NVLS needs NVLSTree)", comm.node_count()));
     } else if (comm.intra_class() != HwClass::nvlink) {
       missing.emplace_back("not every pair of GPUs is joined directly by NVLink");
     }

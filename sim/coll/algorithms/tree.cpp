@@ -1,6 +1,12 @@
-// Tree: NCCL's double binary tree between nodes, a chain inside one (nccl src/graph/trees.cc).
-// On one node, as here, all-reduce reduces towards one end of the chain while the result
-// streams back, both pipelined: every hop carries the buffer in both directions at once.
+// Tree: NCCL's double binary tree between nodes, a chain inside each (nccl src/graph/trees.cc).
+// All-reduce reduces up towards the root while the result streams back down, both pipelined:
+// every hop carries its share of the buffer in both directions at once.
+// - On one node: one chain through the ranks carries the whole buffer.
+// - On several: every channel (one per node ring, communicator.hpp) has a chain per node, headed
+//   by the GPU its NIC serves, and two binary trees over the nodes (the second mirrored, or
+//   shifted for an odd count), each carrying half of the channel's share; all of a node's
+//   network traffic goes through the head (NCCL's TREE pattern).
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -19,14 +25,98 @@ constexpr std::array<double, 3> kBaseLatency_us{6.8, 14.0, 8.4};
 // hwLatencies for Tree, by class [NVLINK, PCI, NET], then [LL, LL128, Simple].
 constexpr std::array<std::array<double, 3>, 3> kHopLatency_us{
     {{.6, 1.25, 4.0}, {1.0, 1.9, 4.0}, {5.0, 8.5, 14}}};
-// perChMaxTreeBw, one node, by generation [Volta, Ampere, Hopper, Blackwell], GB/s: Tree
-// Simple's per-channel throughput cap.
-constexpr std::array<double, 4> kPerChannelSimple_GBps{26.5, 24.0, 38.7, 70.0};
+// perChMaxTreeBw by generation [Volta, Ampere, Hopper, Blackwell], then nodes [1, 2, 3+], GB/s:
+// Tree Simple's per-channel throughput cap.
+constexpr std::array<std::array<double, 3>, 4> kPerChannelSimple_GBps{
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
 // maxThreads: Tree always runs 640 threads per channel.
 constexpr int kThreadsPerChannel = 640;
 
 std::size_t index(Protocol p) {
   return static_cast<std::size_t>(p);  // ll, ll128, simple: the tables' column order
+}
+
+// ncclGetBtree: the parent of `rank` in NCCL's binary tree over `n` ranks, -1 for the root.
+int btree_parent(int n, int rank) {
+  if (rank == 0) return -1;
+  int bit = 1;
+  while (bit < n && (bit & rank) == 0)
+    bit <<= 1;
+  int up = (rank ^ bit) | (bit << 1);
+  if (up >= n) up = rank ^ bit;
+  return up;
+}
+
+// ncclGetDtree: the parent in tree `t` (0: the binary tree; 1: its mirror for even `n`, or the
+// tree shifted by one for odd `n`).
+int dtree_parent(int n, int rank, int t) {
+  if (t == 0) return btree_parent(n, rank);
+  if (n % 2 == 1) {
+    const int u = btree_parent(n, (rank - 1 + n) % n);
+    return u == -1 ? -1 : (u + 1) % n;
+  }
+  const int u = btree_parent(n, n - 1 - rank);
+  return u == -1 ? -1 : n - 1 - u;
+}
+
+// Edges from a rank to its root in tree `t`.
+int depth(int n, int rank, int t) {
+  int d = 0;
+  for (int r = dtree_parent(n, rank, t); r != -1; r = dtree_parent(n, r, t))
+    ++d;
+  return d;
+}
+
+// The chains of one node ring: its runs of ranks on one host, head first.
+std::vector<std::vector<int>> node_chains(const Communicator& comm, const Ring& ring) {
+  std::vector<std::vector<int>> out;
+  for (int r : ring.order) {
+    if (out.empty() || comm.host(out.back().front()) != comm.host(r)) out.emplace_back();
+    out.back().push_back(r);
+  }
+  return out;
+}
+
+TaskId lower_across_nodes(Lowering& l, TaskId start) {
+  const Communicator& comm = l.comm();
+  const auto& rings = comm.rings();
+  const int nodes = comm.node_count();
+  int tree_depth = 0;
+  for (int t = 0; t < 2; ++t) {
+    for (int j = 0; j < nodes; ++j)
+      tree_depth = std::max(tree_depth, depth(nodes, j, t));
+  }
+  // The pipeline fills up a chain and the tree's deepest branch, and back down: every hop on
+  // the way pays its step latency and its links' (the first channel's chain and network hop
+  // stand for all); the sends then pay the last hop themselves.
+  const auto first_chains = node_chains(comm, rings.front());
+  double chain_s = 0;
+  const auto& chain0 = first_chains.front();
+  for (std::size_t i = 0; i + 1 < chain0.size(); ++i)
+    chain_s += l.hop_s() + comm.route(chain0[i + 1], chain0[i]).latency_s();
+  const double net_s =
+      l.net_hop_s() + comm.route(first_chains[1].front(), first_chains[0].front()).latency_s();
+  const double fill_s = std::max(0.0, 2 * (chain_s + tree_depth * net_s) - net_s);
+  const TaskId fill = l.sim().add_delay(fill_s, {&start, 1});
+  const double bytes = l.request().size_bytes / (2.0 * static_cast<double>(rings.size()));
+  std::vector<TaskId> hops;
+  auto both_ways = [&](int a, int b) {
+    hops.push_back(l.send(a, b, bytes, {&fill, 1}));
+    hops.push_back(l.send(b, a, bytes, {&fill, 1}));
+  };
+  for (const Ring& ring : rings) {
+    const auto chains = node_chains(comm, ring);
+    for (int t = 0; t < 2; ++t) {
+      for (std::size_t j = 0; j < chains.size(); ++j) {
+        const auto& chain = chains[j];
+        for (std::size_t i = 0; i + 1 < chain.size(); ++i)
+          both_ways(chain[i + 1], chain[i]);
+        const int parent = dtree_parent(static_cast<int>(chains.size()), static_cast<int>(j), t);
+        if (parent >= 0) both_ways(chain.front(), chains[static_cast<std::size_t>(parent)].front());
+      }
+    }
+  }
+  return l.sim().add_barrier(hops);
 }
 
 class TreeAlgorithm final : public CollectiveAlgorithm {
@@ -52,10 +142,13 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
 
   double rank_cap_Bps(const Communicator& comm, Protocol p, int channels) const override {
     if (p != Protocol::simple) return CollectiveAlgorithm::rank_cap_Bps(comm, p, channels);
-    return channels * (kPerChannelSimple_GBps[static_cast<std::size_t>(comm.generation())] * kGBps);
+    const auto column = static_cast<std::size_t>(std::min(comm.node_count() - 1, 2));
+    return channels *
+           (kPerChannelSimple_GBps[static_cast<std::size_t>(comm.generation())][column] * kGBps);
   }
 
   TaskId lower(Lowering& l, TaskId start) const override {
+    if (l.comm().node_count() > 1) return lower_across_nodes(l, start);
     const auto& order = l.comm().rings().front().order;
     const int n = l.comm().size();
     // The pipeline fills over the chain's 2(n-1) hops up and back; each send pays the last.

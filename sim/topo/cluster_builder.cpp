@@ -1,0 +1,275 @@
+#include "sim/topo/cluster_builder.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/topo/routing.hpp"
+
+namespace linksim::topo {
+namespace {
+
+// A leaf of 64 downlink ports: hosts per leaf of a fat-tree when the file does not say.
+constexpr int kLeafDownlinkPorts = 64;
+// Hosts per scalable unit of a rail-optimised fabric (NVIDIA DGX SuperPOD: 32 nodes per SU).
+constexpr int kHostsPerScalableUnit = 32;
+// Leaves per pod of a three-tier fabric when the file does not say.
+constexpr int kLeavesPerPod = 8;
+
+std::vector<NodeId> compute_nics(const Topology& host) {
+  std::vector<NodeId> out;
+  for (NodeId n : host.nodes_of(NodeKind::nic)) {
+    if (host.node(n).nic->scale_out) out.push_back(n);
+  }
+  return out;
+}
+
+int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
+
+// Adds the fabric links of one tier: every lower switch to every upper switch, carrying
+// `down_Bps` (the lower switch's downlink total) / oversubscription, split over the uppers.
+struct FabricWiring {
+  Topology& topo;
+  const FabricFigures& figures;
+  double switch_latency_s;
+
+  NodeId add_switch(const std::string& id, const std::string& model) {
+    Node n;
+    n.id = id;
+    n.kind = NodeKind::net_switch;
+    n.model = model;
+    n.host = kFabricHost;
+    return topo.add_node(std::move(n));
+  }
+
+  void add(NodeId a, NodeId b, double line_Bps, double latency_s, const std::string& source) {
+    Link l;
+    l.a = a;
+    l.b = b;
+    l.kind = figures.link_kind;
+    l.bandwidth_Bps = line_Bps * figures.payload_efficiency;
+    l.latency_s = latency_s;
+    l.provenance = {"effective", source};
+    topo.add_link(l);
+  }
+
+  void uplinks(const std::vector<NodeId>& lower, const std::vector<double>& down_Bps,
+               const std::vector<NodeId>& upper, double oversubscription) {
+    for (std::size_t i = 0; i < lower.size(); ++i) {
+      const double each = down_Bps[i] / oversubscription / static_cast<double>(upper.size());
+      for (NodeId u : upper)
+        add(lower[i], u, each, switch_latency_s,
+            fmt::format("uplinks: downlinks / oversubscription {} over {} switches",
+                        oversubscription, upper.size()));
+    }
+  }
+};
+
+}  // namespace
+
+FabricSpec default_fabric(const Topology& host) {
+  FabricSpec spec;
+  if (host.instance && host.instance->network_kind) {
+    spec.kind = *host.instance->network_kind;
+  } else {
+    for (NodeId n : compute_nics(host)) {
+      if (host.node(n).nic->network) {
+        spec.kind = *host.node(n).nic->network;
+        break;
+      }
+    }
+  }
+  return spec;
+}
+
+std::optional<std::string> cluster_problem(const Topology& host, int hosts,
+                                           const FabricSpec& fabric) {
+  if (host.is_cluster()) {
+    return fmt::format("the host \"{}\" is itself a cluster; a cluster's host must be one machine",
+                       host.name);
+  }
+  if (hosts < 1) return fmt::format("a cluster needs at least 1 node, got {}", hosts);
+  const auto gpus = static_cast<long long>(host.count(NodeKind::gpu));
+  if (hosts > kMaxClusterHosts || gpus * hosts > kMaxClusterGpus) {
+    return fmt::format("{} nodes of {} GPUs is absurd; linksim builds at most {} nodes and {} GPUs",
+                       hosts, gpus, kMaxClusterHosts, kMaxClusterGpus);
+  }
+  const auto nics = compute_nics(host);
+  if (nics.empty()) {
+    return fmt::format("the machine \"{}\" has no compute NICs to join a fabric", host.name);
+  }
+  for (NodeId n : nics) {
+    if (!(host.node(n).nic->port_bandwidth_Bps > 0)) {
+      return fmt::format("NIC {} of \"{}\" has no port_bandwidth; a fabric needs its rate",
+                         host.node(n).id, host.name);
+    }
+  }
+  if (!(fabric.oversubscription > 0) || !std::isfinite(fabric.oversubscription)) {
+    return fmt::format("oversubscription must be positive, got {}", fabric.oversubscription);
+  }
+  const Router router(host);
+  for (NodeId g : host.nodes_of(NodeKind::gpu)) {
+    if (router.nearest_nics(g).empty()) {
+      return fmt::format(
+          "GPU {} of \"{}\" reaches no compute NIC over PCIe, so the fabric cannot reach it",
+          host.node(g).id, host.name);
+    }
+  }
+  return std::nullopt;
+}
+
+Topology build_cluster(const Topology& host, int hosts, const FabricSpec& fabric) {
+  if (auto why = cluster_problem(host, hosts, fabric)) throw std::logic_error(*why);
+  const FabricFigures& figures = fabric_figures(fabric.kind);
+  const double switch_latency_s = fabric.switch_latency_s.value_or(figures.switch_latency_s);
+  const double nic_latency_s = fabric.nic_latency_s.value_or(figures.nic_latency_s);
+  const auto host_nics = compute_nics(host);
+  const int rails = static_cast<int>(host_nics.size());
+
+  Topology topo;
+  topo.name = fmt::format("{}-x{}", host.name, hosts);
+  topo.title = fmt::format("{} nodes of {}, {} {}", hosts, host.title, to_string(fabric.kind),
+                           to_string(fabric.shape));
+  topo.description = host.description;
+  topo.file = host.file;
+  topo.sources = host.sources;
+  topo.notes = host.notes;
+  topo.base = host.name;
+  topo.collective = host.collective;
+  topo.host_launch = host.host_launch;
+  topo.host_count = hosts;
+  if (host.instance) {
+    Instance inst = *host.instance;
+    inst.name = fmt::format("{}x {}", hosts, inst.name);
+    if (inst.price_per_hour_usd) inst.price_per_hour_usd = *inst.price_per_hour_usd * hosts;
+    inst.network_bandwidth_Bps *= hosts;
+    topo.instance = inst;
+  }
+
+  // The hosts: copies of every node and link, renamed and tagged.
+  const auto per_host = static_cast<NodeId>(host.nodes().size());
+  for (int h = 0; h < hosts; ++h) {
+    int rail = 0;
+    for (const Node& src : host.nodes()) {
+      Node n = src;
+      n.id = fmt::format("node{}/{}", h, src.id);
+      n.host = h;
+      if (n.nic && n.nic->scale_out) n.nic->rail = rail++;
+      topo.add_node(std::move(n));
+    }
+    const NodeId offset = per_host * static_cast<NodeId>(h);
+    for (Link l : host.links()) {
+      l.a += offset;
+      l.b += offset;
+      topo.add_link(l);
+    }
+  }
+
+  FabricWiring wire{topo, figures, switch_latency_s};
+  const double nic_Bps = host.node(host_nics.front()).nic->port_bandwidth_Bps;
+  const std::string model = fmt::format("{} switch", to_string(fabric.kind));
+  // Leaves: which leaf each (host, rail) NIC plugs into.
+  std::vector<NodeId> leaves;
+  std::vector<double> leaf_down_Bps;
+  auto leaf_of = [&](int h, int r) -> std::size_t {
+    switch (fabric.shape) {
+      case FabricShape::single_switch:
+        return 0;
+      case FabricShape::rail_optimized: {
+        const int unit = fabric.hosts_per_leaf > 0 ? fabric.hosts_per_leaf
+                                                   : std::min(hosts, kHostsPerScalableUnit);
+        return static_cast<std::size_t>((h / unit) * rails + r);
+      }
+      case FabricShape::fat_tree:
+      case FabricShape::three_tier: {
+        const int per = fabric.hosts_per_leaf > 0 ? fabric.hosts_per_leaf
+                                                  : std::max(1, kLeafDownlinkPorts / rails);
+        return static_cast<std::size_t>(h / per);
+      }
+    }
+    return 0;
+  };
+  const std::size_t leaf_count = leaf_of(hosts - 1, rails - 1) + 1;
+  for (std::size_t i = 0; i < leaf_count; ++i) {
+    leaves.push_back(wire.add_switch(fabric.shape == FabricShape::single_switch
+                                         ? std::string("switch0")
+                                         : fmt::format("leaf{}", i),
+                                     model));
+    leaf_down_Bps.push_back(0);
+  }
+  for (int h = 0; h < hosts; ++h) {
+    for (int r = 0; r < rails; ++r) {
+      const NodeId nic = per_host * static_cast<NodeId>(h) + host_nics[static_cast<std::size_t>(r)];
+      const std::size_t leaf = leaf_of(h, r);
+      wire.add(nic, leaves[leaf], topo.node(nic).nic->port_bandwidth_Bps,
+               nic_latency_s + switch_latency_s / 2, figures.efficiency_source);
+      leaf_down_Bps[leaf] += topo.node(nic).nic->port_bandwidth_Bps;
+    }
+  }
+
+  auto info = std::make_shared<ClusterInfo>();
+  info->host = std::make_shared<const Topology>(host);
+  info->host_machine = host.name;
+  info->host_title = host.title;
+  info->hosts = hosts;
+  info->gpus_per_host = static_cast<int>(host.count(NodeKind::gpu));
+  info->nodes_per_host = static_cast<int>(per_host);
+  info->rails = rails;
+  info->fabric = fabric;
+  info->leaves = static_cast<int>(leaves.size());
+  info->nic_bandwidth_Bps = nic_Bps;
+
+  if (leaves.size() > 1) {
+    const int spines_wanted = fabric.spines > 0 ? fabric.spines : std::max(1, rails);
+    if (fabric.shape != FabricShape::three_tier) {
+      std::vector<NodeId> spines;
+      for (int s = 0; s < spines_wanted; ++s)
+        spines.push_back(wire.add_switch(fmt::format("spine{}", s), model));
+      wire.uplinks(leaves, leaf_down_Bps, spines, fabric.oversubscription);
+      info->spines = spines_wanted;
+    } else {
+      // Pods of leaves, each with its own spines; every pod spine reaches every core.
+      const int per_pod = fabric.leaves_per_pod > 0 ? fabric.leaves_per_pod : kLeavesPerPod;
+      const int pods = ceil_div(static_cast<int>(leaves.size()), per_pod);
+      std::vector<NodeId> pod_spines;
+      std::vector<double> pod_spine_down_Bps;
+      for (int p = 0; p < pods; ++p) {
+        const auto lo = static_cast<std::size_t>(p * per_pod);
+        const auto hi = std::min(leaves.size(), lo + static_cast<std::size_t>(per_pod));
+        std::vector<NodeId> spines;
+        for (int s = 0; s < spines_wanted; ++s)
+          spines.push_back(wire.add_switch(fmt::format("spine{}", p * spines_wanted + s), model));
+        const std::vector<NodeId> pod_leaves(leaves.begin() + static_cast<std::ptrdiff_t>(lo),
+                                             leaves.begin() + static_cast<std::ptrdiff_t>(hi));
+        const std::vector<double> pod_down(leaf_down_Bps.begin() + static_cast<std::ptrdiff_t>(lo),
+                                           leaf_down_Bps.begin() + static_cast<std::ptrdiff_t>(hi));
+        wire.uplinks(pod_leaves, pod_down, spines, fabric.oversubscription);
+        double up = 0;
+        for (double d : pod_down)
+          up += d / fabric.oversubscription;
+        for (NodeId s : spines) {
+          pod_spines.push_back(s);
+          pod_spine_down_Bps.push_back(up / spines_wanted);
+        }
+      }
+      info->spines = static_cast<int>(pod_spines.size());
+      if (pods > 1) {
+        std::vector<NodeId> cores;
+        for (int c = 0; c < spines_wanted; ++c)
+          cores.push_back(wire.add_switch(fmt::format("core{}", c), model));
+        wire.uplinks(pod_spines, pod_spine_down_Bps, cores, fabric.oversubscription);
+        info->cores = spines_wanted;
+      }
+    }
+  }
+  topo.cluster = std::move(info);
+  return topo;
+}
+
+}  // namespace linksim::topo

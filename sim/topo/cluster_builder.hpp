@@ -1,0 +1,32 @@
+#pragma once
+// Builds a cluster: copies of one host machine joined by a scale-out fabric through their
+// compute NICs (docs/cluster-format.md). The result is one Topology: host h's nodes are named
+// "node{h}/<id>" and know their host, every compute NIC knows its rail, and the fabric's
+// switches ("leaf3", "spine0", "core1") belong to no host. Routing across hosts is
+// routing.hpp's (NIC choice, spine choice); the collectives see one communicator.
+
+#include <optional>
+#include <string>
+
+#include "sim/topo/fabric.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace linksim::topo {
+
+// Bounds on what a cluster may multiply: beyond them a count is refused as absurd.
+inline constexpr int kMaxClusterHosts = 65536;
+inline constexpr int kMaxClusterGpus = 1 << 20;
+
+// The fabric a machine scales out on when nothing states one: non-blocking and rail-optimised,
+// of the kind its instance or its NICs name (InfiniBand when neither does).
+FabricSpec default_fabric(const Topology& host);
+
+// Why `host` cannot be built into a cluster of `hosts` hosts on `fabric`, as a sentence
+// ("the machine has no compute NICs to join a fabric"), or nullopt when it can.
+std::optional<std::string> cluster_problem(const Topology& host, int hosts,
+                                           const FabricSpec& fabric);
+
+// REQUIRES: !cluster_problem(host, hosts, fabric).
+Topology build_cluster(const Topology& host, int hosts, const FabricSpec& fabric);
+
+}  // namespace linksim::topo

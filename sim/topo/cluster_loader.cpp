@@ -1,0 +1,160 @@
+#include "sim/topo/cluster_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "sim/core/error.hpp"
+#include "sim/topo/loader.hpp"
+
+namespace linksim::topo {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr double kMaxOversubscription = 64;
+constexpr int kMaxSpines = 4096;
+
+int bounded_int(const JsonView& v, int lo, int hi, const char* what) {
+  const std::int64_t x = v.as_integer();
+  if (x < lo || x > hi) v.fail(fmt::format("expected {} from {} to {}, got {}", what, lo, hi, x));
+  return static_cast<int>(x);
+}
+
+double fabric_latency(const JsonView& v, bool zero_ok) {
+  const double s = v.as_time_s();
+  if (!(zero_ok ? s >= 0 : s > 0) || s > kMaxLatency_s) {
+    v.fail(fmt::format("latency \"{}\" is absurd; expected {} and at most 1 ms", v.as_string(),
+                       zero_ok ? "0 or more" : "more than 0"));
+  }
+  return s;
+}
+
+template <typename E>
+E enum_field(const JsonView& v, std::optional<E> (*parse)(std::string_view), const char* what,
+             const char* names) {
+  auto e = parse(v.as_string());
+  if (!e) v.fail(fmt::format("unknown {} \"{}\"; expected one of {}", what, v.as_string(), names));
+  return *e;
+}
+
+FabricSpec parse_fabric(const JsonView& fv, FabricSpec spec) {
+  fv.expect_only({"kind", "shape", "oversubscription", "hosts_per_leaf", "spines", "leaves_per_pod",
+                  "switch_latency", "nic_latency", "spine_choice", "nic_choice", "note"});
+  if (auto k = fv.get("kind")) spec.kind = fabric_kind_field(*k);
+  if (auto s = fv.get("shape")) {
+    spec.shape = enum_field(*s, &fabric_shape_from_string, "fabric shape",
+                            "single_switch, rail_optimized, fat_tree, three_tier");
+  }
+  if (auto o = fv.get("oversubscription")) {
+    spec.oversubscription = o->as_number();
+    if (!(spec.oversubscription > 0) || spec.oversubscription > kMaxOversubscription) {
+      o->fail(fmt::format(
+          "oversubscription must be more than 0 and at most {} (1 is non-blocking, 2 is 2:1), "
+          "got {}",
+          kMaxOversubscription, spec.oversubscription));
+    }
+  }
+  if (auto h = fv.get("hosts_per_leaf")) {
+    spec.hosts_per_leaf = bounded_int(*h, 1, kMaxClusterHosts, "a host count");
+  }
+  if (auto s = fv.get("spines")) spec.spines = bounded_int(*s, 1, kMaxSpines, "a switch count");
+  if (auto l = fv.get("leaves_per_pod")) {
+    if (spec.shape != FabricShape::three_tier) {
+      l->fail("leaves_per_pod applies to the three_tier shape only");
+    }
+    spec.leaves_per_pod = bounded_int(*l, 1, kMaxSpines, "a leaf count");
+  }
+  if (auto l = fv.get("switch_latency")) spec.switch_latency_s = fabric_latency(*l, false);
+  if (auto l = fv.get("nic_latency")) spec.nic_latency_s = fabric_latency(*l, true);
+  if (auto c = fv.get("spine_choice")) {
+    spec.spine_choice = enum_field(*c, &spine_choice_from_string, "spine choice", "ecmp, spread");
+  }
+  if (auto c = fv.get("nic_choice")) {
+    spec.nic_choice = enum_field(*c, &nic_choice_from_string, "NIC choice", "nearest, pxn");
+  }
+  return spec;
+}
+
+std::string resolve_host(const JsonView& hv, const std::string& file) {
+  const std::string name = hv.as_string();
+  const fs::path beside = fs::path(file).parent_path() / name;
+  std::error_code ec;
+  if (fs::exists(beside, ec)) return beside.string();
+  const std::string shipped = resolve_topology_path(name);
+  if (fs::exists(shipped, ec)) return shipped;
+  hv.fail(fmt::format("host machine \"{}\" not found (looked for {} and the shipped machines)",
+                      name, beside.string()));
+}
+
+}  // namespace
+
+FabricKind fabric_kind_field(const JsonView& v) {
+  auto kind = fabric_kind_from_string(v.as_string());
+  if (!kind) {
+    v.fail(fmt::format("unknown network \"{}\"; expected one of {}", v.as_string(),
+                       fmt::join(fabric_kind_names(), ", ")));
+  }
+  return *kind;
+}
+
+Topology parse_cluster(const JsonView& root, const std::string& file) {
+  root.expect_only({"$schema", "title", "description", "sources", "notes", "cluster"});
+  const JsonView cv = root.at("cluster");
+  cv.expect_only({"host", "nodes", "rails", "fabric"});
+  const JsonView hv = cv.at("host");
+  const Topology host = load_topology(resolve_host(hv, file));
+  if (host.is_cluster()) {
+    hv.fail(fmt::format("the host \"{}\" is itself a cluster; a cluster's host must be one machine",
+                        hv.as_string()));
+  }
+  const JsonView nv = cv.at("nodes");
+  const int nodes = bounded_int(nv, 1, kMaxClusterHosts, "a node count");
+  if (auto rv = cv.get("rails")) {
+    int compute = 0;
+    for (NodeId n : host.nodes_of(NodeKind::nic))
+      compute += host.node(n).nic->scale_out ? 1 : 0;
+    const std::int64_t rails = rv->as_integer();
+    if (rails != compute) {
+      rv->fail(fmt::format("the host \"{}\" has {} compute NICs, so {} rails, not {}", host.name,
+                           compute, compute, rails));
+    }
+  }
+  FabricSpec spec = default_fabric(host);
+  if (auto fv = cv.get("fabric")) spec = parse_fabric(*fv, spec);
+  if (auto why = cluster_problem(host, nodes, spec)) cv.fail(*why);
+  Topology topo = build_cluster(host, nodes, spec);
+  topo.file = file;
+  topo.name = fs::path(file).stem().string();
+  topo.title = root.at("title").as_string();
+  if (topo.title.empty()) root.at("title").fail("expected a non-empty title");
+  topo.description = root.string_or("description", "");
+  topo.sources.clear();
+  if (auto s = root.get("sources")) {
+    for (const auto& e : s->elements())
+      topo.sources.push_back(e.as_string());
+  }
+  topo.notes.clear();
+  if (auto n = root.get("notes")) {
+    for (const auto& e : n->elements())
+      topo.notes.push_back(e.as_string());
+  }
+  return topo;
+}
+
+Topology scale_out(const Topology& machine, int nodes) {
+  const Topology& host = machine.is_cluster() ? *machine.cluster->host : machine;
+  const FabricSpec spec = machine.is_cluster() ? machine.cluster->fabric : default_fabric(machine);
+  if (auto why = cluster_problem(host, nodes, spec)) {
+    throw InputError(machine.file, "",
+                     fmt::format("cannot run {} on {} nodes: {}", machine.name, nodes, *why));
+  }
+  Topology out = build_cluster(host, nodes, spec);
+  if (machine.is_cluster()) {
+    out.title = fmt::format("{} nodes of {}, {} {}", nodes, host.title, to_string(spec.kind),
+                            to_string(spec.shape));
+  }
+  return out;
+}
+
+}  // namespace linksim::topo

@@ -1,0 +1,130 @@
+#include "sim/topo/fabric.hpp"
+
+#include <array>
+
+namespace linksim::topo {
+namespace {
+
+template <typename E>
+struct Named {
+  E value;
+  std::string_view name;
+};
+
+constexpr std::array<Named<FabricKind>, 5> kKinds{{
+    {FabricKind::infiniband, "infiniband"},
+    {FabricKind::roce, "roce"},
+    {FabricKind::efa, "efa"},
+    {FabricKind::tcpx, "tcpx"},
+    {FabricKind::tcpxo, "tcpxo"},
+}};
+constexpr std::array<Named<FabricShape>, 4> kShapes{{
+    {FabricShape::single_switch, "single_switch"},
+    {FabricShape::rail_optimized, "rail_optimized"},
+    {FabricShape::fat_tree, "fat_tree"},
+    {FabricShape::three_tier, "three_tier"},
+}};
+constexpr std::array<Named<SpineChoice>, 2> kSpineChoices{{
+    {SpineChoice::ecmp, "ecmp"},
+    {SpineChoice::spread, "spread"},
+}};
+constexpr std::array<Named<NicChoice>, 2> kNicChoices{{
+    {NicChoice::nearest, "nearest"},
+    {NicChoice::pxn, "pxn"},
+}};
+
+template <typename E, std::size_t N>
+std::string_view name_of(const std::array<Named<E>, N>& table, E value) {
+  for (const auto& e : table) {
+    if (e.value == value) return e.name;
+  }
+  return "?";
+}
+
+template <typename E, std::size_t N>
+std::optional<E> value_of(const std::array<Named<E>, N>& table, std::string_view name) {
+  for (const auto& e : table) {
+    if (e.name == name) return e.value;
+  }
+  return std::nullopt;
+}
+
+template <typename E, std::size_t N>
+std::vector<std::string> names_of(const std::array<Named<E>, N>& table) {
+  std::vector<std::string> out;
+  for (const auto& e : table)
+    out.emplace_back(e.name);
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(FabricKind kind) {
+  return name_of(kKinds, kind);
+}
+std::string_view to_string(FabricShape shape) {
+  return name_of(kShapes, shape);
+}
+std::string_view to_string(SpineChoice choice) {
+  return name_of(kSpineChoices, choice);
+}
+std::string_view to_string(NicChoice choice) {
+  return name_of(kNicChoices, choice);
+}
+std::optional<FabricKind> fabric_kind_from_string(std::string_view name) {
+  return value_of(kKinds, name);
+}
+std::optional<FabricShape> fabric_shape_from_string(std::string_view name) {
+  return value_of(kShapes, name);
+}
+std::optional<SpineChoice> spine_choice_from_string(std::string_view name) {
+  return value_of(kSpineChoices, name);
+}
+std::optional<NicChoice> nic_choice_from_string(std::string_view name) {
+  return value_of(kNicChoices, name);
+}
+std::vector<std::string> fabric_kind_names() {
+  return names_of(kKinds);
+}
+std::vector<std::string> fabric_shape_names() {
+  return names_of(kShapes);
+}
+
+// The one table of fabric figures. NCCL's own network step latencies (hwLat NET, applied by
+// the algorithms) were set on InfiniBand, so InfiniBand adds only its switches here; the other
+// kinds add what their transport costs on top.
+const FabricFigures& fabric_figures(FabricKind kind) {
+  // The one fitted figure (scripts/fit-efa-latency.py): per NIC traversal, on top of NCCL's NET
+  // step latency; a message between hosts crosses two NICs.
+  constexpr double kEfaNicLatency_s = 37e-6;
+  static const std::array<FabricFigures, 5> table{{
+      {LinkKind::infiniband, 0.96,
+       "InfiniBand: 64b/66b line coding and packet headers, about 4% (the link payload table)",
+       0.13e-6, 0, "theoretical",
+       "NVIDIA Quantum switch briefs: about 130 ns port to port; the NIC and verbs costs are in "
+       "NCCL's hwLat NET row, measured on InfiniBand"},
+      {LinkKind::ethernet, 0.90,
+       "RoCE v2 over Ethernet: Ethernet, IP, UDP and BTH headers on 4 KiB MTU frames, about 10%",
+       0.6e-6, 0.5e-6, "theoretical",
+       "Ethernet switch port-to-port latencies of 0.5-0.8 us (Spectrum and Tomahawk class "
+       "briefs); RoCE NIC processing about 0.5 us above InfiniBand's"},
+      {LinkKind::ethernet, 0.85,
+       "github.com/stas00/ml-engineering pull 102: EFA v1 0.4 Tbps, about 340 Gbps effective "
+       "in all_reduce tests (85%)",
+       0.6e-6, kEfaNicLatency_s, "fitted",
+       "AWS EFA (SRD through libfabric and aws-ofi-nccl): 37 us, fitted once on the reference "
+       "p3dn x2, x4, x8 and p4de x2 all_reduce sweeps up to 64 KiB by scripts/fit-efa-latency.py; "
+       "leave-one-machine-out in docs/ACCURACY.md (multi-node section)"},
+      {LinkKind::ethernet, 0.90,
+       "assumed: Ethernet payload share; no public nccl-tests sweep of GPUDirect-TCPX to fit",
+       0.6e-6, kEfaNicLatency_s, "assumed",
+       "assumed equal to EFA's: no public small-message sweep of GPUDirect-TCPX"},
+      {LinkKind::ethernet, 0.90,
+       "assumed: Ethernet payload share; no public nccl-tests sweep of GPUDirect-TCPXO to fit",
+       0.6e-6, kEfaNicLatency_s, "assumed",
+       "assumed equal to EFA's: no public small-message sweep of GPUDirect-TCPXO"},
+  }};
+  return table[static_cast<std::size_t>(kind)];
+}
+
+}  // namespace linksim::topo

@@ -1,0 +1,87 @@
+#pragma once
+// A cluster's scale-out fabric: what joins the hosts' compute NICs (docs/cluster-format.md).
+// The kind says which network it is and brings its figures (fabric_figures); the shape says how
+// the switches are wired; the policies say how traffic picks its NIC and its spine.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/topo/link_kind.hpp"
+
+namespace linksim::topo {
+
+class Topology;
+
+enum class FabricKind { infiniband, roce, efa, tcpx, tcpxo };
+enum class FabricShape { single_switch, rail_optimized, fat_tree, three_tier };
+// Which of several equal-cost fabric paths a transfer takes: one chosen by a hash of its
+// endpoints, as switches' ECMP does, or all of them in equal shares (adaptive routing, packet
+// spraying).
+enum class SpineChoice { ecmp, spread };
+// How a GPU reaches a NIC on another rail: through its own NIC and the spines, or (PXN, NCCL's
+// default since 2.12) over NVLink to the GPU next to the destination's rail, then that GPU's NIC.
+enum class NicChoice { nearest, pxn };
+
+std::string_view to_string(FabricKind kind);
+std::string_view to_string(FabricShape shape);
+std::string_view to_string(SpineChoice choice);
+std::string_view to_string(NicChoice choice);
+std::optional<FabricKind> fabric_kind_from_string(std::string_view name);
+std::optional<FabricShape> fabric_shape_from_string(std::string_view name);
+std::optional<SpineChoice> spine_choice_from_string(std::string_view name);
+std::optional<NicChoice> nic_choice_from_string(std::string_view name);
+std::vector<std::string> fabric_kind_names();
+std::vector<std::string> fabric_shape_names();
+
+// What a fabric kind brings, each figure with its basis and source.
+struct FabricFigures {
+  LinkKind link_kind = LinkKind::infiniband;
+  // Payload per line byte on a NIC port (protocol headers, the transport's own overheads).
+  double payload_efficiency = 1;
+  std::string efficiency_source;
+  // One switch traversal, seconds.
+  double switch_latency_s = 0;
+  // What one message pays on top of NCCL's own network step latency (nccl-model.md §2 hwLat
+  // NET): the NIC, the transport and its software, seconds; on the NIC-to-leaf link.
+  double nic_latency_s = 0;
+  std::string latency_basis;  // "theoretical", "effective" or "fitted"
+  std::string latency_source;
+};
+const FabricFigures& fabric_figures(FabricKind kind);
+
+// A fabric as a file (or --nodes) states it; zero counts mean "derive it" (cluster_builder).
+struct FabricSpec {
+  FabricKind kind = FabricKind::infiniband;
+  FabricShape shape = FabricShape::rail_optimized;
+  // Downlink over uplink bandwidth at each leaf (and spine, for three tiers): 1 is non-blocking.
+  double oversubscription = 1;
+  int hosts_per_leaf = 0;  // rail-optimised: hosts of one scalable unit; fat-tree: per leaf
+  int spines = 0;          // switches in the spine tier (per pod for three tiers)
+  int leaves_per_pod = 0;  // three tiers only
+  std::optional<double> switch_latency_s;  // overrides the kind's
+  std::optional<double> nic_latency_s;     // overrides the kind's
+  SpineChoice spine_choice = SpineChoice::spread;
+  NicChoice nic_choice = NicChoice::pxn;
+};
+
+// How a cluster was built, for summaries, routing and rebuilding at another size.
+struct ClusterInfo {
+  std::shared_ptr<const Topology> host;  // the machine every host is a copy of
+  std::string host_machine;              // the host's machine name ("dgx-h100")
+  std::string host_title;
+  int hosts = 0;
+  int gpus_per_host = 0;
+  // Host h's nodes are ids [h * nodes_per_host, (h + 1) * nodes_per_host), in the host's order.
+  int nodes_per_host = 0;
+  int rails = 0;  // compute NICs per host
+  FabricSpec fabric;
+  int leaves = 0;
+  int spines = 0;
+  int cores = 0;
+  double nic_bandwidth_Bps = 0;  // one compute NIC port, per direction (line rate)
+};
+
+}  // namespace linksim::topo

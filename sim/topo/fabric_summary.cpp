@@ -1,0 +1,70 @@
+#include "sim/topo/fabric_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/topo/link_payload.hpp"
+
+namespace linksim::topo {
+
+FabricSummary summarize_fabric(const Topology& topo) {
+  if (!topo.is_cluster()) throw std::logic_error("summarize_fabric: not a cluster");
+  const ClusterInfo& c = *topo.cluster;
+  FabricSummary s;
+  s.hosts = c.hosts;
+  s.gpus = c.hosts * c.gpus_per_host;
+  s.rails = c.rails;
+  s.leaves = c.leaves;
+  s.spines = c.spines;
+  s.cores = c.cores;
+  s.oversubscription = c.fabric.oversubscription;
+  // Every NIC-to-switch link and every switch-to-switch link, by tier.
+  double host0_Bps = 0;
+  double uplink_Bps = 0;
+  for (const Link& l : topo.links()) {
+    const bool a_switch = topo.node(l.a).kind == NodeKind::net_switch;
+    const bool b_switch = topo.node(l.b).kind == NodeKind::net_switch;
+    if (a_switch != b_switch) {
+      const NodeId nic = a_switch ? l.b : l.a;
+      if (topo.host_of(nic) == 0) host0_Bps += payload_bandwidth_Bps(l);
+    } else if (a_switch && b_switch) {
+      const NodeId lower = topo.node(l.a).id.rfind("leaf", 0) == 0 ? l.a : l.b;
+      if (topo.node(lower).id.rfind("leaf", 0) == 0) uplink_Bps += payload_bandwidth_Bps(l);
+    }
+  }
+  s.per_host_scale_out_Bps = host0_Bps;
+  s.per_gpu_scale_out_Bps = c.gpus_per_host > 0 ? host0_Bps / c.gpus_per_host : 0;
+  const double hosts_half_Bps = (c.hosts / 2) * host0_Bps;
+  s.bisection_Bps = hosts_half_Bps;
+  if (c.leaves > 1 && uplink_Bps > 0) s.bisection_Bps = std::min(hosts_half_Bps, uplink_Bps / 2);
+  if (c.hosts < 2) s.bisection_Bps = 0;
+  s.hops_same_leaf = 1;
+  s.hops_worst = c.leaves <= 1 ? 1 : (c.cores > 0 ? 5 : 3);
+  return s;
+}
+
+std::string describe_fabric(const Topology& topo, const FabricSummary& s) {
+  const ClusterInfo& c = *topo.cluster;
+  const auto gbps = [](double Bps) { return fmt::format("{:.1f} GB/s", Bps / 1e9); };
+  std::string out;
+  out += fmt::format("Cluster: {} nodes of {} ({} GPUs), {} rails\n", s.hosts, c.host_machine,
+                     s.gpus, s.rails);
+  out += fmt::format("Fabric: {} {}, oversubscription {}:1, {} leaves", to_string(c.fabric.kind),
+                     to_string(c.fabric.shape), s.oversubscription, s.leaves);
+  if (s.spines > 0) out += fmt::format(", {} spines", s.spines);
+  if (s.cores > 0) out += fmt::format(", {} cores", s.cores);
+  out += "\n";
+  out += fmt::format("Scale-out per GPU: {} per direction ({} per node, {} NICs of {:.0f} Gb/s)\n",
+                     gbps(s.per_gpu_scale_out_Bps), gbps(s.per_host_scale_out_Bps), s.rails,
+                     c.nic_bandwidth_Bps * 8 / 1e9);
+  out += fmt::format("Bisection: {} per direction\n", gbps(s.bisection_Bps));
+  out += fmt::format("Switch hops between nodes: {} on one leaf, {} at worst\n", s.hops_same_leaf,
+                     s.hops_worst);
+  out += fmt::format("Routing: NIC choice {}, spine choice {}\n", to_string(c.fabric.nic_choice),
+                     to_string(c.fabric.spine_choice));
+  return out;
+}
+
+}  // namespace linksim::topo
