@@ -113,9 +113,11 @@ Summary summarize(const Simulation& sim, const Timeline& tl, const Names& names,
     row.comm_s = union_length(comm[g]);
     row.exposed_comm_s = uncovered_length(comm[g], compute[g]);
     row.hidden_comm_s = std::max(0.0, row.comm_s - row.exposed_comm_s);
-    // Idle closes the sum, so that compute + exposed + idle is the makespan to rounding.
+    // Idle closes the sum, so that compute + exposed + idle is the makespan to rounding; a
+    // difference of a few ulps is the rounding of the two lengths, not idle time.
     row.busy_s = row.compute_s + row.exposed_comm_s;
-    row.idle_s = std::max(0.0, s.makespan_s - row.busy_s);
+    row.idle_s = s.makespan_s - row.busy_s;
+    if (row.idle_s <= 8 * std::numeric_limits<double>::epsilon() * s.makespan_s) row.idle_s = 0;
     row.comm_fraction = s.makespan_s > 0 ? row.comm_s / s.makespan_s : 0;
     s.gpus.push_back(row);
   }
