@@ -34,7 +34,10 @@ struct Timeline {
   std::vector<double> task_start_s;  // by task id
   std::vector<double> task_end_s;
   // Per GPU, sorted by (start, task) (only when RunOptions::record_intervals). A transfer
-  // counts as communication on its source and its destination GPU, latency included.
+  // counts as communication on its source and its destination GPU, latency included. These are
+  // the raw intervals; the step split (compute / exposed / hidden / idle, summary.hpp) adds the
+  // whole span of each collective a GPU takes part in, whose GPU-less delays and barriers
+  // appear here on no GPU.
   std::vector<std::vector<TaskInterval>> gpu_compute;
   std::vector<std::vector<TaskInterval>> gpu_comm;
   std::vector<ChannelUsage> channels;  // by channel id

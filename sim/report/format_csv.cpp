@@ -40,6 +40,8 @@ std::string to_csv(const engine::Summary& s) {
     row(out, "gpu", g.name, "compute_s", g.compute_s);
     row(out, "gpu", g.name, "comm_s", g.comm_s);
     row(out, "gpu", g.name, "exposed_comm_s", g.exposed_comm_s);
+    row(out, "gpu", g.name, "hidden_comm_s", g.hidden_comm_s);
+    row(out, "gpu", g.name, "idle_s", g.idle_s);
     row(out, "gpu", g.name, "busy_s", g.busy_s);
     row(out, "gpu", g.name, "comm_fraction", g.comm_fraction);
   }

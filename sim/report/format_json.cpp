@@ -36,9 +36,9 @@ std::string to_json(const engine::Summary& s) {
     const engine::GpuRow& g = s.gpus[i];
     out += fmt::format(
         "{}\n    {{\"gpu\": {}, \"compute_s\": {}, \"comm_s\": {}, \"exposed_comm_s\": {}, "
-        "\"busy_s\": {}, \"comm_fraction\": {}}}",
+        "\"hidden_comm_s\": {}, \"idle_s\": {}, \"busy_s\": {}, \"comm_fraction\": {}}}",
         i ? "," : "", quoted(g.name), num(g.compute_s), num(g.comm_s), num(g.exposed_comm_s),
-        num(g.busy_s), num(g.comm_fraction));
+        num(g.hidden_comm_s), num(g.idle_s), num(g.busy_s), num(g.comm_fraction));
   }
   out += s.gpus.empty() ? "],\n" : "\n  ],\n";
 

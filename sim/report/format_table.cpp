@@ -61,11 +61,13 @@ std::string to_table(const engine::Summary& s) {
   rows.clear();
   for (const engine::GpuRow& g : s.gpus) {
     rows.push_back({g.name, units::format_time(g.compute_s), units::format_time(g.comm_s),
-                    units::format_time(g.exposed_comm_s), units::format_time(g.busy_s),
-                    percent(g.comm_fraction)});
+                    units::format_time(g.exposed_comm_s), units::format_time(g.hidden_comm_s),
+                    units::format_time(g.idle_s), percent(g.comm_fraction)});
   }
   out += "gpus\n" +
-         render({"gpu", "compute", "comm", "exposed comm", "busy", "comm/makespan"}, rows) + "\n";
+         render({"gpu", "compute", "comm", "exposed comm", "hidden comm", "idle", "comm/makespan"},
+                rows) +
+         "\n";
 
   rows.clear();
   for (const engine::ChannelRow& c : s.channels) {

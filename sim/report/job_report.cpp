@@ -15,6 +15,7 @@ std::string plan_text(const work::Scenario& sc) {
   std::string s = fmt::format("DP {} x TP {} x PP {}", p.data, p.tensor, p.pipeline);
   if (p.expert > 1) s += fmt::format(", EP {}", p.expert);
   if (p.zero_stage > 0) s += fmt::format(", ZeRO-{}", p.zero_stage);
+  if (p.zero_stage >= 3 && !p.prefetch) s += " without prefetch";
   if (p.sequence_parallel) s += ", sequence parallel";
   if (p.micro_batches > 1) s += fmt::format(", {} micro-batches", p.micro_batches);
   return s;
@@ -46,6 +47,41 @@ std::string step_label(const work::Scenario& sc) {
       return "token";
   }
   return "step";
+}
+
+// What a cost column counts: a training step; one request of a prefill batch; one token of a
+// decode step (a step makes one token per sequence of the batch), so that $/token x 1e6 is
+// $/Mtoken.
+struct CostUnit {
+  std::string label;
+  double per_step = 1;
+};
+CostUnit cost_unit(const work::Scenario& sc) {
+  if (sc.gradient_sync) return {"step", 1};
+  switch (sc.job.kind) {
+    case work::JobKind::training:
+      return {"step", 1};
+    case work::JobKind::prefill:
+      return {"request", static_cast<double>(sc.job.global_batch)};
+    case work::JobKind::decode:
+      return {"token", static_cast<double>(sc.job.global_batch)};
+  }
+  return {"step", 1};
+}
+
+std::string status(const work::JobResult& r) {
+  return r.failure.empty() ? "ok" : "does not fit";
+}
+
+// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
 }
 
 std::string money(std::optional<double> v, double scale, const char* unit) {
@@ -86,10 +122,15 @@ std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
     out += fmt::format("  request time       {} ({} tokens)\n", format_time(r.request_s),
                        sc.job.decode_tokens);
   }
+  // The engine's split (sim/engine/summary.hpp): the first three add up to the step.
   out += fmt::format("    compute          {}  (per GPU, average)\n", format_time(r.compute_s));
-  out += fmt::format("    communication    {}  ({} not hidden by compute)\n", format_time(r.comm_s),
-                     format_time(r.exposed_comm_s));
-  out += fmt::format("    idle / bubble    {}\n", format_time(r.idle_s));
+  out +=
+      fmt::format("    communication    {}  exposed: the GPU waits on a transfer or collective\n",
+                  format_time(r.exposed_comm_s));
+  out += fmt::format("    idle / bubble    {}  waiting on another rank's compute\n",
+                     format_time(r.idle_s));
+  out += fmt::format("    hidden comm      {}  beside compute, not in the sum ({} in all)\n",
+                     format_time(r.hidden_comm_s), format_time(r.comm_s));
   out += fmt::format("  communication share  {:.1f}% of the {} (exposed)\n", 100 * r.comm_share,
                      step_label(sc));
   if (r.tokens_per_s > 0)
@@ -134,12 +175,19 @@ Json job_json(const work::JobResult& r, const work::Scenario& sc) {
   j["scenario"] = sc.name;
   j["machine"] = r.machine;
   j["gpus"] = r.gpus;
+  j["status"] = status(r);
+  if (!r.failure.empty()) {
+    // No figures: the job did not run here, and zeros would read as a very fast machine.
+    j["failure"] = r.failure;
+    return j;
+  }
   j["step_s"] = r.step_s;
   if (r.step_range_s) j["step_range_s"] = {r.step_range_s->lo, r.step_range_s->hi};
   j["request_s"] = r.request_s;
   j["compute_s"] = r.compute_s;
   j["comm_s"] = r.comm_s;
   j["exposed_comm_s"] = r.exposed_comm_s;
+  j["hidden_comm_s"] = r.hidden_comm_s;
   j["idle_s"] = r.idle_s;
   j["comm_share"] = r.comm_share;
   j["tokens_per_s"] = r.tokens_per_s;
@@ -162,21 +210,26 @@ Json job_json(const work::JobResult& r, const work::Scenario& sc) {
   j["bottlenecks"] = r.bottlenecks;
   j["advice"] = r.advice;
   j["notes"] = r.notes;
-  if (!r.failure.empty()) j["failure"] = r.failure;
   return j;
 }
 
 std::string jobs_csv(const std::vector<work::JobResult>& results, const work::Scenario& sc) {
   std::string out =
-      "scenario,machine,gpus,step_s,request_s,compute_s,comm_s,exposed_comm_s,idle_s,comm_share,"
-      "tokens_per_s,price_per_hour_usd\n";
+      "scenario,machine,gpus,status,step_s,request_s,compute_s,comm_s,exposed_comm_s,"
+      "hidden_comm_s,idle_s,comm_share,tokens_per_s,price_per_hour_usd,failure\n";
   for (const auto& r : results) {
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", sc.name, r.machine, r.gpus,
-                    units::exact(r.step_s), units::exact(r.request_s), units::exact(r.compute_s),
-                    units::exact(r.comm_s), units::exact(r.exposed_comm_s), units::exact(r.idle_s),
-                    units::exact(r.comm_share), units::exact(r.tokens_per_s),
-                    r.price_per_hour_usd ? units::exact(*r.price_per_hour_usd) : "");
+    const std::string price = r.price_per_hour_usd ? units::exact(*r.price_per_hour_usd) : "";
+    if (!r.failure.empty()) {
+      // Empty figures (not zeros) and the reason, quoted as RFC 4180 has it.
+      out += fmt::format("{},{},{},{},,,,,,,,,,{},{}\n", sc.name, r.machine, r.gpus, status(r),
+                         price, csv_field(r.failure));
+      continue;
+    }
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},\n", sc.name, r.machine, r.gpus, status(r),
+        units::exact(r.step_s), units::exact(r.request_s), units::exact(r.compute_s),
+        units::exact(r.comm_s), units::exact(r.exposed_comm_s), units::exact(r.hidden_comm_s),
+        units::exact(r.idle_s), units::exact(r.comm_share), units::exact(r.tokens_per_s), price);
   }
   return out;
 }
@@ -184,23 +237,23 @@ std::string jobs_csv(const std::vector<work::JobResult>& results, const work::Sc
 std::string format_comparison(const std::vector<work::JobResult>& results,
                               const work::Scenario& sc) {
   std::string out = fmt::format("{}\n{} on {}\n\n", sc.title, job_text(sc), plan_text(sc));
+  const CostUnit unit = cost_unit(sc);
   out += fmt::format("{:<26} {:>4} {:>10} {:>8} {:>12} {:>9} {:>11} {:>11}\n", "machine", "GPUs",
-                     step_label(sc), "comm %", "tokens/s", "$/hour", "$/" + step_label(sc),
-                     "$/Mtoken");
+                     step_label(sc), "comm %", "tokens/s", "$/hour", "$/" + unit.label, "$/Mtoken");
   for (const auto& r : results) {
     if (!r.failure.empty()) {
       out += fmt::format("{:<26} {:>4}  does not fit: {}\n", r.machine, r.gpus, r.failure);
       continue;
     }
-    std::optional<double> per_step;
+    std::optional<double> per_unit;
     std::optional<double> per_mtok;
     if (r.price_per_hour_usd) {
-      per_step = *r.price_per_hour_usd / 3600 * r.step_s;
+      per_unit = *r.price_per_hour_usd / 3600 * r.step_s / unit.per_step;
       if (r.tokens_per_s > 0) per_mtok = *r.price_per_hour_usd / 3600 / r.tokens_per_s * 1e6;
     }
     out += fmt::format("{:<26} {:>4} {:>10} {:>7.1f}% {:>12.4g} {:>9} {:>11} {:>11}\n", r.machine,
                        r.gpus, format_time(r.step_s), 100 * r.comm_share, r.tokens_per_s,
-                       money(r.price_per_hour_usd, 1, ""), money(per_step, 1, ""),
+                       money(r.price_per_hour_usd, 1, ""), money(per_unit, 1, ""),
                        money(per_mtok, 1, ""));
   }
   out += "\n($ columns need a cloud instance file with a price; bare machines show -.)\n";

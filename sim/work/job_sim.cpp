@@ -25,7 +25,17 @@ struct CollRecord {
   TaskId first_task = 0;  // tasks [first_task, end] belong to it
   TaskId end = 0;
   double size_bytes = 0;
+  std::vector<int> gpus;  // engine GPU indices of its ranks
 };
+
+// The records as the engine's accounting sees them (sim/engine/summary.hpp).
+std::vector<engine::CommOp> comm_ops(const std::vector<CollRecord>& records) {
+  std::vector<engine::CommOp> ops;
+  ops.reserve(records.size());
+  for (const auto& r : records)
+    ops.push_back({r.first_task, r.end, r.gpus});
+  return ops;
+}
 
 // Rank layout: tensor fastest, then data, then pipeline (Megatron's order), so a TP group sits
 // on neighbouring GPUs.
@@ -174,7 +184,10 @@ class JobBuilder {
     max_channels_ = std::max(max_channels_, it->second.channels);
     const TaskId first = static_cast<TaskId>(sim_->task_count());
     const TaskId end = coll::lower_collective(comm, r, it->second, *sim_, deps);
-    records_.push_back({group, op, first, end, size});
+    std::vector<int> gpus;
+    for (int rank : ranks)
+      gpus.push_back(gpu_index(rank));
+    records_.push_back({group, op, first, end, size, std::move(gpus)});
     return end;
   }
 
@@ -272,24 +285,48 @@ class JobBuilder {
     }
   }
 
-  // ZeRO-3: gather a layer's weights over DP before using them.
-  void gather_weights(int s, std::vector<std::vector<std::vector<TaskId>>>& ready) {
+  using Ready = std::vector<std::vector<std::vector<TaskId>>>;
+
+  // ZeRO-3: one layer's weights all-gathered over each TP rank's DP group, once every DP rank's
+  // `after` entries and its last compute have ended (weights are gathered where the GPU's
+  // stream reaches them, never before its previous work). Returns the ends, by TP rank.
+  std::vector<TaskId> gather_layer_weights(int s, const Ready& after) {
     const ParallelPlan& p = layout_.plan;
-    if (p.zero_stage < 3 || p.data < 2) return;
+    std::vector<TaskId> ends;
     for (int t = 0; t < p.tensor; ++t) {
       std::vector<TaskId> deps;
       for (int d = 0; d < p.data; ++d) {
-        const auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+        const auto& r = after[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
         deps.insert(deps.end(), r.begin(), r.end());
+        if (const auto& last = last_[static_cast<std::size_t>(layout_.rank(s, d, t))]) {
+          deps.push_back(*last);
+        }
       }
-      const TaskId end =
-          collective("DP", dp_group(s, t), coll::Op::all_gather, lc_.weight_bytes / p.tensor, deps);
-      for (int d = 0; d < p.data; ++d)
-        ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)].push_back(end);
+      ends.push_back(collective("DP", dp_group(s, t), coll::Op::all_gather,
+                                lc_.weight_bytes / p.tensor, deps));
     }
+    return ends;
   }
 
-  using Ready = std::vector<std::vector<std::vector<TaskId>>>;
+  // ZeRO-3: the weights of the layer about to run, added to what it waits for. Gathered now,
+  // unless the previous layer prefetched them into `prefetched`. With plan.prefetch the next
+  // layer's gather (when `next_layer`) is issued here, after this layer's gather and inputs, so
+  // that it runs while this layer computes (FSDP's forward/backward prefetch, DeepSpeed's
+  // stage-3 prefetch: one layer ahead).
+  void gather_weights(int s, Ready& ready, std::vector<TaskId>& prefetched, bool next_layer) {
+    const ParallelPlan& p = layout_.plan;
+    if (p.zero_stage < 3 || p.data < 2) return;
+    const std::vector<TaskId> current =
+        prefetched.empty() ? gather_layer_weights(s, ready) : prefetched;
+    prefetched.clear();
+    for (int d = 0; d < p.data; ++d) {
+      for (int t = 0; t < p.tensor; ++t) {
+        ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)].push_back(
+            current[static_cast<std::size_t>(t)]);
+      }
+    }
+    if (p.prefetch && next_layer) prefetched = gather_layer_weights(s, ready);
+  }
 
   Ready ready_from_stage_input(int s, int mb, bool backward) {
     const ParallelPlan& p = layout_.plan;
@@ -309,7 +346,8 @@ class JobBuilder {
         const TaskId dep = src[static_cast<std::size_t>(d * p.tensor + t)];
         const TaskId first = static_cast<TaskId>(sim_->task_count());
         const TaskId x = send(a, b, bytes, dep);
-        records_.push_back({"PP", coll::Op::sendrecv, first, x, bytes});
+        records_.push_back(
+            {"PP", coll::Op::sendrecv, first, x, bytes, {gpu_index(a), gpu_index(b)}});
         ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)] = {x};
       }
     }
@@ -343,8 +381,9 @@ class JobBuilder {
   void forward(int s, int mb) {
     Ready ready = ready_from_stage_input(s, mb, false);
     const int layers = layers_[static_cast<std::size_t>(s)];
+    std::vector<TaskId> prefetched;
     for (int l = 0; l < layers; ++l) {
-      gather_weights(s, ready);
+      gather_weights(s, ready, prefetched, l + 1 < layers);
       layer_half(s, false, false, ready);
       layer_half(s, false, true, ready);
     }
@@ -361,8 +400,9 @@ class JobBuilder {
     const double edge = embedding_params(model_) / p.tensor * bytes_ /
                         (p.pipeline > 1 ? 2.0 : 1.0) * ((s == 0 || s == p.pipeline - 1) ? 1 : 0);
     if (last_micro_batch) pending += edge;
+    std::vector<TaskId> prefetched;
     for (int l = 0; l < layers; ++l) {
-      gather_weights(s, ready);
+      gather_weights(s, ready, prefetched, l + 1 < layers);
       layer_half(s, true, true, ready);
       layer_half(s, true, false, ready);
       if (!last_micro_batch || p.data < 2) continue;
@@ -446,10 +486,14 @@ class JobBuilder {
   int max_channels_ = 0;
 };
 
-// Fraction of each compute task's time that communication on its GPU overlapped.
-std::vector<double> overlap_fractions(const engine::Timeline& tl,
+// Fraction of each compute task's time that communication on its GPU overlapped, with
+// communication as the engine's accounting defines it (the whole span of a collective the GPU
+// takes part in: its kernel holds SMs from launch to end).
+std::vector<double> overlap_fractions(const engine::Simulation& sim, const engine::Timeline& tl,
+                                      const std::vector<CollRecord>& records,
                                       const std::vector<std::pair<TaskId, int>>& tasks,
                                       const std::vector<int>& gpu_of_rank) {
+  const auto comm = engine::comm_intervals(sim, tl, comm_ops(records));
   std::vector<double> out;
   out.reserve(tasks.size());
   for (const auto& [task, rank] : tasks) {
@@ -459,14 +503,8 @@ std::vector<double> overlap_fractions(const engine::Timeline& tl,
       out.push_back(0);
       continue;
     }
-    std::vector<engine::Interval> mine{{a, b}};
-    std::vector<engine::Interval> comm;
-    for (const auto& iv :
-         tl.gpu_comm[static_cast<std::size_t>(gpu_of_rank[static_cast<std::size_t>(rank)])]) {
-      if (iv.end_s > a && iv.start_s < b) comm.push_back({iv.start_s, iv.end_s});
-    }
-    const double uncovered = engine::uncovered_length(mine, comm);
-    out.push_back(1.0 - uncovered / (b - a));
+    const auto g = static_cast<std::size_t>(gpu_of_rank[static_cast<std::size_t>(rank)]);
+    out.push_back(std::min(1.0, engine::covered_length(comm[g], a, b) / (b - a)));
   }
   return out;
 }
@@ -554,7 +592,8 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model, co
                        : 0.0);
   res.comm_sm_share = share;
   std::vector<double> scale;
-  for (double f : overlap_fractions(tl1, first.compute_tasks(), gpu_of_rank)) {
+  for (double f :
+       overlap_fractions(*first.sim(), tl1, first.records(), first.compute_tasks(), gpu_of_rank)) {
     scale.push_back((1 - f) + f / (1 - share));
   }
   JobBuilder second(machine, model, sc, scale);
@@ -580,19 +619,21 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model, co
                                   ? machine.channel_name(static_cast<topo::ChannelId>(c))
                                   : fmt::format("protocol cap {}", c));
   }
-  const engine::Summary summary = engine::summarize(*sim, *tl, *names);
+  const engine::Summary summary = engine::summarize(*sim, *tl, *names, comm_ops(second.records()));
 
   res.step_s = tl->makespan_s;
   for (const auto& g : summary.gpus) {
     res.compute_s += g.compute_s;
     res.comm_s += g.comm_s;
     res.exposed_comm_s += g.exposed_comm_s;
-    res.idle_s += tl->makespan_s - g.busy_s;
+    res.hidden_comm_s += g.hidden_comm_s;
+    res.idle_s += g.idle_s;
   }
   const double n = static_cast<double>(summary.gpus.size());
   res.compute_s /= n;
   res.comm_s /= n;
   res.exposed_comm_s /= n;
+  res.hidden_comm_s /= n;
   res.idle_s /= n;
   res.comm_share = res.step_s > 0 ? res.exposed_comm_s / res.step_s : 0;
   for (const auto& r : second.records()) {

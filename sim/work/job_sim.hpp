@@ -6,7 +6,8 @@
 // and an MLP half, each timed by the roofline (FLOPs at the achieved rate, or bytes at HBM
 // bandwidth, whichever is longer) and followed by a Megatron tensor-parallel all-reduce (or a
 // reduce-scatter + all-gather with sequence parallelism); activations and their gradients sent
-// between stages; MoE all-to-all around the experts; ZeRO-3 weight all-gathers and gradient
+// between stages; MoE all-to-all around the experts; ZeRO-3 weight all-gathers (one layer
+// ahead with plan.prefetch, so that they run beside the previous layer's compute) and gradient
 // reduce-scatters per layer; otherwise DDP gradient buckets all-reduced (reduce-scattered for
 // ZeRO-1/2) as the last micro-batch's backward produces them, overlapped with the rest of the
 // backward; then the optimizer step.
@@ -16,6 +17,8 @@
 // Communication kernels take SMs from concurrent compute (one CTA per NCCL channel): compute
 // overlapped with communication runs at (1 - share) of its speed, share = channels / SMs by
 // default. The run is done twice: once to find the overlap, once with the slowed compute.
+// The step's split into compute, exposed and hidden communication and idle time is the engine's
+// (sim/engine/summary.hpp), with every collective and send declared as one operation.
 
 #include <map>
 #include <memory>
@@ -45,11 +48,14 @@ struct JobResult {
   int gpus = 0;
   double step_s = 0;     // training step, prefill request, or one decode token
   double request_s = 0;  // decode: all tokens; otherwise step_s
-  // Averages over GPUs of their time in compute, in communication, in communication with no
-  // compute beside it, and idle (pipeline bubbles and waits).
+  // Averages over GPUs of the split that sim/engine/summary.hpp defines: time in compute, in
+  // communication (all of it), in communication with no compute beside it (exposed) and with
+  // compute beside it (hidden), and idle (waiting on another rank's compute: pipeline bubbles,
+  // a collective's slower peers). compute + exposed + idle = step_s.
   double compute_s = 0;
   double comm_s = 0;
   double exposed_comm_s = 0;
+  double hidden_comm_s = 0;
   double idle_s = 0;
   double comm_share = 0;  // exposed_comm_s / step_s
   double tokens_per_step = 0;

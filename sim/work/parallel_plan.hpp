@@ -26,6 +26,10 @@ struct ParallelPlan {
   double bucket_bytes = 25e6;      // DDP gradient bucket (PyTorch default 25 MB)
   // Full activation recomputation: keep only each layer's input, redo the forward in backward.
   bool recompute = false;
+  // ZeRO-3: all-gather the next layer's weights while this layer computes (one layer ahead, as
+  // FSDP's forward/backward prefetch and DeepSpeed's stage-3 prefetch do); false gathers each
+  // layer's weights only when it needs them.
+  bool prefetch = true;
   int gpus() const { return data * tensor * pipeline; }
 };
 

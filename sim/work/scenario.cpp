@@ -137,7 +137,7 @@ Scenario load_scenario(const std::string& path_in) {
   }
   if (auto plan = root.get("plan")) {
     plan->expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "sequence_parallel",
-                       "micro_batches", "bucket_size", "recompute"});
+                       "micro_batches", "bucket_size", "recompute", "prefetch"});
     s.plan.data = positive_int(*plan, "data", 1);
     s.plan.tensor = positive_int(*plan, "tensor", 1);
     s.plan.pipeline = positive_int(*plan, "pipeline", 1);
@@ -145,6 +145,7 @@ Scenario load_scenario(const std::string& path_in) {
     s.plan.micro_batches = positive_int(*plan, "micro_batches", 1);
     s.plan.sequence_parallel = plan->bool_or("sequence_parallel", false);
     s.plan.recompute = plan->bool_or("recompute", false);
+    s.plan.prefetch = plan->bool_or("prefetch", true);
     if (auto z = plan->get("zero_stage")) {
       const auto stage = z->as_integer();
       if (stage < 0 || stage > 3) z->fail("expected a ZeRO stage from 0 to 3");
