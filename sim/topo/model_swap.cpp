@@ -78,7 +78,7 @@ void carry_nvlink(const JsonView& where, Topology& t, NodeId gpu, const GpuModel
     const NodeId other = l.a == gpu ? l.b : l.a;
     const Node& peer = t.node(other);
     if (peer.kind == NodeKind::gpu && peer.gpu->nvlink_generation != model.nvlink_generation) {
-      where.fail(fmt::format("{} joins a {} (NVLink {}) to a {} ({}){}", link_name(t, l),
+      where.fail(fmt::format("{} would join {} (NVLink {}) to {} ({}){}", link_name(t, l),
                              model.name, model.nvlink_generation, peer.model,
                              nvlink_spec(*peer.gpu), tail));
     }

@@ -146,8 +146,8 @@ TEST(ModelSwapTest, ALinkToAGpuOfAnotherGenerationIsRefused) {
       dir.write("h.json", swap_doc("base.json", "A100-SXM4-80GB", "H100-PCIE-80GB"));
   EXPECT_EQ(load_error(path), path +
                                   ": at /replace_models/A100-SXM4-80GB: gpu0-gpu1 (NVLink 3 "
-                                  "x12) joins a H100-PCIE-80GB (NVLink 4) to a A100-PCIE-80GB "
-                                  "(12 NVLink 3 links)" +
+                                  "x12) would join H100-PCIE-80GB (NVLink 4) to "
+                                  "A100-PCIE-80GB (12 NVLink 3 links)" +
                                   kTail);
 }
 
