@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,19 @@ TEST(MachinesOfTodayTest, Gb200TrayIsNv18OverTheRacksEighteenSwitches) {
   EXPECT_EQ(r.route(0, 3)->paths.size(), 18u);
   EXPECT_DOUBLE_EQ(r.route(0, 3)->bandwidth_Bps(), 900e9);
   EXPECT_DOUBLE_EQ(r.route(2, *t.find("grace1"))->bandwidth_Bps(), 450e9);  // C2C
+}
+
+TEST(MachinesOfTodayTest, EveryGpuOfTodayShipsInAMachine) {
+  std::set<std::string> shipped_models;
+  for (const auto& file : shipped_topology_files()) {
+    const Topology t = load_topology(file);
+    for (NodeId g : t.nodes_of(NodeKind::gpu))
+      shipped_models.insert(t.node(g).gpu->name);
+  }
+  for (const char* name : {"B200", "GB200", "RTX-5090", "RTX-4070-Ti-SUPER", "H800-SXM5-80GB",
+                           "H20", "L4", "GH200-96GB", "MI300X"}) {
+    EXPECT_EQ(shipped_models.count(name), 1u) << name;
+  }
 }
 
 }  // namespace
