@@ -10,6 +10,8 @@
 //    training GEMMs), which are half the "FP16 accumulate" rates on those cards. Only dtypes
 //    the datasheet lists are present.
 //  - nvlink_links: NVLink links per GPU (bridges included: a GA102 has four x4 links).
+//  - AMD Instinct: "tensor core" reads "matrix core"; the GPUs have no NVLink (0 links) and join
+//    over Infinity Fabric, which a topology file draws as xgmi links between GPUs.
 
 #include <string>
 #include <utility>
@@ -147,6 +149,24 @@ std::map<std::string, GpuModel> build_catalog() {
            "TFLOPS, FP8 733 TFLOPS, INT8 733 TOPS dense (datasheet sparse figures halved), 48 GB "
            "GDDR6 at 864 GB/s, PCIe 4.0 x16, no NVLink)"));
 
+  add(make("RTX-4070-Ti-SUPER", "ada", 16, 672,
+           {.fp32 = 44.1, .tf32 = 44.1, .fp16 = 88.2, .bf16 = 88.2, .fp8 = 176.4, .int8 = 352.8}, 0,
+           0, 4, false, 66,
+           "NVIDIA GeForce RTX 4070 Ti SUPER product page (AD103, 8,448 CUDA cores = 66 SMs, "
+           "2.61 GHz boost, 706 AI TOPS = FP8 with sparsity, 16 GB GDDR6X at 21 Gbps on 256 "
+           "bits = 672 GB/s, PCIe 4.0 x16, no NVLink). NVIDIA prints no per-dtype table for this "
+           "card: the rates are the RTX 4090's per-SM-per-clock rates from the Ada whitepaper "
+           "times 66 SMs x 2.61 GHz (FP32 and TF32 256, FP16/BF16 512 and FP8 1,024 with FP32 "
+           "accumulate, INT8 2,048 ops per SM per clock: 44.1, 88.2, 176.4, 352.8), which "
+           "matches 706 AI TOPS / 2 = 353 TOPS INT8 dense. GeForce drivers do not enable PCIe "
+           "P2P"));
+  add(make("L4", "ada", 24, 300,
+           {.fp32 = 30.3, .tf32 = 60, .fp16 = 121, .bf16 = 121, .fp8 = 242.5, .int8 = 242.5}, 0, 0,
+           4, true, 58,
+           "NVIDIA L4 Tensor Core GPU datasheet (FP32 30.3 TFLOPS; TF32 120, FP16/BF16 242, FP8 "
+           "485 TFLOPS and INT8 485 TOPS with sparsity, halved here; 24 GB GDDR6 at 300 GB/s; "
+           "PCIe 4.0 x16, no NVLink; 72 W); 7,424 CUDA cores = 58 SMs of AD104"));
+
   // ---- Hopper ---------------------------------------------------------------------------
   const Flops h100_sxm{.fp64 = 67,
                        .fp32 = 67,
@@ -174,6 +194,53 @@ std::map<std::string, GpuModel> build_catalog() {
            "NVLink 900 GB/s bidirectional = 18 NVLink 4 links; PCIe 5.0 x16; 132 SMs). nvidia-smi "
            "reports 143771 MiB (~140.4 GiB)"));
 
+  add(make("H800-SXM5-80GB", "hopper", 80, 3350,
+           {.fp64 = 1,
+            .fp32 = 67,
+            .tf32 = 494.7,
+            .fp16 = 989.4,
+            .bf16 = 989.4,
+            .fp8 = 1978.9,
+            .int8 = 1978.9},
+           4, 8, 5, true, 132,
+           "NVIDIA H800 Tensor Core GPU datasheet (SXM: FP64 and FP64 Tensor 1 TFLOPS, FP32 67, "
+           "TF32 989, BF16/FP16 1,979, FP8 3,958 TFLOPS, INT8 3,958 TOPS with sparsity (halved "
+           "here: the H100 SXM's dense figures), 80 GB HBM3 at 3.35 TB/s, NVLink 400 GB/s "
+           "bidirectional = 8 NVLink 4 links at 25 GB/s per direction, PCIe 5.0 x16); the "
+           "export variant of the H100 SXM5 (132 SMs)"));
+  add(make("H20", "hopper", 96, 4000,
+           {.fp64 = 1, .fp32 = 44, .tf32 = 74, .fp16 = 148, .bf16 = 148, .fp8 = 296, .int8 = 296},
+           4, 18, 5, true, 0,
+           "NVIDIA publishes no public H20 datasheet; figures from the HGX H20 specification as "
+           "reported by SemiAnalysis and the trade press (Nov 2023): FP64 1, FP32 44, TF32 74, "
+           "BF16/FP16 148, FP8 296 TFLOPS and INT8 296 TOPS dense, 96 GB HBM3 at 4.0 TB/s, "
+           "NVLink 900 GB/s bidirectional = 18 NVLink 4 links, PCIe 5.0 x16 (128 GB/s), 400 W. "
+           "SM count not published (0). Treat as approximate"));
+  add(make("GH200-96GB", "hopper", 96, 4000, h100_sxm, 4, 18, 5, true, 132,
+           "NVIDIA GH200 Grace Hopper Superchip datasheet (GPU: FP64 Tensor 67, FP32 67, TF32 "
+           "494, BF16/FP16 990, FP8 1,979 TFLOPS, INT8 1,979 TOPS dense (sparse figures "
+           "halved), 96 GB HBM3 at 4 TB/s; NVLink-C2C to the Grace CPU 900 GB/s bidirectional; "
+           "18 NVLink 4 links (900 GB/s) to other superchips; PCIe 5.0 lanes come from Grace; "
+           "132 SMs as on H100 SXM5). The 144 GB HBM3e version (4.9 TB/s) is not listed: define "
+           "it under gpu_models"));
+
+  // ---- AMD CDNA 3 -----------------------------------------------------------------------
+  // sm_count holds compute units; nvlink 0: the GPUs join over Infinity Fabric (xgmi links).
+  add(make("MI300X", "cdna3", 192, 5300,
+           {.fp64 = 163.4,
+            .fp32 = 163.4,
+            .tf32 = 653.7,
+            .fp16 = 1307.4,
+            .bf16 = 1307.4,
+            .fp8 = 2614.9,
+            .int8 = 2614.9},
+           0, 0, 5, true, 304,
+           "AMD Instinct MI300X accelerator datasheet (304 compute units; peak FP64 matrix 163.4, "
+           "FP32 163.4, TF32 653.7, FP16/BF16 1,307.4, FP8 2,614.9 TFLOPS, INT8 2,614.9 TOPS "
+           "dense (with sparsity twice that); 192 GB HBM3 at 5.3 TB/s; PCIe 5.0 x16 to the host; "
+           "Infinity Fabric: 7 links to peer GPUs at 128 GB/s bidirectional each (896 GB/s "
+           "aggregate) on the 8-GPU platform)"));
+
   // ---- Blackwell ------------------------------------------------------------------------
   add(make(
       "B200", "blackwell", 180, 8000,
@@ -184,6 +251,28 @@ std::map<std::string, GpuModel> build_catalog() {
       "TFLOPS, INT8 4,500 TOPS dense; 180 GB HBM3e at 8 TB/s (DGX B200: 1,440 GB total); "
       "NVLink 5: 18 links, 1.8 TB/s bidirectional); 148 SMs per public Blackwell "
       "descriptions; host PCIe Gen5 x16 on HGX B200 (the GPU supports Gen6)"));
+  add(make(
+      "GB200", "blackwell", 186, 8000,
+      {.fp64 = 40, .fp32 = 80, .tf32 = 1250, .fp16 = 2500, .bf16 = 2500, .fp8 = 5000, .int8 = 5000},
+      5, 18, 5, true, 148,
+      "NVIDIA GB200 NVL72 datasheet, per GPU = GB200 superchip figures / 2 (one Grace, two "
+      "Blackwell GPUs) and sparse figures halved: superchip FP64 80, FP32 160, TF32 5 PF, "
+      "FP16/BF16 10 PF, FP8 20 PF, INT8 20 POPS (sparse), up to 372 GB HBM3e at 16 TB/s, "
+      "NVLink 3.6 TB/s; per GPU FP64 40, FP32 80, TF32 1,250, FP16/BF16 2,500, FP8 5,000 "
+      "TFLOPS, INT8 5,000 TOPS dense, 186 GB at 8 TB/s, NVLink 5: 18 links, 1.8 TB/s "
+      "bidirectional. Each GPU reaches its Grace CPU over NVLink-C2C (900 GB/s "
+      "bidirectional), not PCIe. Earlier datasheet revisions print FP64 90 and 384 GB per "
+      "superchip; 148 SMs as for B200"));
+  add(make("RTX-5090", "blackwell", 32, 1792,
+           {.fp32 = 104.8, .tf32 = 104.8, .fp16 = 209.5, .bf16 = 209.5, .fp8 = 419, .int8 = 838}, 0,
+           0, 5, false, 170,
+           "NVIDIA GeForce RTX 5090 product page and RTX Blackwell GPU architecture whitepaper "
+           "(170 SMs, 21,760 CUDA cores at 2.407 GHz boost: 104.8 TFLOPS FP32; 3,352 AI TOPS = "
+           "FP4 with sparsity, so FP8 838 and FP16 419 TFLOPS dense with FP16 accumulate; 32 GB "
+           "GDDR7 at 28 Gbps on 512 bits = 1,792 GB/s; PCIe 5.0 x16, no NVLink). FP16/BF16/"
+           "FP8/TF32 here are the FP32-accumulate rates, half the FP16-accumulate ones as on "
+           "every GeForce card in this catalog; INT8 838 TOPS dense. GeForce drivers do not "
+           "enable PCIe P2P"));
   return c;
 }
 

@@ -10,8 +10,9 @@
 namespace linksim::topo {
 
 struct GpuModel {
-  std::string name;          // "A100-SXM4-80GB"
-  std::string architecture;  // "volta", "ampere", "ada", "hopper", "blackwell"
+  std::string name;  // "A100-SXM4-80GB"
+  // "volta", "turing", "ampere", "ada", "hopper", "blackwell"; "cdna3" for AMD Instinct MI300X.
+  std::string architecture;
   double memory_bytes = 0;
   double hbm_bandwidth_Bps = 0;
   // Peak dense throughput per dtype in FLOP/s ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8",
@@ -23,7 +24,7 @@ struct GpuModel {
   int pcie_width = 16;
   // Whether the driver allows PCIe peer-to-peer for this GPU (GeForce cards: no).
   bool pcie_p2p = true;
-  int sm_count = 0;
+  int sm_count = 0;  // streaming multiprocessors (AMD: compute units); 0 when not published
   std::string source;
 };
 

@@ -13,6 +13,7 @@
 #include "sim/topo/cluster_loader.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_kind.hpp"
+#include "sim/topo/model_swap.hpp"
 #include "sim/topo/template_expr.hpp"
 
 namespace linksim::topo {
@@ -295,6 +296,10 @@ bool is_device(NodeKind k) {
   return k == NodeKind::gpu || k == NodeKind::nic;
 }
 
+bool is_amd_instinct(const Node& n) {
+  return n.gpu && n.gpu->architecture.rfind("cdna", 0) == 0;
+}
+
 // Which node kinds a link kind may join; a mismatch is a typo more often than a design.
 std::string check_endpoints(LinkKind kind, const Node& a, const Node& b) {
   auto either = [&](NodeKind k) { return a.kind == k || b.kind == k; };
@@ -315,9 +320,15 @@ std::string check_endpoints(LinkKind kind, const Node& a, const Node& b) {
                "between them";
       }
       break;
+    case LinkKind::xgmi:
+      // AMD Instinct GPUs (CDNA) join each other over Infinity Fabric, as EPYC sockets do.
+      if (both_in({NodeKind::gpu}) && is_amd_instinct(a) && is_amd_instinct(b)) break;
+      if (!both_in({NodeKind::cpu})) {
+        return "xGMI joins two cpu nodes, or two AMD Instinct GPUs (architecture cdna...)";
+      }
+      break;
     case LinkKind::upi:
     case LinkKind::qpi:
-    case LinkKind::xgmi:
     case LinkKind::soc:
       if (!both_in({NodeKind::cpu})) return "socket interconnects join two cpu nodes";
       break;
@@ -491,28 +502,6 @@ void check_nvlink_budget(const Topology& topo, const JsonView& root) {
   }
 }
 
-// "What if the same box had H200s?": swap GPU models in a machine taken from a base.
-void replace_gpu_models(const JsonView& replace, Topology& topo, const JsonView& root) {
-  for (const auto& [from, to_view] : replace.members()) {
-    const std::string to = to_view.as_string();
-    auto model = find_gpu_model(to);
-    if (!model) {
-      to_view.fail(fmt::format("unknown GPU model \"{}\"; known models: {}", to,
-                               fmt::join(gpu_model_names(), ", ")));
-    }
-    std::size_t replaced = 0;
-    for (NodeId g : topo.nodes_of(NodeKind::gpu)) {
-      if (topo.node(g).model != from) continue;
-      topo.set_gpu_model(g, *model);
-      ++replaced;
-    }
-    if (replaced == 0) {
-      to_view.fail(fmt::format("the base machine has no GPU of model \"{}\" to replace", from));
-    }
-  }
-  check_nvlink_budget(topo, root);
-}
-
 Topology parse_with_depth(const Json& document, const std::string& file, int depth);
 
 Topology load_with_depth(const std::string& path, int depth) {
@@ -541,7 +530,10 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
     }
     topo = load_with_depth(base_path.string(), depth + 1);
     topo.base = fs::path(base->as_string()).stem().string();
-    if (auto replace = root.get("replace_models")) replace_gpu_models(*replace, topo, root);
+    if (auto replace = root.get("replace_models")) {
+      replace_gpu_models(*replace, topo);
+      check_nvlink_budget(topo, root);
+    }
   } else {
     GpuModels models;
     if (auto gm = root.get("gpu_models")) {

@@ -93,6 +93,16 @@ void Topology::set_link_figures(LinkId link, double bandwidth_Bps, double latenc
   l.latency_s = latency_s;
 }
 
+void Topology::set_link_generation(LinkId link, int generation, double bandwidth_Bps,
+                                   Provenance provenance) {
+  Link& l = links_.at(link);
+  l.generation = generation;
+  l.bandwidth_Bps = bandwidth_Bps;
+  l.provenance = std::move(provenance);
+  l.bandwidth_range_Bps.reset();
+  l.latency_range_s.reset();
+}
+
 std::optional<NodeId> Topology::find(std::string_view id) const {
   auto it = index_.find(id);
   if (it == index_.end()) return std::nullopt;

@@ -169,6 +169,11 @@ class Topology {
   void set_gpu_model(NodeId gpu, GpuModel model);
   // Replaces a link's bandwidth and latency (a calibration range's end); the graph is unchanged.
   void set_link_figures(LinkId link, double bandwidth_Bps, double latency_s);
+  // Re-rates a link at another generation of its kind (a GPU swap): generation, bandwidth and
+  // provenance change and calibration ranges are dropped; endpoints, kind, lanes and latency
+  // stay, so the graph is unchanged.
+  void set_link_generation(LinkId link, int generation, double bandwidth_Bps,
+                           Provenance provenance);
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Link>& links() const { return links_; }

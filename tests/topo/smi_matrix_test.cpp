@@ -101,6 +101,11 @@ TEST(SmiImportTest, ShippedMachinesRoundTripThroughTheirOwnPrintout) {
   int checked = 0;
   for (const auto& file : shipped_topology_files()) {
     const Topology t = load_topology(file);
+    // nvidia-smi prints no matrix for AMD Instinct machines: their GPU-GPU xgmi links show as
+    // SYS (linksim's class for a socket link) beside same-socket NICs, a view no printout has.
+    if (t.node(t.nodes_of(NodeKind::gpu).front()).gpu->architecture.rfind("cdna", 0) == 0) {
+      continue;
+    }
     const SmiMatrix shown = smi_matrix(t, Router(t));
     const SmiMatrix reread = parse_smi_printout(format_smi_matrix(shown), file);
     SmiImportOptions options;
