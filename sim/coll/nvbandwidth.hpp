@@ -20,9 +20,10 @@
 // at kDramCopyEfficiency of its peak; the tool counts the bytes once, so it sees half that rate.
 //
 // Where SM copies differ from CE copies on real hardware, and what linksim assumes:
-// - SM copies use the GPU's load/store path, not a copy engine. Over NVLink they often reach a
-//   few percent more than CE copies, over PCIe sometimes less (small writes, read latency);
-//   linksim gives both the same payload rate: the links, not the initiator, set it.
+// - SM copies use the GPU's load/store path, not a copy engine, and can reach a different rate
+//   over the same link: over PCIe, SM reads of host memory can be much slower (nvbandwidth issue
+//   #24, H100: host_to_device_memcpy_sm 35.2 GB/s, device_to_host_memcpy_sm 52.8). linksim
+//   gives both the same payload rate: the links, not the initiator, set it.
 // - A copy kernel moves a whole number of 16-byte elements per thread: from 64 MiB on, the copy
 //   is truncated to a multiple of SM count x 512 threads x 16 B (copyKernel() in kernels.cu);
 //   linksim truncates the same way, with the GPU model's SM count (none when it is unknown).
