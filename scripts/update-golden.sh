@@ -10,3 +10,6 @@ g=tests/data/golden
 "$bin" nccl-tests all_reduce_perf -t rtx2080ti-2x -b 8 -e 1M -f 4 --explain > $g/nccl-tests-rtx2080ti-2x.txt
 "$bin" run seed-gradient-sync > $g/run-seed-gradient-sync.txt
 "$bin" compare llama2-13b-training-cloud > $g/compare-llama2-13b-training-cloud.txt
+"$bin" nvbandwidth --topology rtx3090-4x-nvlink-pairs > $g/nvbandwidth-rtx3090-4x.txt
+"$bin" nvbandwidth --topology rtx3090-4x-nvlink-pairs -j -t device_to_device_bidirectional_memcpy_read_ce all_to_host_memcpy_sm host_device_latency_sm > $g/nvbandwidth-rtx3090-4x-json.txt
+"$bin" nvbandwidth -l > $g/nvbandwidth-list.txt

@@ -11,6 +11,7 @@ void register_run_graph(CLI::App& app);
 // sim/coll: `linksim nccl-tests`, `linksim p2p`, `linksim bandwidth`.
 void register_nccl_tests(CLI::App& app);
 void register_copy_bench(CLI::App& app);
+void register_nvbandwidth(CLI::App& app);  // `linksim nvbandwidth`
 void register_accuracy(CLI::App& app);
 // sim/work: `linksim run`, `linksim compare`.
 void register_run(CLI::App& app);

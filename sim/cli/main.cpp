@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   linksim::cli::register_run_graph(app);
   linksim::cli::register_nccl_tests(app);
   linksim::cli::register_copy_bench(app);
+  linksim::cli::register_nvbandwidth(app);
   linksim::cli::register_accuracy(app);
   linksim::cli::register_run(app);
   linksim::cli::register_compare(app);
