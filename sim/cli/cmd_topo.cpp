@@ -9,7 +9,6 @@
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
-#include "sim/core/schema_check.hpp"
 #include "sim/topo/describe.hpp"
 #include "sim/topo/dot.hpp"
 #include "sim/topo/loader.hpp"
@@ -25,21 +24,6 @@ std::string read_text(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// Schema problems in a file, reported like loader errors.
-void check_schema(const std::string& path) {
-  const std::string schema_path = topo::shipped_topology_dir() + "/schema.json";
-  std::ifstream probe(schema_path);
-  if (!probe) return;  // installed without the schema: the loader's checks still apply
-  const Json schema = read_json_file(schema_path);
-  const Json doc = read_json_file(topo::resolve_topology_path(path));
-  auto problems = schema_violations(doc, schema);
-  if (!problems.empty()) {
-    throw InputError(
-        topo::resolve_topology_path(path), "",
-        fmt::format("does not match topologies/schema.json: {}", fmt::join(problems, "; ")));
-  }
 }
 
 }  // namespace
@@ -67,7 +51,6 @@ void register_topo(CLI::App& app) {
     cmd->add_option("file", *file, "Topology file, or the name of a shipped machine")->required();
     cmd->callback([file] {
       const topo::Topology t = topo::load_topology(*file);
-      check_schema(*file);
       const topo::Router router(t);
       std::cout << topo::explain_machine(t, topo::summarize(t, router));
     });
