@@ -14,6 +14,7 @@
 #include "calibrate/smi_discovery.hpp"
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/progress.hpp"
 #include "sim/core/error.hpp"
 
 namespace linksim::cli {
@@ -53,6 +54,7 @@ void register_fit(CLI::App& app) {
   cmd->add_option("--date", args->date,
                   "Date recorded in the file (default: $LINKSIM_CALIBRATION_DATE, else none)");
   cmd->add_flag("--force", args->force, "Overwrite the output file");
+  add_quiet_flag(cmd);
   cmd->callback([args]() {
     calibrate::FitMachineOptions o;
     o.topology = args->topology;
@@ -71,7 +73,10 @@ void register_fit(CLI::App& app) {
     }
     CommandOutputs outputs(args->force);
     outputs.claim(args->output);
+    Progress progress("fit", "steps", o.logs.size() + 2);
+    o.progress = progress.callback();
     const auto result = calibrate::fit_machine(o);
+    progress.finish();
     outputs.put(args->output, calibrate::serialize_document(result.document));
     outputs.write();
     // With the machine on stdout, the report goes to stderr so that stdout stays one JSON file.
