@@ -1,7 +1,7 @@
 // Bad JSON input of every kind through the command line (issue 13): each refused case of the
 // shared corpus in tests/data/agreement/ (schema and loader refusals alike) exits 2 with one
-// stderr line naming the file and the JSON pointer listed in locations.tsv, prints nothing on
-// stdout and writes no output file.
+// stderr line naming the file, the JSON pointer and what was expected (as listed in
+// locations.tsv), prints nothing on stdout and writes no output file.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -25,6 +25,7 @@ using testing::TempDir;
 struct JsonCase {
   std::string file;      // under tests/data/agreement/, e.g. "scenario/reject/title-empty.json"
   std::string location;  // JSON pointer the error must name
+  std::string says;      // and a part of what it says was expected there
 };
 
 std::vector<JsonCase> corpus_cases() {
@@ -34,8 +35,10 @@ std::vector<JsonCase> corpus_cases() {
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     const auto tab = line.find('\t');
-    if (tab == std::string::npos) continue;
-    out.push_back({line.substr(0, tab), line.substr(tab + 1)});
+    const auto tab2 = line.find('\t', tab + 1);
+    if (tab == std::string::npos || tab2 == std::string::npos) continue;
+    out.push_back(
+        {line.substr(0, tab), line.substr(tab + 1, tab2 - tab - 1), line.substr(tab2 + 1)});
   }
   return out;
 }
@@ -82,7 +85,10 @@ TEST_P(BadJsonInput, ExitsTwoWithOneLineNamingFileAndPointer) {
   const auto r = run_linksim(args);
   EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err.rfind("linksim: error: " + blamed + ": at " + c.location + ": ", 0), 0u) << r.err;
+  const std::string where = "linksim: error: " + blamed + ": at " + c.location + ": ";
+  EXPECT_EQ(r.err.rfind(where, 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(c.says, where.size()), std::string::npos) << "expected " << c.says << "\n"
+                                                                 << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line:\n" << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
 }
