@@ -73,8 +73,15 @@ void register_fit(CLI::App& app) {
     }
     CommandOutputs outputs(args->force);
     outputs.claim(args->output);
-    Progress progress("fit", "steps", o.logs.size() + 2);
-    o.progress = progress.callback();
+    // fit_machine's steps: one per log, the links, then the collectives (the long one).
+    const std::size_t logs = o.logs.size();
+    Progress progress("fit", "steps", logs + 2);
+    progress.update(0, "reading the logs");
+    o.progress = [&progress, logs](std::size_t done, std::size_t) {
+      progress.update(done, done < logs    ? "reading the logs"
+                            : done == logs ? "fitting the links"
+                                           : "fitting the collectives through the simulator");
+    };
     const auto result = calibrate::fit_machine(o);
     progress.finish();
     outputs.put(args->output, calibrate::serialize_document(result.document));

@@ -53,13 +53,15 @@ void Progress::update(std::size_t done, std::string_view detail) {
   if (!shown_) return;
   const auto now = std::chrono::steady_clock::now();
   const bool last = done >= total_;
-  if (drawn_ && !last && now - last_draw_ < min_interval_) return;
+  // A new stage always shows; repeated counts of one stage are thinned out.
+  if (drawn_ && !last && detail == last_detail_ && now - last_draw_ < min_interval_) return;
   std::string line =
       fmt::format("{}linksim: {}: {}/{} {}", kEraseLine, label_, done, total_, unit_);
   if (!detail.empty()) line += fmt::format(": {}", detail);
   sink_(line);
   drawn_ = true;
   last_draw_ = now;
+  last_detail_ = detail;
 }
 
 std::function<void(std::size_t, std::size_t)> Progress::callback() {

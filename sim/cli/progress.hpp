@@ -31,7 +31,7 @@ class Progress {
   // On stderr, shown when stderr is a terminal and --quiet was not given.
   Progress(std::string label, std::string unit, std::size_t total);
   // Written to `sink` when `shown`, redrawn at most every `min_interval` (the first and the last
-  // update always draw). For tests.
+  // update, and one with a new `detail`, always draw). For tests.
   Progress(std::string label, std::string unit, std::size_t total, Sink sink, bool shown,
            std::chrono::milliseconds min_interval);
   ~Progress() { finish(); }
@@ -56,6 +56,7 @@ class Progress {
   std::chrono::milliseconds min_interval_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point last_draw_;
+  std::string last_detail_;
 };
 
 }  // namespace linksim::cli

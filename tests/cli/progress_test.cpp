@@ -55,6 +55,18 @@ TEST(Progress, ThrottlesButDrawsTheLastUpdate) {
   EXPECT_EQ(out, kErase + "linksim: fit: 0/3 steps" + kErase + "linksim: fit: 3/3 steps" + kErase);
 }
 
+// A new stage is drawn however soon it comes: it may be the one that lasts.
+TEST(Progress, DrawsANewDetailWithinTheInterval) {
+  std::string out;
+  Progress p(
+      "fit", "steps", 3, [&](std::string_view s) { out += s; }, true, 1h);
+  p.update(0, "reading the logs");
+  p.update(1, "reading the logs");
+  p.update(2, "fitting the collectives");
+  EXPECT_EQ(out, kErase + "linksim: fit: 0/3 steps: reading the logs" + kErase +
+                     "linksim: fit: 2/3 steps: fitting the collectives");
+}
+
 TEST(Progress, FinishErasesOnceAndSilencesLaterUpdates) {
   std::string out;
   Progress p(
