@@ -117,6 +117,11 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
   import_options.expected_gpu_count = static_cast<int>(base.count(topo::NodeKind::gpu));
 
   CalibrationProvenance provenance;
+  const std::size_t steps = options.logs.size() + 2;
+  std::size_t steps_done = 0;
+  const auto step_done = [&] {
+    if (options.progress) options.progress(++steps_done, steps);
+  };
   for (const auto& log : options.logs) {
     const std::string bytes = read_text_file(log.path);
     provenance.sources.push_back(fmt::format("{} log {} ({} bytes, fnv1a64 {})",
@@ -164,6 +169,7 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
       for (auto& r : recs)
         result.records.push_back(std::move(r));
     }
+    step_done();
   }
   for (const auto& r : options.extra_records)
     result.records.push_back(r);
@@ -186,6 +192,7 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
   }
   provenance.notes = result.notes;
   result.document = apply_link_overrides(document, topo_path, base, result.overrides, provenance);
+  step_done();
 
   // nccl-tests logs: fit the collective model's two corrections on the link-calibrated machine.
   const SimulatedCollectives simulated;
@@ -216,6 +223,7 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
                       describe_scales(c.all), c.source));
     }
   }
+  step_done();
 
   const topo::Topology after = topo::parse_topology(result.document, topo_path);
   const topo::Router after_router(after);

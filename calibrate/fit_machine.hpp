@@ -3,6 +3,7 @@
 // machine, and compare every measurement with what the machine predicted before and after.
 // The CLI only parses arguments, writes the document and prints format_fit_report().
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ struct FitMachineOptions {
   std::vector<Record> extra_records;
   const CollectivePredictor* collective = nullptr;  // see collective_hook.hpp
   FitOptions fit;
+  // Called with (steps done, steps in all) as the fit goes: one step per log, then the links,
+  // then the collectives. For a progress display; prints nothing.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 struct ReportRow {

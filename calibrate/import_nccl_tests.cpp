@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "calibrate/text_lines.hpp"
 #include "sim/coll/sweep.hpp"
@@ -138,8 +139,13 @@ void Reader::line(int number, const std::string& raw) {
   if (columns_line_ == 0 || footer_) return;
   const auto cells = split_cells(text);
   // Rows start with the size in bytes; anything else between header and footer (NCCL INFO
-  // lines, mpirun chatter) is not part of the table. A negative size is a row, and refused.
-  if (cells.empty() || !is_number_cell(cells[0])) return;
+  // lines, mpirun chatter) is not part of the table. A negative size is a row, and refused;
+  // so is a line shaped like a row (a cell per column, a digit first) whose size is damaged,
+  // which would otherwise drop out of the fit unnoticed.
+  if (cells.empty()) return;
+  const bool row_shaped =
+      cells.size() == columns_.size() && std::isdigit(static_cast<unsigned char>(cells[0][0])) != 0;
+  if (!is_number_cell(cells[0]) && !row_shaped) return;
   row(number, cells);
 }
 

@@ -262,6 +262,10 @@ std::vector<Record> import_p2p_matrix(const std::string& text, const std::string
           rec.source_line = m.row_line[r];
           if (section == Section::latency) {
             if (src == dst) continue;  // a local 1-byte copy: not a link figure
+            if (!(value > 0)) {
+              throw InputError(file, line_location(m.row_line[r]),
+                               fmt::format("latency {} us is not positive", value));
+            }
             rec.kind = kind::p2p_latency;
             rec.variant = cpu_timer ? "cpu_timer" : "gpu_timer";
             rec.gpu_count = 2;

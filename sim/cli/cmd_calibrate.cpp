@@ -14,6 +14,7 @@
 #include "calibrate/smi_discovery.hpp"
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/progress.hpp"
 #include "sim/core/error.hpp"
 
 namespace linksim::cli {
@@ -53,6 +54,7 @@ void register_fit(CLI::App& app) {
   cmd->add_option("--date", args->date,
                   "Date recorded in the file (default: $LINKSIM_CALIBRATION_DATE, else none)");
   cmd->add_flag("--force", args->force, "Overwrite the output file");
+  add_quiet_flag(cmd);
   cmd->callback([args]() {
     calibrate::FitMachineOptions o;
     o.topology = args->topology;
@@ -71,7 +73,17 @@ void register_fit(CLI::App& app) {
     }
     CommandOutputs outputs(args->force);
     outputs.claim(args->output);
+    // fit_machine's steps: one per log, the links, then the collectives (the long one).
+    const std::size_t logs = o.logs.size();
+    Progress progress("fit", "steps", logs + 2);
+    progress.update(0, "reading the logs");
+    o.progress = [&progress, logs](std::size_t done, std::size_t) {
+      progress.update(done, done < logs    ? "reading the logs"
+                            : done == logs ? "fitting the links"
+                                           : "fitting the collectives through the simulator");
+    };
     const auto result = calibrate::fit_machine(o);
+    progress.finish();
     outputs.put(args->output, calibrate::serialize_document(result.document));
     outputs.write();
     // With the machine on stdout, the report goes to stderr so that stdout stays one JSON file.

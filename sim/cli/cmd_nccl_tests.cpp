@@ -8,6 +8,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/gnuplot.hpp"
 #include "sim/cli/machine_option.hpp"
+#include "sim/cli/progress.hpp"
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/nccl_selection.hpp"
 #include "sim/coll/sweep.hpp"
@@ -80,6 +81,7 @@ void register_nccl_tests(CLI::App& app) {
   cmd->add_flag("--explain", args->explain,
                 "After each size: the algorithm, protocol, channels and bottleneck link");
   cmd->add_flag("--force", args->force, "Overwrite the -J file and the plot");
+  add_quiet_flag(cmd);
   cmd->add_option("--plot", args->plot, "Draw busbw against size (gnuplot; .png, .svg or .pdf)");
   cmd->add_option("--also", args->also, "More machines to draw beside the first (repeatable)");
   cmd->callback([args] {
@@ -152,6 +154,8 @@ void register_nccl_tests(CLI::App& app) {
     spec.iterations = args->iterations;
     const coll::Communicator comm(machine, gpus);
     std::vector<coll::SweepRow> rows;
+    Progress progress(args->binary, "sizes", 0);
+    spec.progress = progress.callback();
     try {
       rows = coll::run_sweep(comm, spec);
     } catch (const std::invalid_argument& e) {
@@ -169,6 +173,8 @@ void register_nccl_tests(CLI::App& app) {
     header.gpus_per_thread = static_cast<std::size_t>(spec.gpus_per_thread);
     header.iterations = spec.iterations;
     std::string table = report::format_nccl_tests(header, rows, comm, args->explain);
+    progress.finish();
+    spec.progress = nullptr;  // the range and --also sweeps repeat it, quickly
     std::optional<coll::SweepRange> range;
     try {
       range = coll::run_sweep_range(machine, gpus, spec);

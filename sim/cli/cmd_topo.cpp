@@ -10,7 +10,6 @@
 #include "sim/cli/machine_option.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
-#include "sim/core/schema_check.hpp"
 #include "sim/topo/describe.hpp"
 #include "sim/topo/dot.hpp"
 #include "sim/topo/fabric_summary.hpp"
@@ -27,24 +26,6 @@ std::string read_text(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// Schema problems in a file, reported like loader errors.
-// A cluster file is held to topologies/clusters/schema.json, a machine to topologies/schema.json.
-void check_schema(const std::string& path) {
-  const Json doc = read_json_file(topo::resolve_topology_path(path));
-  const bool cluster = doc.is_object() && doc.contains("cluster");
-  const std::string relative = cluster ? "clusters/schema.json" : "schema.json";
-  const std::string schema_path = topo::shipped_topology_dir() + "/" + relative;
-  std::ifstream probe(schema_path);
-  if (!probe) return;  // installed without the schema: the loader's checks still apply
-  const Json schema = read_json_file(schema_path);
-  auto problems = schema_violations(doc, schema);
-  if (!problems.empty()) {
-    throw InputError(
-        topo::resolve_topology_path(path), "",
-        fmt::format("does not match topologies/{}: {}", relative, fmt::join(problems, "; ")));
-  }
 }
 
 }  // namespace
@@ -79,7 +60,6 @@ void register_topo(CLI::App& app) {
     add_nodes_option(cmd, *nodes);
     cmd->callback([file, nodes] {
       const topo::Topology t = load_machine(*file, *nodes);
-      check_schema(*file);
       const topo::Topology& host = t.is_cluster() ? *t.cluster->host : t;
       const topo::Router router(host);
       std::string out = topo::explain_machine(host, topo::summarize(host, router));

@@ -118,6 +118,7 @@ std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec)
       spec.op == Op::all_reduce || spec.op == Op::reduce_scatter || spec.op == Op::reduce;
   const bool rooted = spec.op == Op::broadcast || spec.op == Op::reduce;
   std::vector<SweepRow> rows;
+  const std::size_t total_rows = spec.progress ? sweep_row_count(spec) : 0;
   for (double size = spec.min_bytes; size <= spec.max_bytes;
        size = spec.step_factor > 1 ? size * spec.step_factor : size + spec.step_bytes) {
     SweepRow row;
@@ -146,6 +147,7 @@ std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec)
                                          spec.gpus_per_thread > 0 ? spec.gpus_per_thread : n,
                                          spec.iterations, row.size_bytes);
     rows.push_back(std::move(row));
+    if (spec.progress) spec.progress(rows.size(), total_rows);
     if (size == 0) break;  // a zero start would never grow
   }
   return rows;

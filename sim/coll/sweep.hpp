@@ -2,6 +2,7 @@
 // An nccl-tests sweep on a simulated machine: the same sizes, counts and columns the real
 // binaries produce (../shared/reference/nccl-model.md §1), with times from the simulator.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ struct SweepSpec {
   // NCCL_ALGO / NCCL_PROTO lists (nccl_selection.hpp): empty allows every one.
   std::vector<Algorithm> allowed_algorithms;
   std::vector<Protocol> allowed_protocols;
+  // Called after each row with (rows done, rows in all), for a progress display; prints nothing.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 struct SweepRow {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "sim/core/error.hpp"
+#include "sim/core/schema_check.hpp"
 #include "sim/topo/loader.hpp"
 
 namespace linksim::topo {
@@ -139,6 +140,8 @@ Topology parse_cluster(const JsonView& root, const std::string& file) {
     for (const auto& e : n->elements())
       topo.notes.push_back(e.as_string());
   }
+  // After the loader's own checks, which say more; the schema catches what they let through.
+  enforce_schema(root.raw(), file, shipped_topology_dir() + "/clusters/schema.json");
   return topo;
 }
 

@@ -11,6 +11,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/cluster_loader.hpp"
+#include "sim/core/schema_check.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_kind.hpp"
 #include "sim/topo/model_swap.hpp"
@@ -154,8 +155,17 @@ std::vector<std::int64_t> loop_values(const JsonView& v) {
 std::vector<TemplateVars> loop_bindings(const std::optional<JsonView>& loops) {
   std::vector<TemplateVars> out{TemplateVars{}};
   if (!loops) return out;
+  // Each variable is bounded, and so is their product: two of 1,000,000 values would be 1e12
+  // links.
+  constexpr std::size_t kMaxBindings = 1'000'000;
   for (const auto& [name, values_view] : loops->members()) {
     const auto values = loop_values(values_view);
+    if (out.size() * values.size() > kMaxBindings) {
+      loops->fail(
+          fmt::format("the \"for\" variables make {} x {} combinations; expected at "
+                      "most {} in all",
+                      out.size(), values.size(), kMaxBindings));
+    }
     std::vector<TemplateVars> next;
     for (const auto& partial : out) {
       for (auto value : values) {
@@ -621,6 +631,8 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
     }
     topo.instance = inst;
   }
+  // After the loader's own checks, which say more; the schema catches what they let through.
+  enforce_schema(document, file, topology_schema_path());
   return topo;
 }
 

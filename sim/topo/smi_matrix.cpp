@@ -219,7 +219,14 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
       std::size_t nic = 0;
       std::size_t gpu = 0;
       for (const auto& t : tokens) {
-        if (!is_device_label(t)) break;
+        if (!is_device_label(t)) {
+          // "GPUQ" is a damaged column, not the start of "CPU Affinity".
+          if (t.rfind("GPU", 0) == 0) {
+            throw InputError(source, fmt::format("line {}", line_no),
+                             fmt::format("column {}: expected GPU{}", t, gpu));
+          }
+          break;
+        }
         if (t.rfind("GPU", 0) == 0 && t != fmt::format("GPU{}", gpu++)) {
           throw InputError(source, fmt::format("line {}", line_no),
                            fmt::format("column {} is out of order: expected GPU{}", t, gpu - 1));
@@ -234,11 +241,16 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
       }
       device_columns = m.columns.size();
       m.has_affinity = line.find("CPU Affinity") != std::string::npos;
+      m.header_line = line_no;
       have_header = true;
       continue;
     }
     if (!is_device_label(tokens[0])) {
       if (tokens[0] == "Legend:") break;
+      if (tokens[0].rfind("GPU", 0) == 0) {
+        throw InputError(source, fmt::format("line {}", line_no),
+                         fmt::format("row label {}: expected a device such as GPU0", tokens[0]));
+      }
       continue;  // nvidia-smi's "(truncated)" notes and similar
     }
     SmiRow row;
@@ -254,6 +266,14 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
       std::vector<std::string> rest(tokens.begin() + 1 + static_cast<long>(device_columns),
                                     tokens.end());
       if (!rest.empty()) row.cpu_affinity = rest[0];
+      // CPU lists such as 0-31,64-95 (or N/A); a damaged one would be imported as it stands.
+      static const std::regex cpus_re(R"(N/A|\d+(-\d+)?(,\d+(-\d+)?)*,?|.*truncated.*)");
+      if (m.has_affinity && !rest.empty() && !std::regex_match(rest[0], cpus_re)) {
+        throw InputError(source, fmt::format("line {}", line_no),
+                         fmt::format("{} CPU Affinity \"{}\": expected CPU numbers such as "
+                                     "0-31,64-95",
+                                     tokens[0], rest[0]));
+      }
       if (rest.size() > 1) row.numa_affinity = rest[1];
       if (rest.size() > 2) row.gpu_numa_id = rest[2];
     }
@@ -413,11 +433,17 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
     const bool is_gpu = c.rfind("GPU", 0) == 0;
     // NIC rows are optional: the GPU rows carry every GPU-NIC cell, and NIC-NIC cells are
     // then assumed from the NICs' GPUs.
-    if (is_gpu && (it == rows.end() || it->second->cells.size() < n)) {
-      throw InputError(options.source, "",
-                       fmt::format("row {} is missing or truncated; importing needs every GPU "
-                                   "row in full",
-                                   c));
+    // A truncated row is named at its line, a missing one at the header that lists it.
+    if (is_gpu && it == rows.end()) {
+      throw InputError(
+          options.source, fmt::format("line {}", m.header_line),
+          fmt::format("column {} has no row; importing needs every GPU row in full", c));
+    }
+    if (is_gpu && it->second->cells.size() < n) {
+      throw InputError(options.source, fmt::format("line {}", it->second->line),
+                       fmt::format("row {} is truncated: {} of {} cells; importing needs every "
+                                   "GPU row in full",
+                                   c, it->second->cells.size(), n));
     }
   }
   // No pair can bond more NVLinks than one GPU has.

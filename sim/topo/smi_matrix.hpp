@@ -25,6 +25,7 @@ struct SmiMatrix {
   std::vector<SmiRow> rows;
   std::vector<std::string> nic_names;  // NIC legend: names as printed ("mlx5_0"), may be empty
   bool has_affinity = true;
+  int header_line = 0;  // where a printout's header was read; 0 for a derived matrix
 };
 
 SmiMatrix smi_matrix(const Topology& topo, const Router& router);

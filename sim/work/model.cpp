@@ -9,6 +9,7 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/schema_check.hpp"
 
 namespace linksim::work {
 namespace fs = std::filesystem;
@@ -150,6 +151,7 @@ ModelSpec parse_model(const Json& document, const std::string& file,
     parse_architecture(root, m);
   }
   if (auto p = root.get("published_parameters")) m.published_parameters = parameter_count(*p);
+  enforce_schema(document, file, model_schema_path());
   return m;
 }
 

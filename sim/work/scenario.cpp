@@ -9,6 +9,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
+#include "sim/core/schema_check.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/work/model.hpp"
 
@@ -175,18 +176,30 @@ Scenario load_scenario(const std::string& path_in) {
   }
   if (auto o = root.get("overrides")) {
     o->expect_only({"algorithm", "protocol"});
+    // A file spells a name one way, the registry's (as the schema's enum does); the lenient
+    // spellings NCCL_ALGO and NCCL_PROTO take are for the environment and the command line.
     if (auto a = o->get("algorithm")) {
       const auto& registry = coll::AlgorithmRegistry::builtin();
-      s.algorithm = registry.find(a->as_string());
-      if (!s.algorithm) a->fail(registry.unknown_name_message(a->as_string()));
+      const std::string name = a->as_string();
+      s.algorithm = registry.find(name);
+      if (!s.algorithm || s.algorithm->name() != name) {
+        a->fail(registry.unknown_name_message(name) + " (spelled exactly so)");
+      }
     }
     if (auto p = o->get("protocol")) {
-      s.protocol = coll::protocol_from_string(p->as_string());
-      if (!s.protocol) p->fail("unknown protocol; expected LL, LL128 or Simple");
+      const std::string name = p->as_string();
+      s.protocol = coll::protocol_from_string(name);
+      if (!s.protocol || coll::to_string(*s.protocol) != name) {
+        p->fail(
+            fmt::format("unknown protocol \"{}\"; expected one of LL, LL128, Simple (spelled "
+                        "exactly so)",
+                        name));
+      }
     }
   }
   // Last, so that a bad plan or job is reported before a model that is missing.
   if (!s.gradient_sync) s.model = resolve_model(root.at("model"), path);
+  enforce_schema(doc, path, scenario_schema_path());
   return s;
 }
 

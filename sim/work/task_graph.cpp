@@ -10,6 +10,7 @@
 
 #include "sim/coll/route_paths.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/schema_check.hpp"
 #include "sim/core/units.hpp"
 #include "sim/topo/link_payload.hpp"
 
@@ -297,7 +298,9 @@ TaskGraph Loader::load() {
 
 TaskGraph parse_task_graph(const Json& document, const std::string& file,
                            const topo::Topology& topology, LinkRates rates) {
-  return Loader(JsonView(document, file), topology, rates).load();
+  TaskGraph graph = Loader(JsonView(document, file), topology, rates).load();
+  enforce_schema(document, file, task_graph_schema_path());
+  return graph;
 }
 
 TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology,

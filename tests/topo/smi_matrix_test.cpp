@@ -131,7 +131,7 @@ TEST(SmiImportTest, TruncatedPrintoutIsRefusedWithTheRowNamed) {
   } catch (const InputError& e) {
     EXPECT_EQ(
         std::string(e.what()),
-        "dgx-1v.txt: row GPU5 is missing or truncated; importing needs every GPU row in full");
+        "dgx-1v.txt: at line 2: column GPU5 has no row; importing needs every GPU row in full");
   }
 }
 

@@ -1,0 +1,104 @@
+// Bad command lines (issue 13): unknown commands and flags, values that do not parse, and
+// values that parse but are out of range. Each exits 2 with one stderr line that names the
+// flag or argument (its location) and what was expected, prints nothing on stdout and writes no
+// output file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tests/support/temp_files.hpp"
+
+namespace linksim {
+namespace {
+
+using testing::run_linksim;
+using testing::shell_quote;
+using testing::TempDir;
+
+struct FlagCase {
+  std::string name;
+  std::string args;  // "{out}": an output path in a fresh folder; "{src}": the source tree
+  std::string part;  // the flag or argument, and what was expected
+};
+
+const std::string kSweep = "nccl-tests all_reduce_perf -t rtx2080ti-2x -J {out} ";
+
+std::vector<FlagCase> flag_cases() {
+  return {
+      {"unknown_command", "frobnicate", "unknown command \"frobnicate\""},
+      {"missing_command", "", "A subcommand is required"},
+      {"missing_topo_subcommand", "topo", "subcommand"},
+      {"unknown_flag", "run default --bogus -o {out}", "--bogus"},
+      {"missing_scenario", "run -o {out}", "scenario is required"},
+      {"format_unknown", "run default --format xml -o {out}", "--format"},
+      {"graph_without_topology",
+       "run-graph {src}/scenarios/graphs/seed-gradient-pcie.json -o {out}", "--topology"},
+      {"graph_rates_unknown",
+       "run-graph {src}/scenarios/graphs/seed-gradient-pcie.json -t rtx2080ti-2x --rates fast -o "
+       "{out}",
+       "--rates"},
+      {"machine_unknown", "run default -t no-such-machine -o {out}", "no-such-machine"},
+      {"machine_twice", "compare default -t rtx2080ti-2x -t rtx2080ti-2x -o {out}", "named twice"},
+      {"scenario_unknown", "run no-such-scenario -o {out}", "no-such-scenario"},
+      {"fit_without_logs", "fit --topology rtx2080ti-2x -o {out}", "no logs given"},
+      {"fit_log_missing", "fit --topology rtx2080ti-2x --p2p /nonexistent/p2p.txt -o {out}",
+       "/nonexistent/p2p.txt"},
+      {"import_gpu_unknown",
+       "topo import {src}/tests/data/smi/rtx2080ti-2x.txt --gpu GTX-9999 -o {out}", "GTX-9999"},
+      {"sweep_binary_unknown", "nccl-tests bogus_perf -t rtx2080ti-2x -J {out}", "bogus_perf"},
+      {"sweep_factor_nan", kSweep + "-f nan", "step factor"},
+      {"sweep_factor_inf", kSweep + "-f inf", "step factor"},
+      {"sweep_factor_fraction", kSweep + "-f 1.000001", "step factor"},
+      {"sweep_factor_word", kSweep + "-f fast", "--stepfactor = fast"},
+      {"sweep_step_tiny", kSweep + "-f 0 -i 1 -e 1G", "step size"},
+      {"sweep_maxbytes_above_64GiB", kSweep + "-e 100G", "64 GiB"},
+      {"sweep_minbytes_word", kSweep + "-b abc", "-b"},
+      {"sweep_min_above_max", kSweep + "-b 1G -e 1M", "exceeds the maximum size"},
+      {"sweep_gpus_too_many", kSweep + "-g 9", "-g"},
+      {"sweep_root_beyond", "nccl-tests broadcast_perf -t rtx2080ti-2x -r 5 -J {out}", "-r"},
+      {"sweep_iters_zero", kSweep + "-n 0", "-n"},
+      {"sweep_datatype_unknown", kSweep + "-d float9", "float9"},
+      {"sweep_algo_unknown", kSweep + "--algo Bogus", "Bogus"},
+      {"sweep_proto_unknown", kSweep + "--proto Fast", "Fast"},
+      {"sweep_gpus_per_thread", kSweep + "--gpus-per-thread 3", "--gpus-per-thread"},
+      {"sweep_iters_word", kSweep + "-n many", "--iters = many"},
+  };
+}
+
+// gtest prints a failing case by its name.
+void PrintTo(const FlagCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class BadFlag : public ::testing::TestWithParam<FlagCase> {};
+
+TEST_P(BadFlag, ExitsTwoWithOneLineNamingTheFlag) {
+  const FlagCase& c = GetParam();
+  TempDir dir;
+  const std::string out = dir.path() + "/out.json";
+  std::string args = c.args;
+  if (const auto at = args.find("{out}"); at != std::string::npos) {
+    args.replace(at, 5, shell_quote(out));
+  }
+  if (const auto at = args.find("{src}"); at != std::string::npos) {
+    args.replace(at, 5, shell_quote(testing::source_dir()));
+  }
+  const auto r = run_linksim(args);
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("linksim: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(c.part), std::string::npos) << "expected " << c.part << "\n" << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line:\n" << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+INSTANTIATE_TEST_SUITE_P(Flags, BadFlag, ::testing::ValuesIn(flag_cases()),
+                         [](const ::testing::TestParamInfo<FlagCase>& param) {
+                           return param.param.name;
+                         });
+
+}  // namespace
+}  // namespace linksim

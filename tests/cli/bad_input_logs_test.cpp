@@ -1,0 +1,158 @@
+// Bad logs and printouts through the command line (issue 13): every log `fit` reads and every
+// printout `topo import` reads, each with one line broken. Each case exits 2 with one stderr
+// line naming the file and the broken line, and what was expected there; nothing on stdout, no
+// output file. The fixtures are the shipped ones in tests/data/; the line numbers are theirs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tests/support/temp_files.hpp"
+
+namespace linksim {
+namespace {
+
+using testing::read_file;
+using testing::run_linksim;
+using testing::shell_quote;
+using testing::source_dir;
+using testing::TempDir;
+
+struct LogCase {
+  std::string name;     // test name and file name
+  std::string command;  // everything before the log file
+  std::string fixture;  // under tests/data/
+  std::string from;     // first occurrence replaced ...
+  std::string to;       // ... by this
+  int line;             // the line the error must name
+  std::string part;     // and a part of what it says was expected
+};
+
+const std::string kNccl =
+    "fit --topology rtx2080ti-2x --date 2026-01-01 --nccl-tests";  // all_reduce_perf, 2 GPUs
+const std::string kP2p = "fit --topology rtx2080ti-2x --date 2026-01-01 --p2p";
+const std::string kBandwidth = "fit --topology rtx2080ti-2x --date 2026-01-01 --bandwidth-test";
+// The nvbandwidth fixture is a one-GPU run; {src} is the source tree.
+const std::string kNvbandwidth =
+    "fit --topology {src}/tests/data/bad/one-a100.json --date 2026-01-01 --nvbandwidth";
+const std::string kImportA100 = "topo import";  // --gpu comes after the file
+const std::string kNcclLog = "calibrate/rtx2080ti-2x-all_reduce_perf.txt";
+const std::string kP2pLog = "calibrate/rtx2080ti-2x-p2p.txt";
+const std::string kBandwidthLog = "calibrate/rtx2080ti-2x-bandwidthTest.txt";
+const std::string kNvbandwidthLog = "calibrate/a100-nvbandwidth-host.txt";
+const std::string kSmiA100 = "smi/a100-8x-nvlink-pairs.txt";
+const std::string kSmi2080 = "smi/rtx2080ti-2x.txt";
+
+// nccl-tests: line 7 is the header, 16 the 8-byte row, 17 the 1 KiB row, 18 the 64 KiB row.
+// p2p: line 10 the second peer line, 20 the first matrix's column header, 21-22 its rows, 37
+// the latency matrix's first row. bandwidthTest: line 8 the device, 14 the H2D row, 24 D2D.
+// nvbandwidth: line 21 the host-to-device row. nvidia-smi: line 2 the header, 3 GPU0's row.
+std::vector<LogCase> log_cases() {
+  const std::string row0 = "GPU0     X      NV12    NODE";
+  return {
+      {"nccl_time_nan", kNccl, kNcclLog, "-1    12.25", "-1      nan", 16, "time"},
+      {"nccl_time_negative", kNccl, kNcclLog, "-1    12.25", "-1   -12.25", 16, "time"},
+      {"nccl_algbw_word", kNccl, kNcclLog, "12.25    0.00", "12.25    abcd", 16, "algbw"},
+      {"nccl_busbw_huge", kNccl, kNcclLog, "12.10    0.08    0.08", "12.10    0.08   1e308", 17,
+       "busbw"},
+      {"nccl_size_word", kNccl, kNcclLog, "        1024           256",
+       "        10x4           256", 17, "size"},
+      {"nccl_size_huge", kNccl, kNcclLog, "           8             2",
+       "99999999999999999999999  2", 16, "size"},
+      {"nccl_row_cut_short", kNccl, kNcclLog,
+       "       65536         16384     float     sum      -1    40.10    1.63    1.63      0    "
+       "40.10    1.63    1.63      0",
+       "       65536         16384     float", 18, "column"},
+      {"nccl_type_unknown", kNccl, kNcclLog, "16384     float", "16384     floaty", 18, "type"},
+      {"nccl_count_negative", kNccl, kNcclLog, "           8             2  ",
+       "           8            -2  ", 16, "count"},
+      {"nccl_ngpus_zero", kNccl, kNcclLog, "nGpus 2", "nGpus 0", 7, "nGpus"},
+      {"nccl_ngpus_negative", kNccl, kNcclLog, "nGpus 2", "nGpus -1", 7, "nGpus"},
+      {"nccl_nthread_word", kNccl, kNcclLog, "nThread 1", "nThread x", 7, "nThread"},
+      {"p2p_value_word", kP2p, kP2pLog, "     0 541.84   5.71 ", "     0 541.84   abcd ", 21, ""},
+      {"p2p_value_huge", kP2p, kP2pLog, "     0 541.84   5.71 ", "     0 541.84   1e308 ", 21,
+       "above"},
+      {"p2p_value_negative", kP2p, kP2pLog, "     0 541.84   5.71 ", "     0 541.84  -5.71 ", 21,
+       ""},
+      {"p2p_row_cut_short", kP2p, kP2pLog, "     0 541.84   5.71 ", "     0 541.84 ", 21, ""},
+      {"p2p_row_label_beyond", kP2p, kP2pLog, "     1   5.70 543.05", "     7   5.70 543.05", 22,
+       ""},
+      {"p2p_header_index_huge", kP2p, kP2pLog, "   D\\D     0      1 \n     0 541.84",
+       "   D\\D     0      99999999999 \n     0 541.84", 20, ""},
+      {"p2p_latency_negative", kP2p, kP2pLog, "1.33  14.76", "1.33 -14.76", 37, ""},
+      {"p2p_peer_device_beyond", kP2p, kP2pLog, "Device=1 CANNOT Access Peer Device=0",
+       "Device=5 CANNOT Access Peer Device=0", 10, "device 5"},
+      {"bandwidth_value_word", kBandwidth, kBandwidthLog, "\t\t\t12.2", "\t\t\tabcd", 14, ""},
+      {"bandwidth_value_negative", kBandwidth, kBandwidthLog, "\t\t\t12.2", "\t\t\t-12.2", 14, ""},
+      {"bandwidth_size_negative", kBandwidth, kBandwidthLog, "   32000000\t\t\t12.2",
+       "   -5\t\t\t12.2", 14, ""},
+      {"bandwidth_size_zero", kBandwidth, kBandwidthLog, "   32000000\t\t\t12.2", "   0\t\t\t12.2",
+       14, ""},
+      {"bandwidth_d2d_huge", kBandwidth, kBandwidthLog, "\t\t\t518.9", "\t\t\t1e308", 24, "above"},
+      {"bandwidth_device_beyond", kBandwidth, kBandwidthLog, " Device 0: NVIDIA",
+       " Device 9: NVIDIA", 8, "9"},
+      {"nvbandwidth_value_word", kNvbandwidth, kNvbandwidthLog, " 0     26.28", " 0     abcde", 21,
+       ""},
+      {"nvbandwidth_value_negative", kNvbandwidth, kNvbandwidthLog, " 0     26.28", " 0    -26.28",
+       21, ""},
+      {"nvbandwidth_value_huge", kNvbandwidth, kNvbandwidthLog, " 0     26.28", " 0     1e308", 21,
+       "above"},
+      {"smi_cell_unknown", kImportA100, kSmiA100, row0, "GPU0     X      QQQ     NODE", 3, "QQQ"},
+      {"smi_row_cut_short", kImportA100, kSmiA100,
+       "GPU0     X      NV12    NODE    NODE    SYS     SYS     SYS     SYS     0-31,64-95      0",
+       "GPU0     X      NV12    NODE", 3, "truncated"},
+      {"smi_cpu_affinity_word", kImportA100, kSmiA100, "0-31,64-95      0\n", "zz-31      0\n", 3,
+       "zz-31"},
+      {"smi_numa_huge", kImportA100, kSmiA100, "0-31,64-95      0\n",
+       "0-31,64-95      99999999999\n", 3, "99999999999"},
+      {"smi_row_label_word", kImportA100, kSmiA100, "GPU1    NV12     X", "GPUX    NV12     X", 4,
+       "GPUX"},
+      {"smi_header_word", kImportA100, kSmiA100, "GPU1    GPU2", "GPUQ    GPU2", 2, "GPUQ"},
+      {"smi_pix_misspelt", kImportA100, kSmi2080, "GPU0     X      PIX", "GPU0     X      PXQ", 3,
+       "PXQ"},
+  };
+}
+
+// gtest prints a failing case by its name.
+void PrintTo(const LogCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class BadLog : public ::testing::TestWithParam<LogCase> {};
+
+TEST_P(BadLog, ExitsTwoWithOneLineNamingFileAndLine) {
+  const LogCase& c = GetParam();
+  TempDir dir;
+  std::string text = read_file(source_dir() + "/tests/data/" + c.fixture);
+  const auto at = text.find(c.from);
+  ASSERT_NE(at, std::string::npos) << c.from;
+  text.replace(at, c.from.size(), c.to);
+  const std::string log = dir.write(c.name + ".txt", text);
+  const std::string out = dir.path() + "/out.json";
+  std::string args = c.command + " " + shell_quote(log);
+  if (const auto src = args.find("{src}"); src != std::string::npos) {
+    args.replace(src, 5, shell_quote(source_dir()));
+  }
+  if (c.command == kImportA100) {
+    args += c.fixture == kSmi2080 ? " --gpu RTX-2080-Ti" : " --gpu A100-SXM4-80GB";
+  }
+  args += " -o " + shell_quote(out);
+  const auto r = run_linksim(args);
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+  EXPECT_EQ(r.out, "");
+  const std::string where = "linksim: error: " + log + ": at line " + std::to_string(c.line) + ": ";
+  EXPECT_EQ(r.err.rfind(where, 0), 0u) << "expected " << where << "\n" << r.err;
+  EXPECT_NE(r.err.find(c.part, where.size()), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line:\n" << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+INSTANTIATE_TEST_SUITE_P(Logs, BadLog, ::testing::ValuesIn(log_cases()),
+                         [](const ::testing::TestParamInfo<LogCase>& param) {
+                           return param.param.name;
+                         });
+
+}  // namespace
+}  // namespace linksim
