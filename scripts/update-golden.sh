@@ -8,6 +8,9 @@ g=tests/data/golden
 "$bin" topo show rtx2080ti-2x > $g/topo-show-rtx2080ti-2x.txt
 "$bin" topo show dgx-a100 > $g/topo-show-dgx-a100.txt
 "$bin" nccl-tests all_reduce_perf -t rtx2080ti-2x -b 8 -e 1M -f 4 --explain > $g/nccl-tests-rtx2080ti-2x.txt
+"$bin" topo show aws-p4de-x2 > $g/topo-show-aws-p4de-x2.txt
+"$bin" nccl-tests all_reduce_perf -t aws-p4de-x2 -b 8 -e 1G -f 32 --explain > $g/nccl-tests-aws-p4de-x2.txt
+"$bin" run llama3-405b > $g/run-llama3-405b.txt
 "$bin" run seed-gradient-sync > $g/run-seed-gradient-sync.txt
 "$bin" compare llama2-13b-training-cloud > $g/compare-llama2-13b-training-cloud.txt
 "$bin" nvbandwidth --topology rtx3090-4x-nvlink-pairs > $g/nvbandwidth-rtx3090-4x.txt

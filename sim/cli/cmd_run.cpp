@@ -8,6 +8,7 @@
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/gnuplot.hpp"
+#include "sim/cli/machine_option.hpp"
 #include "sim/cli/progress.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/chrome_trace.hpp"
@@ -27,6 +28,7 @@ struct RunArgs {
   std::string output;
   std::string trace;
   std::string plot;
+  int nodes = 0;
   bool force = false;
 };
 
@@ -60,7 +62,7 @@ Runs run_all(const RunArgs& a) {
   Progress progress("simulating", "machines", machines.size());
   for (const auto& m : machines) {
     progress.update(runs.jobs.size(), m);
-    const topo::Topology machine = topo::load_topology(m);
+    const topo::Topology machine = load_machine(m, a.nodes);
     if (runs.scenario.gradient_sync) {
       runs.syncs.push_back(work::simulate_gradient_sync(machine, runs.scenario));
       runs.syncs.back().realistic.step_range_s =
@@ -115,6 +117,7 @@ void add_common(CLI::App* cmd, RunArgs& a) {
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_option("-o,--output", a.output, "Write the report here instead of stdout (- is stdout)");
   cmd->add_flag("--force", a.force, "Overwrite output files");
+  add_nodes_option(cmd, a.nodes);
   add_quiet_flag(cmd);
 }
 

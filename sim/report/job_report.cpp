@@ -12,7 +12,9 @@ using units::format_time;
 
 std::string plan_text(const work::Scenario& sc) {
   const auto& p = sc.plan;
-  std::string s = fmt::format("DP {} x TP {} x PP {}", p.data, p.tensor, p.pipeline);
+  std::string s = fmt::format("DP {} x TP {} x PP {}",
+                              p.data_fills ? std::string("fill") : std::to_string(p.data), p.tensor,
+                              p.pipeline);
   if (p.expert > 1) s += fmt::format(", EP {}", p.expert);
   if (p.zero_stage > 0) s += fmt::format(", ZeRO-{}", p.zero_stage);
   if (p.zero_stage >= 3 && !p.prefetch) s += " without prefetch";
@@ -135,6 +137,18 @@ std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
                      step_label(sc));
   if (r.tokens_per_s > 0)
     out += fmt::format("  throughput         {:.4g} tokens/s\n", r.tokens_per_s);
+  if (r.price_per_hour_usd) {
+    // The machine's list price, or on a cluster the nodes the job occupies.
+    const CostUnit unit = cost_unit(sc);
+    std::string cost =
+        fmt::format("  cost               ${:.2f}/hour, ${:.4g} per {}", *r.price_per_hour_usd,
+                    *r.price_per_hour_usd / 3600 * r.step_s / unit.per_step, unit.label);
+    if (r.tokens_per_s > 0) {
+      cost +=
+          fmt::format(", ${:.4g} per Mtoken", *r.price_per_hour_usd / 3600 / r.tokens_per_s * 1e6);
+    }
+    out += cost + "\n";
+  }
   if (r.comm_sm_share > 0) {
     out += fmt::format(
         "  compute beside communication runs with {:.0f}% of the SMs taken by "

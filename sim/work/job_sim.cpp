@@ -55,6 +55,14 @@ double peak_flops(const topo::GpuModel& gpu, const std::string& dtype) {
   return 0;
 }
 
+// The GPUs a plan runs on: the first data x tensor x pipeline of the machine, in GPU order, so
+// that on a cluster tensor groups stay inside a node and the job fills whole nodes first.
+std::vector<topo::NodeId> plan_gpus(const topo::Topology& machine, const ParallelPlan& plan) {
+  auto gpus = machine.nodes_of(topo::NodeKind::gpu);
+  gpus.resize(std::min(gpus.size(), static_cast<std::size_t>(std::max(plan.gpus(), 1))));
+  return gpus;
+}
+
 class JobBuilder {
  public:
   JobBuilder(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario,
@@ -64,7 +72,7 @@ class JobBuilder {
         sc_(scenario),
         layout_{scenario.plan},
         scale_(std::move(scale)),
-        gpus_(machine.nodes_of(topo::NodeKind::gpu)) {
+        gpus_(plan_gpus(machine, scenario.plan)) {
     sim_ =
         std::make_shared<engine::Simulation>(topo::payload_capacities_Bps(machine), gpus_.size());
     last_.assign(gpus_.size(), std::nullopt);
@@ -515,10 +523,17 @@ void check_plan(const topo::Topology& machine, const ModelSpec& model, const Sce
   auto fail = [&](const std::string& pointer, const std::string& msg) {
     throw InputError(sc.file, pointer, msg);
   };
-  if (p.gpus() != gpus) {
+  if (p.gpus() > gpus) {
     fail("/plan", fmt::format("the plan uses data {} x tensor {} x pipeline {} = {} GPUs but {} "
-                              "has {}; expected the degrees to multiply to {}",
+                              "has {}; expected the degrees to multiply to at most {} (or run "
+                              "it on more nodes)",
                               p.data, p.tensor, p.pipeline, p.gpus(), machine.name, gpus, gpus));
+  }
+  if (machine.is_cluster() && p.tensor > machine.cluster->gpus_per_host) {
+    fail("/plan/tensor",
+         fmt::format("tensor parallelism {} spans nodes of {} GPUs; linksim keeps a tensor group "
+                     "inside one node, as its all-reduces need NVLink",
+                     p.tensor, machine.cluster->gpus_per_host));
   }
   if (p.pipeline > model.layers) {
     fail("/plan/pipeline",
@@ -544,14 +559,34 @@ void check_plan(const topo::Topology& machine, const ModelSpec& model, const Sce
 
 }  // namespace
 
-JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model, const Scenario& sc) {
+JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
+                       const Scenario& scenario) {
+  Scenario sc = scenario;
+  if (sc.plan.data_fills) {
+    const auto gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
+    const int per_replica = sc.plan.tensor * sc.plan.pipeline;
+    if (gpus % per_replica != 0) {
+      throw InputError(sc.file, "/plan/data",
+                       fmt::format("\"fill\" needs tensor x pipeline = {} to divide {}'s {} GPUs",
+                                   per_replica, machine.name, gpus));
+    }
+    sc.plan.data = gpus / per_replica;
+  }
   check_plan(machine, model, sc);
   const topo::GpuModel& gpu = *machine.node(machine.nodes_of(topo::NodeKind::gpu).front()).gpu;
   JobResult res;
   res.machine = machine.name;
   res.machine_title = machine.title;
-  if (machine.instance) res.price_per_hour_usd = machine.instance->price_per_hour_usd;
-  res.gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
+  res.gpus = sc.plan.gpus();
+  if (machine.instance && machine.instance->price_per_hour_usd) {
+    // A job pays for the whole machine, or on a cluster for the nodes it occupies.
+    double price = *machine.instance->price_per_hour_usd;
+    if (machine.is_cluster()) {
+      const int per = machine.cluster->gpus_per_host;
+      price = price / machine.cluster->hosts * ((res.gpus + per - 1) / per);
+    }
+    res.price_per_hour_usd = price;
+  }
 
   MemoryOptions memory_options;
   memory_options.recompute = sc.plan.recompute;
@@ -571,8 +606,8 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model, co
       const auto any = smallest_fitting_plan(model, sc.job, gpu, 4096, 0.9, memory_options);
       msg += any ? fmt::format(
                        "; no plan on {} GPUs fits: it needs at least {} GPUs "
-                       "(data {} x tensor {} x pipeline {}), which takes several nodes, "
-                       "and multi-node machines are not supported yet",
+                       "(data {} x tensor {} x pipeline {}), which takes several nodes: run it "
+                       "on a cluster (a cluster file, or --nodes)",
                        res.gpus, any->gpus(), any->data, any->tensor, any->pipeline)
                  : "; no plan fits even on 4096 GPUs";
     }
@@ -580,7 +615,7 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model, co
   }
 
   std::vector<int> gpu_of_rank;
-  for (auto g : machine.nodes_of(topo::NodeKind::gpu))
+  for (auto g : plan_gpus(machine, sc.plan))
     gpu_of_rank.push_back(machine.node(g).ordinal);
 
   // Pass 1: find how much of each compute overlaps communication; pass 2: slow that part.
@@ -612,7 +647,7 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model, co
   }
   for (const auto& [task, rank] : second.compute_tasks())
     names->tasks[task] = fmt::format("compute #{}", task);
-  for (auto g : machine.nodes_of(topo::NodeKind::gpu))
+  for (auto g : plan_gpus(machine, sc.plan))
     names->gpus.push_back(machine.node(g).id);
   for (std::size_t c = 0; c < sim->channel_count(); ++c) {
     names->channels.push_back(c < machine.channel_count()

@@ -30,6 +30,9 @@ struct ParallelPlan {
   // FSDP's forward/backward prefetch and DeepSpeed's stage-3 prefetch do); false gathers each
   // layer's weights only when it needs them.
   bool prefetch = true;
+  // "data": "fill": the data-parallel degree is whatever fills the machine (its GPUs over
+  // tensor x pipeline), so machines of different sizes run at the same global batch.
+  bool data_fills = false;
   int gpus() const { return data * tensor * pipeline; }
 };
 

@@ -139,7 +139,14 @@ Scenario load_scenario(const std::string& path_in) {
   if (auto plan = root.get("plan")) {
     plan->expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "sequence_parallel",
                        "micro_batches", "bucket_size", "recompute", "prefetch"});
-    s.plan.data = positive_int(*plan, "data", 1);
+    if (auto dv = plan->get("data"); dv && dv->is_string()) {
+      if (dv->as_string() != "fill") {
+        dv->fail("expected a data-parallel degree (a positive integer) or \"fill\"");
+      }
+      s.plan.data_fills = true;
+    } else {
+      s.plan.data = positive_int(*plan, "data", 1);
+    }
     s.plan.tensor = positive_int(*plan, "tensor", 1);
     s.plan.pipeline = positive_int(*plan, "pipeline", 1);
     s.plan.expert = positive_int(*plan, "expert", 1);

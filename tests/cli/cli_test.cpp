@@ -32,6 +32,13 @@ TEST(CliTest, NcclTestsGolden) {
                 "nccl-tests-rtx2080ti-2x.txt");
 }
 
+TEST(CliTest, ClusterGolden) {
+  expect_golden("topo show aws-p4de-x2", "topo-show-aws-p4de-x2.txt");
+  expect_golden("nccl-tests all_reduce_perf -t aws-p4de-x2 -b 8 -e 1G -f 32 --explain",
+                "nccl-tests-aws-p4de-x2.txt");
+  expect_golden("run llama3-405b", "run-llama3-405b.txt");
+}
+
 // A machine whose host takes 100 us to launch on each GPU: nccl-tests -g 2 is launch-bound,
 // 2 x 100 = 200 us plus a twentieth of the GPUs' own ~10 us at 8 bytes.
 TEST(CliTest, NcclTestsHonoursACalibratedHostLaunch) {

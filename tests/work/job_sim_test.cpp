@@ -157,32 +157,62 @@ TEST(JobSimTest, PcieMachineIsCommunicationBoundWhereNvlinkIsNot) {
   EXPECT_LT(pcie_prefetch.comm_share, pcie.comm_share);
 }
 
-TEST(JobSimTest, SeventyBillionNeedsSeveralNodes) {
+TEST(JobSimTest, FourHundredBillionNeedsSeveralNodesAndRunsOnTwo) {
   const Scenario sc = load_scenario("llama3-405b");
   const ModelSpec model = load_model(sc.model);
+  Scenario one = sc;
+  one.plan.pipeline = 1;  // TP 8 on one node: 810 GB of weights over 8 GPUs
   try {
-    simulate_job(topo::load_topology("dgx-h100"), model, sc);
+    simulate_job(topo::load_topology("dgx-h100"), model, one);
     FAIL() << "expected DoesNotFit";
   } catch (const DoesNotFit& e) {
     EXPECT_EQ(e.location(), "/plan");
-    EXPECT_NE(e.message().find("multi-node machines are not supported yet"), std::string::npos)
+    EXPECT_NE(e.message().find("which takes several nodes: run it on a cluster"), std::string::npos)
         << e.what();
+  }
+  // The shipped plan: TP 8 inside each node, two pipeline stages, on 2 of the 4 Azure nodes:
+  // 16 GPUs, and it pays for the two nodes it takes (2 x USD 98.32 per hour).
+  const JobResult r = simulate_job(topo::load_topology("azure-nd-h100-v5-x4"), model, sc);
+  EXPECT_EQ(r.gpus, 16);
+  ASSERT_TRUE(r.price_per_hour_usd);
+  EXPECT_DOUBLE_EQ(*r.price_per_hour_usd, 2 * 98.32);
+  EXPECT_GT(r.step_s, 0);
+  EXPECT_NEAR(r.compute_s + r.exposed_comm_s + r.idle_s, r.step_s, 1e-9 * r.step_s);
+}
+
+TEST(JobSimTest, DataFillsMachinesOfEachSize) {
+  const Scenario sc = load_scenario("llama3-8b-2xp4d-or-1xp5");
+  const ModelSpec model = load_model(sc.model);
+  // 2x p4d: 16 GPUs, DP 16; 1x p5: 8 GPUs, DP 8; both at the global batch of 64.
+  EXPECT_EQ(simulate_job(topo::load_topology("aws-p4d-x2"), model, sc).gpus, 16);
+  EXPECT_EQ(simulate_job(topo::load_topology("aws-p5.48xlarge"), model, sc).gpus, 8);
+}
+
+TEST(JobSimTest, TensorGroupsStayInsideANode) {
+  Scenario sc = load_scenario("llama3-405b");
+  sc.plan.tensor = 16;
+  sc.plan.pipeline = 1;
+  try {
+    simulate_job(topo::load_topology("azure-nd-h100-v5-x4"), load_model(sc.model), sc);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.location(), "/plan/tensor");
   }
 }
 
 TEST(JobSimTest, BadPlans) {
   TempDir dir;
   const Scenario sc =
-      tiny_scenario(dir, R"({"data": 4, "tensor": 1})",
-                    R"({"kind": "training", "global_batch": 8, "sequence_length": 128})");
+      tiny_scenario(dir, R"({"data": 16, "tensor": 1})",
+                    R"({"kind": "training", "global_batch": 16, "sequence_length": 128})");
   const ModelSpec model = load_model(sc.model);
   try {
     simulate_job(topo::load_topology("dgx-a100"), model, sc);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.message(),
-              "the plan uses data 4 x tensor 1 x pipeline 1 = 4 GPUs but dgx-a100 has 8; expected "
-              "the degrees to multiply to 8");
+              "the plan uses data 16 x tensor 1 x pipeline 1 = 16 GPUs but dgx-a100 has 8; "
+              "expected the degrees to multiply to at most 8 (or run it on more nodes)");
   }
   // 3 sequences cannot split over 8 data-parallel replicas.
   const Scenario heads =

@@ -1,0 +1,62 @@
+// The cluster commands of docs/cluster-format.md end to end: nccl-tests and topo show with
+// --nodes, a shipped cluster, and the flag's bad values.
+#include <gtest/gtest.h>
+
+#include "tests/support/temp_files.hpp"
+
+namespace linksim {
+namespace {
+
+using testing::run_linksim;
+
+TEST(ClusterCli, NcclTestsOnTwoP5NodesExplainsNicsRailsAndTheBottleneck) {
+  const auto r = run_linksim(
+      "nccl-tests all_reduce_perf --topology aws-p5.48xlarge --nodes 2 -b 8 -e 1G -f 1024 "
+      "--explain");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 16 ranks, the second host's as node1 numbers them.
+  EXPECT_NE(r.out.find("#  Rank 15 Group  0 Pid      0 on      node1 device  7"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# linksim: 2 nodes x 8 GPUs; fabric efa rail_optimized; 8 ring(s)"),
+            std::string::npos)
+      << r.out;
+  // Ring 0 leaves node0 from GPU 7 by rail 0, forwarded over NVLink to GPU 0 (PXN).
+  EXPECT_NE(r.out.find("ring  0: node0/gpu7 -> node1/gpu0 via node0/nic0 (rail 0), node1/nic0 "
+                       "(rail 0); PXN through node0/gpu0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("bottleneck: node0/nic"), std::string::npos) << r.out;
+}
+
+TEST(ClusterCli, TopoShowPrintsTheHostThenTheFabric) {
+  const auto r = run_linksim("topo show aws-p4de-x2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Cluster: 2 nodes of aws-p4de.24xlarge (16 GPUs), 4 rails"),
+            std::string::npos)
+      << r.out;
+  // 4 EFA ports of 100 Gb/s at 85%: 4 x 12.5 x 0.85 = 42.5 GB/s per node, 5.3 per GPU.
+  EXPECT_NE(r.out.find("Scale-out per GPU: 5.3 GB/s per direction (42.5 GB/s per node, 4 NICs "
+                       "of 100 Gb/s)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(ClusterCli, BadNodeCountsAndMachinesWithoutNicsExitTwo) {
+  for (const char* args : {"nccl-tests all_reduce_perf -t dgx-h100 --nodes 0",
+                           "nccl-tests all_reduce_perf -t dgx-h100 --nodes 100000"}) {
+    const auto r = run_linksim(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find("--nodes"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  const auto r = run_linksim("nccl-tests all_reduce_perf -t rtx4090-2x --nodes 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("rtx4090-2x.json: cannot run rtx4090-2x on 2 nodes: the machine "
+                       "\"rtx4090-2x\" has no compute NICs to join a fabric"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+}  // namespace
+}  // namespace linksim

@@ -1,0 +1,72 @@
+// Collectives across nodes (communicator.cpp's node rings, algorithms/tree.cpp's double binary
+// trees) on two copies of a two-GPU host, where the NIC ports are the bottleneck.
+#include <gtest/gtest.h>
+
+#include "sim/coll/collective_sim.hpp"
+#include "sim/coll/communicator.hpp"
+#include "sim/topo/cluster_builder.hpp"
+#include "sim/topo/loader.hpp"
+#include "tests/support/temp_files.hpp"
+#include "tests/support/two_gpu_host.hpp"
+
+namespace linksim::coll {
+namespace {
+
+class ClusterCollective : public ::testing::Test {
+ protected:
+  testing::TempDir dir;
+  topo::Topology host = topo::load_topology(dir.write("host.json", testing::two_gpu_host_json()));
+  topo::Topology cluster = topo::build_cluster(host, 2, topo::FabricSpec{});
+  Communicator comm{cluster, cluster.nodes_of(topo::NodeKind::gpu)};
+
+  Outcome run(Algorithm a, double bytes) {
+    Request r;
+    r.op = Op::all_reduce;
+    r.size_bytes = bytes;
+    r.algorithm = a;
+    r.protocol = Protocol::simple;
+    return simulate_collective(comm, r);
+  }
+};
+
+TEST_F(ClusterCollective, OneRingPerGpuWithANicEachLeavingByItsRail) {
+  EXPECT_EQ(comm.node_count(), 2);
+  EXPECT_EQ(comm.ranks_per_node(), 2);
+  ASSERT_EQ(comm.rings().size(), 2u);
+  EXPECT_EQ(comm.rings()[0].order, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(comm.rings()[1].order, (std::vector<int>{1, 0, 3, 2}));
+  // Each ring crosses each way once, through one NIC per host, each ring on its own NIC: a NIC
+  // port carries half a ring step's bytes at 12 GB/s, so the two rings reach 2 x 12 = 24 GB/s.
+  EXPECT_DOUBLE_EQ(comm.ring_bus_bandwidth_Bps(), 24e9);
+  EXPECT_EQ(comm.intra_class(), HwClass::nvlink);
+}
+
+TEST_F(ClusterCollective, RingAllReduceRunsAtTheNicPorts) {
+  // 1 GiB, Simple (a payload share of 1 on the network): busbw -> 24 GB/s, less the steps'
+  // latencies (6 steps of about 14 us, against 6 x (1 GiB / 4 / 2) / 12 GB/s = 67 ms).
+  const Outcome o = run(Algorithm::ring, 1073741824.0);
+  EXPECT_LT(o.busbw_Bps, 24e9);
+  EXPECT_GT(o.busbw_Bps, 24e9 * 0.99);
+}
+
+TEST_F(ClusterCollective, TreeAllReduceMovesHalfTheRingsNetworkBytes) {
+  // Each channel (one per ring, headed by the GPU its NIC serves) sends S/4 per tree each way
+  // between the two heads, two trees: S/2 per NIC per direction, t = S / 2 / 12 GB/s, so
+  // algbw = 24 GB/s and busbw = 24 x 2 (n - 1) / n = 24 x 1.5 = 36 GB/s, less the fill.
+  const Outcome o = run(Algorithm::tree, 1073741824.0);
+  EXPECT_LT(o.busbw_Bps, 36e9);
+  EXPECT_GT(o.busbw_Bps, 36e9 * 0.99);
+}
+
+TEST_F(ClusterCollective, NvlsIsIneligibleAcrossNodes) {
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 1 << 20;
+  r.algorithm = Algorithm::nvls;
+  std::string why;
+  EXPECT_TRUE(candidate_choices(comm, r, &why).empty());
+  EXPECT_NE(why.find("2 nodes (across nodes NVLS needs NVLSTree)"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace linksim::coll
