@@ -88,13 +88,13 @@ std::vector<Choice> candidate_choices(const Communicator& comm, const Request& r
 
 engine::TaskId lower_collective(const Communicator& comm, const Request& request,
                                 const Choice& choice, engine::Simulation& sim,
-                                std::span<const engine::TaskId> deps) {
+                                std::span<const engine::TaskId> deps, bool alone) {
   const CollectiveAlgorithm& algorithm = AlgorithmRegistry::builtin().get(choice.algorithm);
   if (!algorithm.serves(request.op)) {
     throw std::logic_error(
         fmt::format("{} does not run {}", algorithm.name(), to_string(request.op)));
   }
-  Lowering lowering(comm, request, choice, algorithm, sim);
+  Lowering lowering(comm, request, choice, algorithm, sim, alone);
   const engine::TaskId start = sim.add_delay(lowering.base_latency_s(), deps);
   if (comm.size() == 1) return start;
   return algorithm.lower(lowering, start);
@@ -102,7 +102,7 @@ engine::TaskId lower_collective(const Communicator& comm, const Request& request
 
 Outcome simulate_choice(const Communicator& comm, const Request& request, const Choice& choice) {
   engine::Simulation sim(comm.capacities_Bps(), comm.topology().count(topo::NodeKind::gpu));
-  lower_collective(comm, request, choice, sim, {});
+  lower_collective(comm, request, choice, sim, {}, /*alone=*/true);
   engine::RunOptions options;
   options.record_intervals = false;
   const engine::Timeline t = sim.run(options);

@@ -44,9 +44,10 @@ int channels_for(const Communicator& comm, Algorithm a, Protocol p, double bytes
 // Adds the collective to `sim`, starting after `deps`; returns the task that ends it.
 // Engine GPU indices are the GPUs' ordinals. Channel ids of `sim` must be the topology's,
 // possibly followed by others.
+// `alone`: the collective is all that runs in `sim` (see Lowering).
 engine::TaskId lower_collective(const Communicator& comm, const Request& request,
                                 const Choice& choice, engine::Simulation& sim,
-                                std::span<const engine::TaskId> deps);
+                                std::span<const engine::TaskId> deps, bool alone = false);
 
 struct Outcome {
   Choice choice;

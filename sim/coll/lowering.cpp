@@ -8,8 +8,13 @@
 namespace linksim::coll {
 
 Lowering::Lowering(const Communicator& comm, const Request& request, const Choice& choice,
-                   const CollectiveAlgorithm& algorithm, engine::Simulation& sim)
-    : comm_(comm), request_(request), choice_(choice), sim_(sim) {
+                   const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone)
+    : comm_(comm),
+      request_(request),
+      choice_(choice),
+      algorithm_(algorithm),
+      sim_(sim),
+      alone_(alone) {
   const topo::CollectiveScales fitted = comm.scales(to_string(request.op));
   const double fitted_share = fitted.bandwidth *
                               (choice.protocol == Protocol::ll      ? fitted.ll

@@ -24,12 +24,16 @@ class CollectiveAlgorithm;
 class Lowering {
  public:
   // Adds the per-rank cap channels (if any) to `sim`. All references must outlive this.
+  // `alone`: nothing else runs in `sim` (a sweep's one collective), so a plug-in may simulate a
+  // repeating part once and stand the repeats in by its time (ring.cpp on thousands of ranks).
   Lowering(const Communicator& comm, const Request& request, const Choice& choice,
-           const CollectiveAlgorithm& algorithm, engine::Simulation& sim);
+           const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone = false);
 
   const Communicator& comm() const { return comm_; }
   const Request& request() const { return request_; }
   const Choice& choice() const { return choice_; }
+  const CollectiveAlgorithm& algorithm() const { return algorithm_; }
+  bool alone() const { return alone_; }
   engine::Simulation& sim() { return sim_; }
 
   // The operation's base latency, seconds (scaled).
@@ -54,7 +58,9 @@ class Lowering {
   const Communicator& comm_;
   const Request& request_;
   const Choice& choice_;
+  const CollectiveAlgorithm& algorithm_;
   engine::Simulation& sim_;
+  bool alone_ = false;
   double eta_ = 1;
   double net_eta_ = 1;
   double hop_s_ = 0;
