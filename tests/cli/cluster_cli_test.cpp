@@ -41,6 +41,14 @@ TEST(ClusterCli, TopoShowPrintsTheHostThenTheFabric) {
       << r.out;
 }
 
+TEST(ClusterCli, CompareScalesEveryMachineWithNodes) {
+  // 4 nodes of each: 32 GPUs, data parallelism filling them.
+  const auto r = run_linksim("compare llama3-8b-2xp4d-or-1xp5 --nodes 4 --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("aws-p4d.24xlarge-x4,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("aws-p5.48xlarge-x4,"), std::string::npos) << r.out;
+}
+
 TEST(ClusterCli, BadNodeCountsAndMachinesWithoutNicsExitTwo) {
   for (const char* args : {"nccl-tests all_reduce_perf -t dgx-h100 --nodes 0",
                            "nccl-tests all_reduce_perf -t dgx-h100 --nodes 100000"}) {

@@ -117,6 +117,20 @@ TEST(ClusterBuilder, ScaleOutResizesAClusterOnItsOwnFabric) {
   EXPECT_EQ(four.cluster->host_machine, "dgx-h100");
 }
 
+TEST(ClusterBuilder, EveryShippedClusterLoadsWithSourcesAndItsRails) {
+  const auto files = shipped_cluster_files();
+  ASSERT_GE(files.size(), 8u);
+  for (const auto& f : files) {
+    const Topology c = load_topology(f);
+    EXPECT_TRUE(c.is_cluster()) << f;
+    EXPECT_GE(c.host_count, 2) << f;
+    EXPECT_FALSE(c.sources.empty()) << f;
+    EXPECT_EQ(c.count(NodeKind::gpu),
+              static_cast<std::size_t>(c.host_count * c.cluster->gpus_per_host))
+        << f;
+  }
+}
+
 // The bad input of docs/cluster-format.md: each names the file and the JSON path.
 class ClusterBadInput : public ::testing::Test {
  protected:
@@ -172,6 +186,22 @@ TEST_F(ClusterBadInput, NodeCountsAreBounded) {
     EXPECT_NE(m.find("at /cluster/nodes: expected a node count from 1 to 65536"), std::string::npos)
         << m;
   }
+}
+
+TEST_F(ClusterBadInput, NicRoleAndNetworkAreChecked) {
+  std::string text = two_gpu_host_json();
+  text.replace(text.find(R"("role": "storage")"), 17, R"("role": "backup")");
+  const std::string m = message_of(text);
+  EXPECT_NE(m.find("at /nodes/4/role: unknown NIC role \"backup\"; expected compute or storage"),
+            std::string::npos)
+      << m;
+  std::string net = two_gpu_host_json();
+  net.replace(net.find(R"("role": "storage")"), 17, R"("network": "myrinet")");
+  const std::string n = message_of(net);
+  EXPECT_NE(n.find("at /nodes/4/network: unknown network \"myrinet\"; expected one of "
+                   "infiniband, roce, efa, tcpx, tcpxo"),
+            std::string::npos)
+      << n;
 }
 
 TEST_F(ClusterBadInput, ScalingAMachineWithoutNicsIsRefused) {
