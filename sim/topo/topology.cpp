@@ -4,20 +4,9 @@
 
 #include <algorithm>
 #include <array>
-#include <boost/graph/adjacency_list.hpp>
 #include <stdexcept>
 
 namespace linksim::topo {
-
-struct Topology::Graph {
-  struct Edge {
-    ChannelId channel = 0;
-  };
-  // Directed multigraph over node ids; an edge is one direction of a physical link.
-  using Adjacency = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-                                          boost::no_property, Edge>;
-  Adjacency adjacency;
-};
 
 namespace {
 struct KindName {
@@ -48,25 +37,14 @@ std::optional<NodeKind> node_kind_from_string(std::string_view name) {
   return std::nullopt;
 }
 
-Topology::GraphPtr::GraphPtr() : graph_(std::make_unique<Graph>()) {}
-Topology::GraphPtr::~GraphPtr() = default;
-Topology::GraphPtr::GraphPtr(const GraphPtr& other)
-    : graph_(other.graph_ ? std::make_unique<Graph>(*other.graph_) : nullptr) {}
-Topology::GraphPtr& Topology::GraphPtr::operator=(const GraphPtr& other) {
-  if (this != &other) graph_ = other.graph_ ? std::make_unique<Graph>(*other.graph_) : nullptr;
-  return *this;
-}
-Topology::GraphPtr::GraphPtr(GraphPtr&& other) noexcept = default;
-Topology::GraphPtr& Topology::GraphPtr::operator=(GraphPtr&& other) noexcept = default;
-
 NodeId Topology::add_node(Node node) {
   if (index_.count(node.id) != 0)
     throw std::logic_error("Topology::add_node: duplicate id " + node.id);
   node.ordinal = static_cast<int>(kind_counts_[static_cast<std::size_t>(node.kind)]++);
   index_.emplace(node.id, static_cast<NodeId>(nodes_.size()));
   nodes_.push_back(std::move(node));
-  const auto v = boost::add_vertex(graph_->adjacency);
-  return static_cast<NodeId>(v);
+  out_.emplace_back();
+  return static_cast<NodeId>(nodes_.size() - 1);
 }
 
 LinkId Topology::add_link(Link link) {
@@ -75,8 +53,8 @@ LinkId Topology::add_link(Link link) {
   }
   const auto id = static_cast<LinkId>(links_.size());
   links_.push_back(link);
-  boost::add_edge(link.a, link.b, Graph::Edge{channel(id, true)}, graph_->adjacency);
-  boost::add_edge(link.b, link.a, Graph::Edge{channel(id, false)}, graph_->adjacency);
+  out_[link.a].push_back(channel(id, true));
+  out_[link.b].push_back(channel(id, false));
   return id;
 }
 
@@ -138,15 +116,9 @@ std::string Topology::channel_name(ChannelId channel) const {
                      link_label(l.kind, l.generation, l.lanes, l.width));
 }
 
-std::vector<ChannelId> Topology::out_channels(NodeId node) const {
-  const Graph::Adjacency& g = graph_->adjacency;
-  if (node >= boost::num_vertices(g)) throw std::logic_error("Topology::out_channels: bad node");
-  std::vector<ChannelId> out;
-  out.reserve(boost::out_degree(node, g));
-  for (auto [e, end] = boost::out_edges(node, g); e != end; ++e)
-    out.push_back(g[*e].channel);
-  std::sort(out.begin(), out.end());
-  return out;
+const std::vector<ChannelId>& Topology::out_channels(NodeId node) const {
+  if (node >= out_.size()) throw std::logic_error("Topology::out_channels: bad node");
+  return out_[node];
 }
 
 std::vector<std::string> channel_names(const Topology& topology) {

@@ -199,33 +199,18 @@ class Topology {
   // "gpu0->nvswitch2 (NVLink 3 x2)".
   std::string channel_name(ChannelId channel) const;
 
-  // Channels leaving `node`, in ascending channel id (REQUIRES: `node` is a node id).
-  std::vector<ChannelId> out_channels(NodeId node) const;
+  // Channels leaving `node`, in ascending channel id (REQUIRES: `node` is a node id; throws
+  // std::logic_error otherwise). Valid until the next add_link.
+  const std::vector<ChannelId>& out_channels(NodeId node) const;
 
  private:
-  // The directed multigraph (Boost.Graph, kept out of this header): one vertex per node, one
-  // edge per channel.
-  struct Graph;
-  // Owns a Graph and copies it deeply, so that Topology keeps its implicit copy and move.
-  // A moved-from one holds none (a moved-from Topology may only be assigned or destroyed).
-  class GraphPtr {
-   public:
-    GraphPtr();
-    ~GraphPtr();
-    GraphPtr(const GraphPtr& other);
-    GraphPtr& operator=(const GraphPtr& other);
-    GraphPtr(GraphPtr&& other) noexcept;
-    GraphPtr& operator=(GraphPtr&& other) noexcept;
-    Graph* operator->() const { return graph_.get(); }
-
-   private:
-    std::unique_ptr<Graph> graph_;
-  };
   std::vector<Node> nodes_;
   std::vector<Link> links_;
   std::map<std::string, NodeId, std::less<>> index_;
   std::array<std::size_t, 6> kind_counts_{};
-  GraphPtr graph_;
+  // The directed multigraph as adjacency: each node's out-channels, ascending (channel ids only
+  // grow as links are added, so appending keeps them sorted).
+  std::vector<std::vector<ChannelId>> out_;
 };
 
 // Every channel's name, by channel id (Topology::channel_name), for reports.
