@@ -125,21 +125,8 @@ Topology parse_cluster(const JsonView& root, const std::string& file) {
   if (auto fv = cv.get("fabric")) spec = parse_fabric(*fv, spec);
   if (auto why = cluster_problem(host, nodes, spec)) cv.fail(*why);
   Topology topo = build_cluster(host, nodes, spec);
-  topo.file = file;
-  topo.name = fs::path(file).stem().string();
-  topo.title = root.at("title").as_string();
+  read_identity(root, file, topo);
   if (topo.title.empty()) root.at("title").fail("expected a non-empty title");
-  topo.description = root.string_or("description", "");
-  topo.sources.clear();
-  if (auto s = root.get("sources")) {
-    for (const auto& e : s->elements())
-      topo.sources.push_back(e.as_string());
-  }
-  topo.notes.clear();
-  if (auto n = root.get("notes")) {
-    for (const auto& e : n->elements())
-      topo.notes.push_back(e.as_string());
-  }
   // After the loader's own checks, which say more; the schema catches what they let through.
   enforce_schema(root.raw(), file, shipped_topology_dir() + "/clusters/schema.json");
   return topo;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include "sim/topo/link_payload.hpp"
 
@@ -20,18 +21,20 @@ FabricSummary summarize_fabric(const Topology& topo) {
   s.spines = c.spines;
   s.cores = c.cores;
   s.oversubscription = c.fabric.oversubscription;
-  // Every NIC-to-switch link and every switch-to-switch link, by tier.
+  // Leaves are the switches NICs plug into; their links to other switches are the uplinks.
+  const auto is_switch = [&](NodeId n) { return topo.node(n).kind == NodeKind::net_switch; };
+  std::vector<bool> leaf(topo.nodes().size(), false);
   double host0_Bps = 0;
+  for (const Link& l : topo.links()) {
+    if (is_switch(l.a) == is_switch(l.b)) continue;
+    const NodeId nic = is_switch(l.a) ? l.b : l.a;
+    leaf[is_switch(l.a) ? l.a : l.b] = true;
+    if (topo.host_of(nic) == 0) host0_Bps += payload_bandwidth_Bps(l);
+  }
   double uplink_Bps = 0;
   for (const Link& l : topo.links()) {
-    const bool a_switch = topo.node(l.a).kind == NodeKind::net_switch;
-    const bool b_switch = topo.node(l.b).kind == NodeKind::net_switch;
-    if (a_switch != b_switch) {
-      const NodeId nic = a_switch ? l.b : l.a;
-      if (topo.host_of(nic) == 0) host0_Bps += payload_bandwidth_Bps(l);
-    } else if (a_switch && b_switch) {
-      const NodeId lower = topo.node(l.a).id.rfind("leaf", 0) == 0 ? l.a : l.b;
-      if (topo.node(lower).id.rfind("leaf", 0) == 0) uplink_Bps += payload_bandwidth_Bps(l);
+    if (is_switch(l.a) && is_switch(l.b) && leaf[l.a] != leaf[l.b]) {
+      uplink_Bps += payload_bandwidth_Bps(l);
     }
   }
   s.per_host_scale_out_Bps = host0_Bps;

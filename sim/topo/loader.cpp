@@ -10,8 +10,8 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
-#include "sim/topo/cluster_loader.hpp"
 #include "sim/core/schema_check.hpp"
+#include "sim/topo/cluster_loader.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_kind.hpp"
 #include "sim/topo/model_swap.hpp"
@@ -555,20 +555,7 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
     check_connected(topo, root);
     check_nvlink_budget(topo, root);
   }
-  topo.file = file;
-  topo.name = fs::path(file).stem().string();
-  topo.title = root.at("title").as_string();
-  topo.description = root.string_or("description", "");
-  topo.sources.clear();
-  if (auto s = root.get("sources")) {
-    for (const auto& e : s->elements())
-      topo.sources.push_back(e.as_string());
-  }
-  topo.notes.clear();
-  if (auto n = root.get("notes")) {
-    for (const auto& e : n->elements())
-      topo.notes.push_back(e.as_string());
-  }
+  read_identity(root, file, topo);
   if (auto hv = root.get("host_launch")) {
     hv->expect_only({"per_gpu", "range", "source"});
     topo.host_launch.per_gpu_s = latency_field(hv->at("per_gpu"));
@@ -637,6 +624,23 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
 }
 
 }  // namespace
+
+void read_identity(const JsonView& root, const std::string& file, Topology& topo) {
+  topo.file = file;
+  topo.name = fs::path(file).stem().string();
+  topo.title = root.at("title").as_string();
+  topo.description = root.string_or("description", "");
+  topo.sources.clear();
+  if (auto s = root.get("sources")) {
+    for (const auto& e : s->elements())
+      topo.sources.push_back(e.as_string());
+  }
+  topo.notes.clear();
+  if (auto n = root.get("notes")) {
+    for (const auto& e : n->elements())
+      topo.notes.push_back(e.as_string());
+  }
+}
 
 Topology parse_topology(const Json& document, const std::string& file) {
   return parse_with_depth(document, file, 0);

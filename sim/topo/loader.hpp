@@ -16,6 +16,10 @@ Topology load_topology(const std::string& path);
 // Parses an already-read document; `file` is used for messages and to resolve "base".
 Topology parse_topology(const Json& document, const std::string& file);
 
+// The fields every machine and cluster file names itself by: file and name (its stem), title,
+// description, sources and notes, replacing what `topo` had (a base's or a host's).
+void read_identity(const JsonView& root, const std::string& file, Topology& topo);
+
 // Directory of the shipped machines, and their files (sorted, schema.json excluded).
 std::string shipped_topology_dir();
 std::vector<std::string> shipped_topology_files();
