@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/coll/collective_sim.hpp"
+#include "sim/coll/sweep.hpp"
 #include "sim/topo/loader.hpp"
 
 namespace linksim::validate {
@@ -19,6 +20,12 @@ struct Definition {
   std::string machine_prefix;  // measurements.json "machine" starts with this
   std::string topology;
   std::string note;
+  // NCCL_ALGO as the run set it (the Azure guide runs each algorithm in turn).
+  std::optional<coll::Algorithm> algorithm = std::nullopt;
+  // How the run launched: one thread driving every GPU (-g N) for `iterations` (-n); 0 when
+  // the source does not say (one process per GPU is then assumed: no launch pacing).
+  int gpus_per_thread = 0;
+  int iterations = 20;
 };
 
 void summarise(AccuracySet& set) {
@@ -34,12 +41,17 @@ void summarise(AccuracySet& set) {
 }
 
 AccuracyRow predict(const coll::Communicator& comm, coll::Op op, double size, double measured,
-                    std::optional<coll::Algorithm> algorithm = std::nullopt) {
+                    std::optional<coll::Algorithm> algorithm = std::nullopt,
+                    int gpus_per_thread = 0, int iterations = 20) {
   coll::Request r;
   r.op = op;
   r.size_bytes = size;
   r.algorithm = algorithm;
-  const coll::Outcome o = coll::simulate_collective(comm, r);
+  coll::Outcome o = coll::simulate_collective(comm, r);
+  if (gpus_per_thread > 0) {
+    o = coll::with_host_launch_floor(o, comm.topology(), gpus_per_thread, iterations, size);
+    o.busbw_Bps = o.algbw_Bps * coll::busbw_factor(op, comm.size());
+  }
   AccuracyRow row;
   row.op = op;
   row.size_bytes = size;
@@ -57,13 +69,17 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
   const std::vector<Definition> defs{
       {"A100 NVSwitch all_reduce sweep (Azure ND A100 v4, 8x A100-SXM4-80GB)", "Azure ND A100 v4",
        "dgx-a100",
-       "Azure's host differs from the DGX A100 in CPUs and NICs, not in the NVSwitch fabric."},
+       "Azure's host differs from the DGX A100 in CPUs and NICs, not in the NVSwitch fabric. The "
+       "guide runs all_reduce_perf -g 8 -n 40 (Benchmarks/NCCLBandwidth.py).",
+       std::nullopt, 8, 40},
       {"2x RTX 2080 Ti, PCIe Gen3 behind one switch, P2P not supported", "2x RTX 2080 Ti",
-       "rtx2080ti-2x", "Every nccl-tests run in the reference set."},
+       "rtx2080ti-2x", "Every nccl-tests run in the reference set, single process -g 2.",
+       std::nullopt, 2, 20},
       {"H100 NVSwitch all_reduce sweep (Azure ND H100 v5, 8x H100 80GB HBM3)",
        "Azure ND H100 v5 (8x H100 80GB HBM3)", "azure-nd-h100-v5",
        "The VM's host side is the DGX H100's (azure-nd-h100-v5.json's notes); the NVSwitch fabric "
-       "is the same."},
+       "is the same. The guide's NVLS column: NCCL_ALGO=NVLS all_reduce_perf -g 8 -n 40.",
+       coll::Algorithm::nvls, 8, 40},
       {"2 nodes: 2x p3dn.24xlarge on EFA (16x V100)", "AWS p3dn.24xlarge x2", "aws-p3dn-x2",
        "Multi-node; EFA's NIC latency is fitted on these four EFA sweeps (see the table above)."},
       {"4 nodes: 4x p3dn.24xlarge on EFA (32x V100)", "AWS p3dn.24xlarge x4", "aws-p3dn-x4",
@@ -86,7 +102,8 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
     for (const NcclTestsRecord& rec : records) {
       if (rec.machine.rfind(def.machine_prefix, 0) != 0) continue;
       set.source = rec.source_url;
-      set.rows.push_back(predict(comm, rec.op, rec.size_bytes, rec.busbw_Bps));
+      set.rows.push_back(predict(comm, rec.op, rec.size_bytes, rec.busbw_Bps, def.algorithm,
+                                 def.gpus_per_thread, def.iterations));
     }
     summarise(set);
     out.push_back(std::move(set));

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace linksim::coll {
 namespace {
@@ -48,6 +50,40 @@ std::string protocol_text(const Request& r) {
   return fmt::format("{}", fmt::join(names, ","));
 }
 
+// A time no way of running `choice` can beat, from bandwidth alone: every rank must send at
+// least this much payload, through its own links and through its throughput cap, if any. Used
+// to skip candidates that cannot win, so the pick is the same as simulating every one.
+double lower_bound_s(const Communicator& comm, const Request& request, const Choice& choice) {
+  const int n = comm.size();
+  if (n < 2) return 0;
+  const double s = request.size_bytes;
+  double bytes = s;
+  switch (request.op) {
+    case Op::all_reduce:
+    case Op::all_gather:
+    case Op::reduce_scatter:
+    case Op::alltoall:
+      bytes = s * (n - 1) / n;
+      break;
+    default:
+      return 0;  // broadcast, reduce, sendrecv: only some ranks send
+  }
+  const auto& topo = comm.topology();
+  const auto& capacity = comm.capacities_Bps();
+  double out_Bps = 0;  // the slowest rank's links out
+  for (int r = 0; r < n; ++r) {
+    double sum = 0;
+    for (topo::ChannelId c : topo.out_channels(comm.gpu(r)))
+      sum += capacity[c];
+    out_Bps = r == 0 ? sum : std::min(out_Bps, sum);
+  }
+  const CollectiveAlgorithm& a = AlgorithmRegistry::builtin().get(choice.algorithm);
+  const double cap = a.rank_cap_Bps(comm, choice.protocol, choice.channels);
+  double bound = out_Bps > 0 ? bytes / out_Bps : 0;
+  if (cap > 0) bound = std::max(bound, bytes / cap);
+  return bound;
+}
+
 }  // namespace
 
 int channels_for(const Communicator& comm, Algorithm a, Protocol p, double bytes) {
@@ -86,23 +122,62 @@ std::vector<Choice> candidate_choices(const Communicator& comm, const Request& r
   return out;
 }
 
-engine::TaskId lower_collective(const Communicator& comm, const Request& request,
-                                const Choice& choice, engine::Simulation& sim,
-                                std::span<const engine::TaskId> deps, bool alone) {
+namespace {
+
+engine::TaskId lower_as(const Communicator& comm, const Request& request, const Choice& choice,
+                        engine::Simulation& sim, std::span<const engine::TaskId> deps, bool alone,
+                        Granularity granularity, std::vector<double>* saturated_apart_s = nullptr) {
   const CollectiveAlgorithm& algorithm = AlgorithmRegistry::builtin().get(choice.algorithm);
   if (!algorithm.serves(request.op)) {
     throw std::logic_error(
         fmt::format("{} does not run {}", algorithm.name(), to_string(request.op)));
   }
-  Lowering lowering(comm, request, choice, algorithm, sim, alone);
+  Lowering lowering(comm, request, choice, algorithm, sim, alone, granularity);
   const engine::TaskId start = sim.add_delay(lowering.base_latency_s(), deps);
   if (comm.size() == 1) return start;
-  return algorithm.lower(lowering, start);
+  const engine::TaskId end = algorithm.lower(lowering, start);
+  if (saturated_apart_s) *saturated_apart_s = lowering.saturated_apart_s();
+  return end;
+}
+
+double makespan_alone(const Communicator& comm, const Request& request, const Choice& choice,
+                      Granularity granularity) {
+  engine::Simulation sim(comm.capacities_Bps(), comm.topology().count(topo::NodeKind::gpu));
+  lower_as(comm, request, choice, sim, {}, /*alone=*/true, granularity);
+  engine::RunOptions options;
+  options.record_intervals = false;
+  return sim.run(options).makespan_s;
+}
+
+// What NCCL's slices add to the collective over its bulk form when it runs alone: fill, drain
+// and per-slice synchronisation (slice_pipeline.hpp). A job pays it after the bulk flows.
+double slice_overhead_s(const Communicator& comm, const Request& request, const Choice& choice) {
+  const std::string key = fmt::format("slices {} {} {} {} {} {}", to_string(request.op),
+                                      request.size_bytes, request.root, to_string(choice.algorithm),
+                                      to_string(choice.protocol), choice.channels);
+  return comm.memo(key, [&] {
+    return std::max(0.0, makespan_alone(comm, request, choice, Granularity::slices) -
+                             makespan_alone(comm, request, choice, Granularity::steps));
+  });
+}
+
+}  // namespace
+
+engine::TaskId lower_collective(const Communicator& comm, const Request& request,
+                                const Choice& choice, engine::Simulation& sim,
+                                std::span<const engine::TaskId> deps, bool alone) {
+  if (alone) return lower_as(comm, request, choice, sim, deps, true, Granularity::slices);
+  // Beside other traffic, a collective's slices would multiply the job's tasks a hundredfold:
+  // its bulk flows share the links with the rest, and it then pays what its slices add.
+  const engine::TaskId end = lower_as(comm, request, choice, sim, deps, false, Granularity::steps);
+  const double extra_s = slice_overhead_s(comm, request, choice);
+  return extra_s > 0 ? sim.add_delay(extra_s, {&end, 1}) : end;
 }
 
 Outcome simulate_choice(const Communicator& comm, const Request& request, const Choice& choice) {
   engine::Simulation sim(comm.capacities_Bps(), comm.topology().count(topo::NodeKind::gpu));
-  lower_collective(comm, request, choice, sim, {}, /*alone=*/true);
+  std::vector<double> apart_s;
+  lower_as(comm, request, choice, sim, {}, /*alone=*/true, Granularity::slices, &apart_s);
   engine::RunOptions options;
   options.record_intervals = false;
   const engine::Timeline t = sim.run(options);
@@ -113,9 +188,11 @@ Outcome simulate_choice(const Communicator& comm, const Request& request, const 
   o.busbw_Bps = o.algbw_Bps * busbw_factor(request.op, comm.size());
   double longest = 0;
   const std::size_t topo_channels = comm.topology().channel_count();
-  for (std::size_t c = 0; c < topo_channels && c < t.channels.size(); ++c) {
-    if (t.channels[c].saturated_s > longest) {
-      longest = t.channels[c].saturated_s;
+  for (std::size_t c = 0; c < topo_channels; ++c) {
+    const double saturated = (c < t.channels.size() ? t.channels[c].saturated_s : 0.0) +
+                             (c < apart_s.size() ? apart_s[c] : 0.0);
+    if (saturated > longest) {
+      longest = saturated;
       o.bottleneck = static_cast<topo::ChannelId>(c);
     }
   }
@@ -126,10 +203,22 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
   std::string why;
   const auto choices = candidate_choices(comm, request, &why);
   if (choices.empty()) throw std::invalid_argument(why);
+  // Cheapest bound first; stop simulating once no remaining candidate's bound beats the best.
+  std::vector<std::pair<double, std::size_t>> order;
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    order.emplace_back(lower_bound_s(comm, request, choices[i]), i);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
   std::optional<Outcome> best;
-  for (const auto& c : choices) {
-    Outcome o = simulate_choice(comm, request, c);
-    if (!best || o.time_s < best->time_s) best = o;
+  std::size_t best_index = 0;
+  for (const auto& [bound, i] : order) {
+    if (best && bound >= best->time_s) break;
+    Outcome o = simulate_choice(comm, request, choices[i]);
+    // Ties go to the earlier candidate in NCCL's order, as when every one was simulated.
+    if (!best || o.time_s < best->time_s || (o.time_s == best->time_s && i < best_index)) {
+      best = o;
+      best_index = i;
+    }
   }
   return *best;
 }

@@ -16,8 +16,11 @@
 // - per-rank throughput caps of LL/LL128/Tree as NCCL models them, as a private channel per
 //   sending rank, so they bind only the flows they limit.
 //
-// Granularity: one set of concurrent flows per algorithm step (a ring step moves one chunk per
-// rank; pipelined algorithms run every hop at once), exact for links shared within the step.
+// Granularity: a lone collective (a sweep's) moves its data in NCCL's chunks and slices, with
+// buffer slots and per-slice synchronisation (slice_pipeline.hpp), so fill and drain come out of
+// the simulation. Inside a job it runs as one set of bulk flows per algorithm step, sharing the
+// links with everything else, and then pays what its slices add when it runs alone (worked out
+// once per size and choice).
 
 #include <optional>
 #include <span>
@@ -44,7 +47,8 @@ int channels_for(const Communicator& comm, Algorithm a, Protocol p, double bytes
 // Adds the collective to `sim`, starting after `deps`; returns the task that ends it.
 // Engine GPU indices are the GPUs' ordinals. Channel ids of `sim` must be the topology's,
 // possibly followed by others.
-// `alone`: the collective is all that runs in `sim` (see Lowering).
+// `alone`: the collective is all that runs in `sim` (see Lowering): it is lowered slice by
+// slice; otherwise by steps plus its slices' overhead (see Granularity above).
 engine::TaskId lower_collective(const Communicator& comm, const Request& request,
                                 const Choice& choice, engine::Simulation& sim,
                                 std::span<const engine::TaskId> deps, bool alone = false);

@@ -174,4 +174,15 @@ void Communicator::choose_node_rings() {
   ring_bus_Bps_ = 1.0 / ring_step_time(rings_);
 }
 
+double Communicator::memo(const std::string& key, const std::function<double()>& compute) const {
+  {
+    const std::lock_guard<std::mutex> lock(memo_mutex_);
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+  }
+  const double value = compute();  // outside the lock: it may simulate for a while
+  const std::lock_guard<std::mutex> lock(memo_mutex_);
+  return memo_.emplace(key, value).first->second;
+}
+
 }  // namespace linksim::coll

@@ -5,8 +5,10 @@
 // On a cluster the group may span hosts ("nodes", as NCCL says): its rings then leave and
 // enter every node through NICs, one ring per GPU that has a NIC of its own.
 
+#include <functional>
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -69,6 +71,10 @@ class Communicator {
   // The channels NCCL would run (2x its search channels, capped at 32).
   int max_channels() const { return max_channels_; }
 
+  // A figure worked out once per key for this group (collective_sim.cpp caches what NCCL's
+  // slices add to a collective over its bulk form); thread-safe.
+  double memo(const std::string& key, const std::function<double()>& compute) const;
+
  private:
   // Time for one ring step of one byte per rank, split evenly over `rings`: the most loaded
   // channel decides.
@@ -82,6 +88,8 @@ class Communicator {
   std::vector<topo::NodeId> ranks_;
   mutable std::mutex routes_mutex_;
   mutable std::map<std::pair<int, int>, topo::Route> routes_;
+  mutable std::mutex memo_mutex_;
+  mutable std::map<std::string, double> memo_;
   int node_count_ = 1;
   int ranks_per_node_ = 1;
   bool amd_cpu_ = false;

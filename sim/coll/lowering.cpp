@@ -8,13 +8,15 @@
 namespace linksim::coll {
 
 Lowering::Lowering(const Communicator& comm, const Request& request, const Choice& choice,
-                   const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone)
+                   const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone,
+                   Granularity granularity)
     : comm_(comm),
       request_(request),
       choice_(choice),
       algorithm_(algorithm),
       sim_(sim),
-      alone_(alone) {
+      alone_(alone),
+      granularity_(granularity) {
   const topo::CollectiveScales fitted = comm.scales(to_string(request.op));
   const double fitted_share = fitted.bandwidth *
                               (choice.protocol == Protocol::ll      ? fitted.ll
@@ -48,6 +50,38 @@ std::span<const engine::PathShare> Lowering::paths(int from, int to) {
                              comm_.crosses_nodes(from, to) ? net_hop_s_ : hop_s_,
                              rank_cap_[static_cast<std::size_t>(from)]);
   return cache_.emplace(key, std::move(out)).first->second;
+}
+
+std::span<const engine::PathShare> Lowering::bare_paths(int from, int to) {
+  auto key = std::make_pair(from, to);
+  auto it = bare_cache_.find(key);
+  if (it != bare_cache_.end()) return it->second;
+  auto out =
+      add_route_paths(sim_, comm_.route(from, to), 0.0, rank_cap_[static_cast<std::size_t>(from)]);
+  return bare_cache_.emplace(key, std::move(out)).first->second;
+}
+
+void Lowering::add_saturation_apart(const std::vector<engine::ChannelUsage>& channels,
+                                    double scale) {
+  const std::size_t n = std::min(channels.size(), comm_.topology().channel_count());
+  if (saturated_apart_s_.size() < n) saturated_apart_s_.resize(n, 0.0);
+  for (std::size_t c = 0; c < n; ++c)
+    saturated_apart_s_[c] += channels[c].saturated_s * scale;
+}
+
+double Lowering::hop_s_between(int from, int to) const {
+  return comm_.crosses_nodes(from, to) ? net_hop_s_ : hop_s_;
+}
+
+HwClass Lowering::link_class(int from, int to) const {
+  return comm_.crosses_nodes(from, to) ? HwClass::net : comm_.intra_class();
+}
+
+engine::TaskId Lowering::send_slice(int from, int to, double payload_bytes,
+                                    std::span<const engine::TaskId> deps) {
+  const double eta = comm_.crosses_nodes(from, to) ? net_eta_ : eta_;
+  return sim_.add_transfer(payload_bytes / eta, bare_paths(from, to), comm_.gpu_index(from),
+                           comm_.gpu_index(to), deps);
 }
 
 engine::TaskId Lowering::send(int from, int to, double payload_bytes,

@@ -21,19 +21,26 @@ namespace linksim::coll {
 
 class CollectiveAlgorithm;
 
+// How finely a lowering moves data: NCCL's slices (slice_pipeline.hpp), or one bulk flow per
+// algorithm step, the coarse form a job uses (collective_sim.hpp, lower_collective).
+enum class Granularity { slices, steps };
+
 class Lowering {
  public:
   // Adds the per-rank cap channels (if any) to `sim`. All references must outlive this.
   // `alone`: nothing else runs in `sim` (a sweep's one collective), so a plug-in may simulate a
   // repeating part once and stand the repeats in by its time (ring.cpp on thousands of ranks).
   Lowering(const Communicator& comm, const Request& request, const Choice& choice,
-           const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone = false);
+           const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone = false,
+           Granularity granularity = Granularity::slices);
 
   const Communicator& comm() const { return comm_; }
   const Request& request() const { return request_; }
   const Choice& choice() const { return choice_; }
   const CollectiveAlgorithm& algorithm() const { return algorithm_; }
   bool alone() const { return alone_; }
+  Granularity granularity() const { return granularity_; }
+  bool by_slices() const { return granularity_ == Granularity::slices; }
   engine::Simulation& sim() { return sim_; }
 
   // The operation's base latency, seconds (scaled).
@@ -52,8 +59,23 @@ class Lowering {
   // paths with the hop latency, through `from`'s cap channel when there is one.
   engine::TaskId send(int from, int to, double payload_bytes, std::span<const engine::TaskId> deps);
 
+  // For slice pipelines (slice_pipeline.hpp), which pay the step latency after the slice moved
+  // rather than before: the same transfer over paths without the hop latency.
+  engine::TaskId send_slice(int from, int to, double payload_bytes,
+                            std::span<const engine::TaskId> deps);
+  // A plug-in that simulated part of the collective apart (a replay, a collapse) and stands it
+  // in by a delay reports the time each channel was saturated there, so the bottleneck report
+  // still sees those links (by topology channel id; accumulated).
+  void add_saturation_apart(const std::vector<engine::ChannelUsage>& channels, double scale);
+  const std::vector<double>& saturated_apart_s() const { return saturated_apart_s_; }
+
+  // The step latency between two ranks (hop_s or net_hop_s) and their links' class.
+  double hop_s_between(int from, int to) const;
+  HwClass link_class(int from, int to) const;
+
  private:
   std::span<const engine::PathShare> paths(int from, int to);
+  std::span<const engine::PathShare> bare_paths(int from, int to);
 
   const Communicator& comm_;
   const Request& request_;
@@ -61,13 +83,16 @@ class Lowering {
   const CollectiveAlgorithm& algorithm_;
   engine::Simulation& sim_;
   bool alone_ = false;
+  Granularity granularity_ = Granularity::slices;
   double eta_ = 1;
   double net_eta_ = 1;
   double hop_s_ = 0;
   double net_hop_s_ = 0;
   double base_s_ = 0;
   std::vector<std::optional<engine::ChannelId>> rank_cap_;
+  std::vector<double> saturated_apart_s_;
   std::map<std::pair<int, int>, std::vector<engine::PathShare>> cache_;
+  std::map<std::pair<int, int>, std::vector<engine::PathShare>> bare_cache_;
 };
 
 }  // namespace linksim::coll

@@ -34,17 +34,23 @@ GpuGeneration generation_of(const std::string& architecture) {
 }
 
 double wire_efficiency(Protocol p) {
-  // Simple's synchronisation (fences, flags, an extra warp) costs ~14%: NVIDIA's maintainer
-  // puts NCCL at "370GB/s" of the H100's 450 GB/s line rate, "protocol overhead (~20%)"
-  // (nccl-tests#212); copy engines reach 47.9 of 50 GB/s on the same kind of link (V100 NV2,
-  // Dell C4130 in ../shared/reference/measurements.md), so the protocol's own share is
-  // 370 / (450 x 0.958) = 0.857. LL and LL128 carry less payload per store on top of that.
-  constexpr double kSimple = 370.0 / (450.0 * 0.958);
+  // Simple's share of a link's payload rate, once its per-slice synchronisation is simulated
+  // apart (pipeline_constants.hpp, slice_sync_s): NVIDIA's maintainer puts NCCL's Ring at
+  // "370GB/s" busbw on the H100's 450 GB/s line rate (nccl-tests#212), and copy engines reach
+  // 47.9 of 50 GB/s on the same kind of link (V100 NV2, Dell C4130 in
+  // ../shared/reference/measurements.md), so NCCL moves 370 / (450 x 0.958) = 0.858 of the
+  // payload rate in all. At 8 GiB each of the H100's 32 channels moves 1 MiB slices at
+  // 450e9 x 0.958 x 0.858 / 32 B/s, 90.7 us a slice, of which the synchronisation is 5.5 us;
+  // the copy itself runs at 0.858 x 90.7 / (90.7 - 5.5) = 0.914 of the payload rate.
+  // LL and LL128 keep the all-in 0.858 (their flags travel in the data; no slice sync is
+  // simulated for them) times their payload per store.
+  constexpr double kSimple = 0.914;
+  constexpr double kAllIn = 370.0 / (450.0 * 0.958);
   switch (p) {
     case Protocol::ll:
-      return 0.5 * kSimple;  // 4 B data + 4 B flag per 8 B store
+      return 0.5 * kAllIn;  // 4 B data + 4 B flag per 8 B store
     case Protocol::ll128:
-      return 120.0 / 128 * kSimple;  // 120 B data + 8 B flag per 128 B line
+      return 120.0 / 128 * kAllIn;  // 120 B data + 8 B flag per 128 B line
     case Protocol::simple:
       return kSimple;
   }

@@ -3,10 +3,13 @@
 // each GPU sends and receives S (n+1)/n through its NVSwitch ports (nccl-model.md §4).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <vector>
 
 #include "sim/coll/algorithm.hpp"
+#include "sim/coll/slice_pipeline.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -84,7 +87,42 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     return efficiency(comm.generation());
   }
 
+  // Per channel NCCL loops over heads x chunk (all_reduce.h, NVLS oneNode): scatter warps
+  // copy the loop's input into the NVLS buffers, each head's reduce warps pull the
+  // switch-reduced chunk and multicast it (the NVLink traffic), gather warps copy the result
+  // out. The three run as a pipeline of loops through NCCL_STEPS slots; every stage pays a
+  // chunk's synchronisation. All channels move in lockstep, so one set of tasks stands for them.
   TaskId lower(Lowering& l, TaskId start) const override {
+    if (!l.by_slices()) return lower_by_steps(l, start);
+    const int n = l.comm().size();
+    const double bytes = l.request().size_bytes;
+    const int channels = l.choice().channels;
+    const double chunk = nvls_chunk_bytes(bytes, channels, n);
+    const int loops =
+        std::max(1, static_cast<int>(std::ceil(bytes / channels / (n * chunk) - 1e-9)));
+    // NCCL's NVLS latency (hwLat, 25 us on NVLink) is the whole cost of a one-chunk call; the
+    // pipeline's three stages pay their synchronisation in the simulation, so the start pays
+    // the rest.
+    const double stages_sync_s = 3 * nvls_chunk_sync_s();
+    const TaskId fill = l.sim().add_delay(std::max(0.0, l.hop_s() - stages_sync_s), {&start, 1});
+    return emit_with_replay(l, fill, loops, /*depth_loops=*/3, /*window_loops=*/kNcclSteps,
+                            [n](Lowering& lw, TaskId begin, int count, double share, double scale,
+                                std::vector<std::vector<TaskId>>* arr) {
+                              std::vector<Ports> own;
+                              for (int r = 0; r < n; ++r)
+                                own.push_back(switch_ports(lw, r));
+                              return emit_loops(lw, own, n, begin, count, share, scale, arr);
+                            });
+  }
+
+ private:
+  struct Ports {
+    std::vector<PathShare> up;    // from the GPU into the switches
+    std::vector<PathShare> down;  // from the switches into the GPU
+  };
+
+  // One bulk flow each way per GPU after NVLS's latency.
+  static TaskId lower_by_steps(Lowering& l, TaskId start) {
     const int n = l.comm().size();
     const double each = l.request().size_bytes * (n + 1) / n;
     const TaskId fill = l.sim().add_delay(l.hop_s(), {&start, 1});
@@ -99,11 +137,43 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     return l.sim().add_barrier(flows);
   }
 
- private:
-  struct Ports {
-    std::vector<PathShare> up;    // from the GPU into the switches
-    std::vector<PathShare> down;  // from the switches into the GPU
-  };
+  static TaskId emit_loops(Lowering& l, const std::vector<Ports>& ports, int n, TaskId start,
+                           int count, double share, double scale,
+                           std::vector<std::vector<TaskId>>* arrivals) {
+    engine::Simulation& sim = l.sim();
+    const double loop_bytes = l.request().size_bytes * share;
+    const double wire_bytes = loop_bytes * (n + 1) / n / l.wire_efficiency();
+    const double sync_s = nvls_chunk_sync_s() * scale;
+    const double copy_s = loop_bytes / nvls_copy_Bps() + sync_s;
+    const auto rn = static_cast<std::size_t>(n);
+    std::vector<TaskId> scatter(rn, start), reduce(rn, start), gather(rn, start);
+    std::vector<std::vector<TaskId>> gathered;  // by loop, for the slots
+    if (arrivals) arrivals->assign(static_cast<std::size_t>(count), {});
+    std::vector<TaskId> deps, flows;
+    for (int k = 0; k < count; ++k) {
+      for (std::size_t r = 0; r < rn; ++r) {
+        deps = {scatter[r]};
+        if (k >= kNcclSteps) deps.push_back(gathered[static_cast<std::size_t>(k - kNcclSteps)][r]);
+        scatter[r] = sim.add_delay(copy_s, deps);
+      }
+      const TaskId scattered = sim.add_barrier(scatter);
+      for (std::size_t r = 0; r < rn; ++r) {
+        const int gi = l.comm().gpu_index(static_cast<int>(r));
+        const std::array<TaskId, 2> after{scattered, reduce[r]};
+        flows = {sim.add_transfer(wire_bytes, ports[r].up, gi, engine::kNoGpu, after),
+                 sim.add_transfer(wire_bytes, ports[r].down, engine::kNoGpu, gi, after)};
+        reduce[r] = sim.add_delay(sync_s, flows);
+      }
+      const TaskId reduced = sim.add_barrier(reduce);
+      for (std::size_t r = 0; r < rn; ++r) {
+        const std::array<TaskId, 2> after{reduced, gather[r]};
+        gather[r] = sim.add_delay(copy_s, after);
+      }
+      gathered.push_back(gather);
+      if (arrivals) (*arrivals)[static_cast<std::size_t>(k)] = gather;
+    }
+    return sim.add_barrier(gather);
+  }
 
   // Rank r's NVLink ports, both directions, each carrying its share of r's lanes.
   static Ports switch_ports(Lowering& l, int r) {

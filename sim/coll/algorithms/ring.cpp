@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/coll/algorithm.hpp"
+#include "sim/coll/slice_pipeline.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -28,22 +29,20 @@ std::size_t index(Protocol p) {
 // Past this many ranks a lone collective's identical steps are simulated once (below).
 constexpr int kCollapseStepsFromRanks = 1024;
 
-// `steps` ring steps; in each, every rank sends `chunk` bytes to its successor, split over
-// the rings. Steps are separated by a barrier: a rank needs the previous chunk first.
-TaskId ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
+// `steps` barrier-separated ring steps, each moving `chunk` bytes per rank as one bulk flow: the
+// coarse form for thousands of ranks, where a lone collective simulates one step and stands
+// the others in by its time (exact on an idle network, which `alone` promises; the step's
+// saturated links are reported apart, for the bottleneck).
+TaskId bulk_ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
   if (l.alone() && steps > 1 && l.comm().size() >= kCollapseStepsFromRanks) {
-    // Every step moves the same bytes between the same ranks on an idle network, so each takes
-    // as long as the first: simulate one and stand the others in by its time. Exact when
-    // nothing else runs beside the collective, which `alone` promises; it keeps thousands of
-    // ranks at one step's transfers instead of 2(n-1) steps' (but the steps' links then carry
-    // no load in the main simulation, so no bottleneck is reported).
     engine::Simulation one(l.comm().capacities_Bps(), l.sim().gpu_count());
     Lowering first(l.comm(), l.request(), l.choice(), l.algorithm(), one);
-    ring_steps(first, one.add_delay(0, {}), 1, chunk);
+    bulk_ring_steps(first, one.add_delay(0, {}), 1, chunk);
     engine::RunOptions options;
     options.record_intervals = false;
-    const double step_s = one.run(options).makespan_s;
-    return l.sim().add_delay(steps * step_s, {&start, 1});
+    const engine::Timeline t = one.run(options);
+    l.add_saturation_apart(t.channels, steps);
+    return l.sim().add_delay(steps * t.makespan_s, {&start, 1});
   }
   const auto& rings = l.comm().rings();
   const double per_ring = chunk / static_cast<double>(rings.size());
@@ -62,8 +61,40 @@ TaskId ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
   return prev;
 }
 
+// `steps` ring steps; in each, every rank sends `chunk` bytes to its successor, split over the
+// rings (one CTA stream each). Step k of a rank forwards what its predecessor sent at step
+// k - 1, slice by slice (slice_pipeline.hpp).
+TaskId ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
+  const auto& rings = l.comm().rings();
+  if (!l.by_slices()) return bulk_ring_steps(l, start, steps, chunk);
+  if (l.comm().size() >= kCollapseStepsFromRanks) return bulk_ring_steps(l, start, steps, chunk);
+  const int lanes = static_cast<int>(rings.size());
+  const double per_ring = chunk / lanes;
+  SlicePipeline pipe(ring_chunk_shape(l.choice().protocol, l.request().op),
+                     std::max(1, l.choice().channels / lanes));
+  const auto n = static_cast<std::size_t>(l.comm().size());
+  // last[x][rank]: the rank's send of the previous step on ring x.
+  std::vector<std::vector<int>> last(rings.size(), std::vector<int>(n, -1));
+  std::vector<int> sent(n, -1);
+  for (int k = 0; k < steps; ++k) {
+    for (std::size_t x = 0; x < rings.size(); ++x) {
+      const auto& order = rings[x].order;
+      for (std::size_t i = 0; i < n; ++i) {
+        const int from = order[i];
+        const int pred = order[(i + n - 1) % n];
+        const int before = last[x][static_cast<std::size_t>(pred)];
+        sent[static_cast<std::size_t>(from)] =
+            pipe.add(from, order[(i + 1) % n], static_cast<int>(x), per_ring,
+                     before >= 0 ? std::span<const int>(&before, 1) : std::span<const int>());
+      }
+      last[x] = sent;
+    }
+  }
+  return pipe.emit(l, start);
+}
+
 // A pipelined chain along the first ring, starting at the root (broadcast) or ending there
-// (reduce): every hop streams the whole buffer at once, after the pipeline fills.
+// (reduce): every hop forwards the buffer slice by slice as it arrives.
 TaskId chain(Lowering& l, TaskId start, double bytes, bool towards_root) {
   const auto& order = l.comm().rings().front().order;
   const int n = l.comm().size();
@@ -72,11 +103,21 @@ TaskId chain(Lowering& l, TaskId start, double bytes, bool towards_root) {
   for (int i = 0; i < n; ++i)
     seq.push_back(order[static_cast<std::size_t>((root_pos + i) % n)]);
   if (towards_root) std::reverse(seq.begin(), seq.end());
-  const TaskId fill = l.sim().add_delay(l.hop_s() * (n - 2 > 0 ? n - 2 : 0), {&start, 1});
-  std::vector<TaskId> hops;
-  for (std::size_t i = 0; i + 1 < seq.size(); ++i)
-    hops.push_back(l.send(seq[i], seq[i + 1], bytes, {&fill, 1}));
-  return l.sim().add_barrier(hops);
+  if (!l.by_slices()) {
+    // Steps: every hop streams the whole buffer at once, after the pipeline fills.
+    const TaskId fill = l.sim().add_delay(l.hop_s() * (n - 2 > 0 ? n - 2 : 0), {&start, 1});
+    std::vector<TaskId> hops;
+    for (std::size_t i = 0; i + 1 < seq.size(); ++i)
+      hops.push_back(l.send(seq[i], seq[i + 1], bytes, {&fill, 1}));
+    return l.sim().add_barrier(hops);
+  }
+  SlicePipeline pipe(ring_chunk_shape(l.choice().protocol, l.request().op), l.choice().channels);
+  int prev = -1;
+  for (std::size_t i = 0; i + 1 < seq.size(); ++i) {
+    prev = pipe.add(seq[i], seq[i + 1], 0, bytes,
+                    prev >= 0 ? std::span<const int>(&prev, 1) : std::span<const int>());
+  }
+  return pipe.emit(l, start);
 }
 
 class RingAlgorithm final : public CollectiveAlgorithm {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/coll/algorithm.hpp"
+#include "sim/coll/slice_pipeline.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -119,6 +120,20 @@ TaskId lower_across_nodes(Lowering& l, TaskId start) {
   return l.sim().add_barrier(hops);
 }
 
+// One node, one bulk flow per hop: the chain's every hop carries the buffer both ways at once
+// after the pipeline fills over its 2(n-1) hops up and back (each send pays the last).
+TaskId lower_by_steps(Lowering& l, TaskId start) {
+  const auto& order = l.comm().rings().front().order;
+  const int n = l.comm().size();
+  const TaskId fill = l.sim().add_delay(l.hop_s() * (2 * (n - 1) - 1), {&start, 1});
+  std::vector<TaskId> hops;
+  for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+    hops.push_back(l.send(order[i + 1], order[i], l.request().size_bytes, {&fill, 1}));
+    hops.push_back(l.send(order[i], order[i + 1], l.request().size_bytes, {&fill, 1}));
+  }
+  return l.sim().add_barrier(hops);
+}
+
 class TreeAlgorithm final : public CollectiveAlgorithm {
  public:
   std::string_view name() const override { return Algorithm::tree.name(); }
@@ -149,16 +164,24 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
 
   TaskId lower(Lowering& l, TaskId start) const override {
     if (l.comm().node_count() > 1) return lower_across_nodes(l, start);
+    if (!l.by_slices()) return lower_by_steps(l, start);
+    // One node: a chain through the ranks. The sum climbs to the root (order[0]) slice by
+    // slice while the result streams back down, on separate warps (NCCL's tree split), so
+    // each rank has an up stream and a down stream (slice_pipeline.hpp).
     const auto& order = l.comm().rings().front().order;
     const int n = l.comm().size();
-    // The pipeline fills over the chain's 2(n-1) hops up and back; each send pays the last.
-    const TaskId fill = l.sim().add_delay(l.hop_s() * (2 * (n - 1) - 1), {&start, 1});
-    std::vector<TaskId> hops;
-    for (std::size_t i = 0; i + 1 < order.size(); ++i) {
-      hops.push_back(l.send(order[i + 1], order[i], l.request().size_bytes, {&fill, 1}));
-      hops.push_back(l.send(order[i], order[i + 1], l.request().size_bytes, {&fill, 1}));
+    const double bytes = l.request().size_bytes;
+    const int channels = l.choice().channels;
+    SlicePipeline pipe(tree_chunk_shape(l.choice().protocol, bytes / channels, n - 1), channels);
+    int prev = -1;
+    for (int i = n - 2; i >= 0; --i) {
+      const auto u = static_cast<std::size_t>(i);
+      prev = pipe.add(order[u + 1], order[u], 0, bytes,
+                      prev >= 0 ? std::span<const int>(&prev, 1) : std::span<const int>());
     }
-    return l.sim().add_barrier(hops);
+    for (std::size_t i = 0; i + 1 < order.size(); ++i)
+      prev = pipe.add(order[i], order[i + 1], 1, bytes, std::span<const int>(&prev, 1));
+    return pipe.emit(l, start);
   }
 };
 

@@ -1,0 +1,98 @@
+#include "sim/coll/pipeline_constants.hpp"
+
+#include <array>
+
+namespace linksim::coll {
+namespace {
+
+constexpr double kKiB = 1024;
+constexpr double kUs = 1e-6;
+
+// Buffers (src/init.cc, ../shared/reference/nccl-model.md §2 "Buffers and chunks"):
+// Simple 4 MiB a connection, so a step is 512 KiB; LL 512 KiB of 16 B lines of which half are
+// flags, so a step carries 32 KiB of data; LL128 4,915,200 B of 128 B lines carrying 120 B.
+constexpr double kSimpleStepBytes = 4 * 1024 * kKiB / kNcclSteps;
+constexpr double kLlStepDataBytes = 512 * kKiB / kNcclSteps / 2;
+constexpr double kLl128StepDataBytes = 4915200.0 / kNcclSteps * 120 / 128;
+
+// Fitted once (scripts/fit-pipeline-constants.py), see docs/ACCURACY.md's leave-one-out table.
+constexpr double kSimpleSliceSync_us = 5.5;
+constexpr double kNvlsChunkSync_us = kSimpleSliceSync_us;
+constexpr double kNvlsCopy_GBps = 400;
+
+constexpr std::array<FittedConstant, 3> kFitted{{
+    {"Simple slice synchronisation", kSimpleSliceSync_us, "us",
+     "fitted on the Ring/Simple sizes of the A100 NVSwitch sweep and the 2x 2080 Ti runs "
+     "(tests/data/reference/measurements.json)"},
+    {"NVLS chunk synchronisation", kNvlsChunkSync_us, "us",
+     "fitted on the Azure ND H100 v5 NVLS all_reduce sweep from 1 MiB up"},
+    {"NVLS scatter/gather copy rate", kNvlsCopy_GBps, "GB/s",
+     "fitted on the same sweep (how far the fill grows with the chunk size)"},
+}};
+
+double step_data_bytes(Protocol p) {
+  switch (p) {
+    case Protocol::ll:
+      return kLlStepDataBytes;
+    case Protocol::ll128:
+      return kLl128StepDataBytes;
+    case Protocol::simple:
+      return kSimpleStepBytes;
+  }
+  return kSimpleStepBytes;
+}
+
+}  // namespace
+
+ChunkShape ring_chunk_shape(Protocol p, Op op) {
+  ChunkShape s;
+  s.chunk_bytes = step_data_bytes(p);
+  const bool two_phase = op == Op::all_reduce || op == Op::all_gather || op == Op::reduce_scatter;
+  if (p == Protocol::simple && two_phase) {
+    // ALLREDUCE_CHUNKSTEPS = NCCL_STEPS / 2, ALLREDUCE_SLICESTEPS = NCCL_STEPS / 4
+    // (src/include/collectives.h): a 2 MiB chunk in two 1 MiB slices, four slices of room.
+    constexpr int kChunkSteps = kNcclSteps / 2;
+    constexpr int kSliceSteps = kNcclSteps / 4;
+    s.chunk_bytes *= kChunkSteps;
+    s.slices = kChunkSteps / kSliceSteps;
+    s.window_slices = kNcclSteps / kSliceSteps;
+  }
+  return s;
+}
+
+ChunkShape tree_chunk_shape(Protocol p, double channel_bytes, int depth) {
+  ChunkShape s;
+  s.chunk_bytes = step_data_bytes(p);
+  if (p == Protocol::simple) {
+    while (channel_bytes / s.chunk_bytes < depth * 8.0 && s.chunk_bytes > 128 * kKiB)
+      s.chunk_bytes /= 2;
+  }
+  return s;
+}
+
+double nvls_chunk_bytes(double bytes, int channels, int heads) {
+  double chunk = 128 * kKiB;
+  const double ops = static_cast<double>(channels) * heads;
+  if (bytes < 64 * ops * chunk && chunk > 64 * kKiB) chunk = 64 * kKiB;
+  if (bytes < 8 * ops * chunk && chunk > 32 * kKiB) chunk = 32 * kKiB;
+  if (bytes < 2 * ops * chunk && chunk > 16 * kKiB) chunk = 16 * kKiB;
+  return chunk;
+}
+
+double slice_sync_s(Protocol p, HwClass /*c*/) {
+  return p == Protocol::simple ? kSimpleSliceSync_us * kUs : 0.0;
+}
+
+double nvls_chunk_sync_s() {
+  return kNvlsChunkSync_us * kUs;
+}
+
+double nvls_copy_Bps() {
+  return kNvlsCopy_GBps * 1e9;
+}
+
+std::span<const FittedConstant> fitted_pipeline_constants() {
+  return kFitted;
+}
+
+}  // namespace linksim::coll

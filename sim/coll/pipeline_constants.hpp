@@ -1,0 +1,57 @@
+#pragma once
+// The constants of NCCL's data movement that its source fixes (chunk and slice sizes, buffer
+// slots) and the few that no source gives and were fitted once on ../shared/reference/ data
+// (per-slice synchronisation). Every row says which it is. linksim fit is the per-machine path;
+// nothing here is tuned to one machine's sweep.
+
+#include <span>
+#include <string_view>
+
+#include "sim/coll/collective.hpp"
+#include "sim/coll/protocol.hpp"
+
+namespace linksim::coll {
+
+// NCCL_STEPS (src/include/device.h): buffer slots per connection.
+inline constexpr int kNcclSteps = 8;
+
+// How one channel's share of a send is cut (src/enqueue.cc calcCollChunking, device.h):
+// `chunk_bytes` of payload per loop and step, moved as `slices` slices; a sender may have
+// `window_slices` slices in its receiver's buffer not yet consumed.
+struct ChunkShape {
+  double chunk_bytes = 0;
+  int slices = 1;
+  int window_slices = kNcclSteps;
+};
+
+// Ring all-reduce, all-gather and reduce-scatter (chunkSteps/sliceSteps 4/2 for Simple), and the
+// streaming ops broadcast and reduce (1/1), by protocol.
+ChunkShape ring_chunk_shape(Protocol p, Op op);
+// Tree: one step a chunk; Simple's 512 KiB chunk halves while a channel would get fewer than
+// depth x 8 chunks, down to 128 KiB (enqueue.cc).
+ChunkShape tree_chunk_shape(Protocol p, double channel_bytes, int depth);
+// NVLS: 128 KiB chunks (NCCL_NVLS_CHUNKSIZE), 64/32/16 KiB for small messages, by how many
+// chunks the channels' heads would get (enqueue.cc: concurrentOps = channels x heads).
+double nvls_chunk_bytes(double bytes, int channels, int heads);
+
+// What a slice costs its sending CTA beyond moving its bytes, seconds: Simple waits at a
+// barrier and a __threadfence_system before it posts the slice's flag (prims_simple.h); LL and
+// LL128 carry their flags in the data and pay nothing extra. Fitted (see the .cpp table).
+double slice_sync_s(Protocol p, HwClass c);
+// The same for one NVLS chunk (multimem.ld_reduce then multimem.st, a fence and flags).
+double nvls_chunk_sync_s();
+// How fast NVLS's scatter and gather warps copy a GPU's data between its buffers and the
+// NVLS buffers (all channels together), bytes per second: they fill and drain the pipeline.
+double nvls_copy_Bps();
+
+// One row of the fitted-constants table, for the docs and `--explain`.
+struct FittedConstant {
+  std::string_view name;
+  double value;
+  std::string_view unit;
+  std::string_view basis;  // the source, or the reference rows it was fitted on
+};
+// Every fitted constant of the data-movement model, in a fixed order.
+std::span<const FittedConstant> fitted_pipeline_constants();
+
+}  // namespace linksim::coll

@@ -1,0 +1,95 @@
+#pragma once
+// A collective's sends moved as NCCL's kernels move them: each channel's share of a send is cut
+// into chunks per loop and slices per chunk (pipeline_constants.hpp), and every slice is a
+// transfer of its own (src/device/prims_simple.h, prims_ll*.h). So fill and drain, and the cost
+// of many small slices, come out of the simulation instead of a formula:
+// - a sending CTA moves one slice at a time, then pays the protocol's per-slice
+//   synchronisation before the next (its barrier and fence), and the slice reaches the receiver
+//   one step latency (NCCL's hwLat) later;
+// - slice i of a send waits for slice i of every send it follows (the data it forwards or
+//   reduces), so steps overlap slice by slice, as NCCL's do, not step by step;
+// - a sender may have `window_slices` slices unconsumed in its receiver's buffer (NCCL_STEPS
+//   slots): slice m waits until the receiver has forwarded slice m - window.
+//
+// An algorithm declares its sends once, in an order where each comes after those it follows;
+// the pipeline then emits loop after loop. Channels of one stream move in lockstep, so one
+// transfer stands for all of them (`channels_per_stream` of them share each send's bytes).
+//
+// Cost: a lone collective (Lowering::alone) with many loops simulates enough of them for the
+// pipeline to fill and repeat (its depth plus a margin) and adds the rest at the steady-state
+// period measured between the last two, which is exact once the pipeline repeats itself (tests
+// compare it with the full run). Inside a job, loops beyond kMaxJobLoops are merged (bigger
+// slices, their synchronisation summed), which lengthens the fill of deep chains.
+
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "sim/coll/lowering.hpp"
+#include "sim/coll/pipeline_constants.hpp"
+
+namespace linksim::coll {
+
+// Emits `loop_count` loops, each carrying `loop_share` of the data, with per-chunk
+// synchronisation scaled by `sync_scale`, after `start`; fills `loop_arrivals` (when set) with
+// each loop's last tasks; returns the task that ends them.
+using LoopEmitter = std::function<engine::TaskId(
+    Lowering& l, engine::TaskId start, int loop_count, double loop_share, double sync_scale,
+    std::vector<std::vector<engine::TaskId>>* loop_arrivals)>;
+
+// A lone collective replays once its loops outnumber what the pipeline takes to settle plus its
+// fill plus this margin, and never below kMinReplayLoops: the loops it measures must have
+// settled into repeating themselves and be followed by enough loops that the drain does not
+// reach them.
+inline constexpr int kReplayMarginLoops = 4;
+inline constexpr int kMinReplayLoops = 6;
+inline constexpr int kMaxJobLoops = 64;
+
+// Runs `loops` loops through `emit` with the replay and merging rules above; `depth_loops` is
+// how many loops the pipeline takes to fill.
+// `window_loops` is how many loops a sender may run ahead of its receiver.
+engine::TaskId emit_with_replay(Lowering& l, engine::TaskId start, int loops, int depth_loops,
+                                int window_loops, const LoopEmitter& emit);
+
+class SlicePipeline {
+ public:
+  // `streams` of each rank are its CTAs' sequences (a ring's channels, a tree's up and down).
+  SlicePipeline(ChunkShape shape, int channels_per_stream);
+
+  // Rank `from` sends `payload_bytes` to `to` on its CTA `stream`, slice by slice after the
+  // same slice of each send in `after` (indices returned earlier). Returns the send's index.
+  int add(int from, int to, int stream, double payload_bytes, std::span<const int> after = {});
+
+  // Loops NCCL runs: a channel's largest share over the chunk size, at least 1.
+  int loops() const;
+  // Loops it takes a slice to cross the longest chain of sends (how long the pipeline fills).
+  int depth_loops() const;
+
+  // Adds the sends' slices to `l.sim()`, all after `start`; returns the task that ends them.
+  engine::TaskId emit(Lowering& l, engine::TaskId start) const;
+
+  // The full slice-by-slice run without replay or merging (tests compare emit with it).
+  engine::TaskId emit_every_loop(Lowering& l, engine::TaskId start) const;
+
+ private:
+  struct Send {
+    int from = 0;
+    int to = 0;
+    int stream = 0;
+    double payload_bytes = 0;
+    std::vector<int> after;
+    int consumer = -1;  // the send on `to` that forwards this one's data, if any
+  };
+
+  // Emits `loop_count` loops of payload / loop_share each; per-slice synchronisation scaled by
+  // `sync_scale`. When `loop_arrivals` is set, it receives each loop's arrival tasks.
+  engine::TaskId emit_loops(Lowering& l, engine::TaskId start, int loop_count, double loop_share,
+                            double sync_scale,
+                            std::vector<std::vector<engine::TaskId>>* loop_arrivals) const;
+
+  ChunkShape shape_;
+  int channels_per_stream_ = 1;
+  std::vector<Send> sends_;
+};
+
+}  // namespace linksim::coll

@@ -1,0 +1,155 @@
+// The slice pipeline (sim/coll/slice_pipeline.hpp): slices worked out by hand on two GPUs, and
+// the replay of a lone collective against its full slice-by-slice run.
+#include "sim/coll/slice_pipeline.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/coll/algorithm_registry.hpp"
+#include "sim/coll/collective_sim.hpp"
+#include "sim/coll/pipeline_constants.hpp"
+#include "sim/topo/loader.hpp"
+#include "tests/coll/test_machines.hpp"
+
+namespace linksim::coll {
+namespace {
+
+double run(engine::Simulation& sim) {
+  engine::RunOptions options;
+  options.record_intervals = false;
+  return sim.run(options).makespan_s;
+}
+
+TEST(SlicePipelineTest, BroadcastOnTwoGpusMovesOneSliceAtATime) {
+  const topo::Topology t = testing::a100_nvlink_pair();
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::broadcast;
+  r.size_bytes = 4.0 * 1024 * 1024;
+  const Outcome o = simulate_choice(comm, r, Choice{Algorithm::ring, Protocol::simple, 2});
+  // Broadcast's Simple chunk is one 512 KiB step (chunkSteps 1); each of the 2 channels gets
+  // 2 MiB, so 4 loops, each one slice of 1 MiB (both channels together). The root's CTA
+  // moves a slice (the link's 0.2 us, then 1 MiB / 0.914 wire bytes at 95.8 GB/s), pays the
+  // 5.5 us slice synchronisation, then starts the next; the last slice lands one NVLink
+  // Simple hop (3.4 us) after its synchronisation. Ring/Simple's base latency is 8.4 us.
+  const double slice_s = 0.2e-6 + 1048576 / 0.914 / (100e9 * 0.958) + 5.5e-6;
+  EXPECT_NEAR(o.time_s, 8.4e-6 + 4 * slice_s + 3.4e-6, 1e-12);
+}
+
+TEST(SlicePipelineTest, AWindowOfSlotsHoldsTheSenderBack) {
+  const topo::Topology t = testing::a100_nvlink_pair();
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 1e6;
+  const Choice c{Algorithm::ring, Protocol::ll, 1};
+  const CollectiveAlgorithm& ring = AlgorithmRegistry::builtin().get(Algorithm::ring);
+  // Rank 0 sends 12 one-slice loops of 1000 B to rank 1, which forwards each back to rank 0;
+  // rank 0 may run at most 8 slices (the window) ahead of rank 1's forwards. LL pays no slice
+  // synchronisation, and the two directions are separate channels.
+  ChunkShape shape{1000.0, 1, 8};
+  SlicePipeline pipe(shape, 1);
+  const int first = pipe.add(0, 1, 0, 12000.0);
+  pipe.add(1, 0, 0, 12000.0, std::span<const int>(&first, 1));
+  ASSERT_EQ(pipe.loops(), 12);
+  engine::Simulation sim(comm.capacities_Bps(), 2);
+  Lowering l(comm, r, c, ring, sim);
+  pipe.emit_every_loop(l, sim.add_delay(0, {}));
+  // One slice takes tau = 0.2 us link latency + 1000 / eta wire bytes at 95.8 GB/s (LL's eta
+  // is half of 370 / (450 x 0.958)); each arrival adds LL's NVLink hop, 0.6 us. Slice k leaves
+  // rank 0 at k tau and lands at (k + 1) tau + 0.6 us; rank 1 forwards it then (its previous
+  // forward ended at the same instant), so forward 11 ends at 13 tau + 0.6 us and lands 0.6 us
+  // later. Rank 0's slice m needs forward m - 8 done, at (m - 6) tau + 0.6 us, before m tau:
+  // the window never binds.
+  const double eta = 0.5 * 370.0 / (450.0 * 0.958);
+  const double slice_s = 0.2e-6 + 1000 / eta / (100e9 * 0.958);
+  EXPECT_NEAR(run(sim), 13 * slice_s + 2 * 0.6e-6, 1e-12);
+}
+
+TEST(SlicePipelineTest, ReplayOfALoneRingEqualsItsFullRun) {
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 4.0 * 1024 * 1024 * 1024;
+  const Choice c{Algorithm::ring, Protocol::simple, comm.max_channels()};
+  const CollectiveAlgorithm& ring = AlgorithmRegistry::builtin().get(Algorithm::ring);
+  // The ring's sends as ring.cpp declares them, on one ring: 2(n-1) steps of S/n per rank.
+  const int n = comm.size();
+  SlicePipeline pipe(ring_chunk_shape(Protocol::simple, Op::all_reduce), c.channels);
+  const auto& order = comm.rings().front().order;
+  std::vector<int> last(static_cast<std::size_t>(n), -1), sent(last);
+  for (int k = 0; k < 2 * (n - 1); ++k) {
+    for (int i = 0; i < n; ++i) {
+      const int from = order[static_cast<std::size_t>(i)];
+      const int pred = order[static_cast<std::size_t>((i + n - 1) % n)];
+      const int before = last[static_cast<std::size_t>(pred)];
+      sent[static_cast<std::size_t>(from)] =
+          pipe.add(from, order[static_cast<std::size_t>((i + 1) % n)], 0, r.size_bytes / n,
+                   before >= 0 ? std::span<const int>(&before, 1) : std::span<const int>());
+    }
+    last = sent;
+  }
+  // 4 GiB over 30 channels and 8 ranks: 17.9 MB a channel per step, 9 loops of 2 MiB, more
+  // than the 6 the replay needs for a ring, so emit() replays.
+  ASSERT_GT(pipe.loops(), kMinReplayLoops);
+  engine::Simulation replayed(comm.capacities_Bps(), 8), full(comm.capacities_Bps(), 8);
+  Lowering lone(comm, r, c, ring, replayed, /*alone=*/true);
+  Lowering every(comm, r, c, ring, full, /*alone=*/true);
+  pipe.emit(lone, replayed.add_delay(0, {}));
+  pipe.emit_every_loop(every, full.add_delay(0, {}));
+  EXPECT_LT(replayed.task_count(), full.task_count());
+  const double full_s = run(full);
+  EXPECT_NEAR(run(replayed) / full_s, 1.0, 1e-3);
+}
+
+TEST(SlicePipelineTest, MidSizesRampTowardsTheAsymptote) {
+  // Fill, drain and per-slice synchronisation make busbw climb with size instead of jumping
+  // to the links' rate: on dgx-a100, Ring/Simple at 64 MiB must be clearly below 8 GiB's, and
+  // 8 GiB within 5% of the payload-rate bound 2(n-1)/n S over 12 links x 25 GB/s x 0.958 x
+  // 0.914 (Simple's copy share).
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  auto busbw = [&](double bytes) {
+    Request r;
+    r.op = Op::all_reduce;
+    r.size_bytes = bytes;
+    return simulate_choice(comm, r, Choice{Algorithm::ring, Protocol::simple, comm.max_channels()})
+        .busbw_Bps;
+  };
+  const double bound_Bps = 12 * 25e9 * 0.958 * 0.914;
+  const double big = busbw(8.0 * 1024 * 1024 * 1024);
+  EXPECT_LT(big, bound_Bps);
+  EXPECT_GT(big, 0.95 * bound_Bps);
+  EXPECT_LT(busbw(64.0 * 1024 * 1024), 0.9 * big);
+}
+
+TEST(PipelineConstantsTest, ChunkRulesFollowNccl) {
+  // Ring all-reduce Simple: 4 steps of 512 KiB (4 MiB / 8 slots) in 2 slices, 4 slices of room.
+  const ChunkShape ar = ring_chunk_shape(Protocol::simple, Op::all_reduce);
+  EXPECT_EQ(ar.chunk_bytes, 2.0 * 1024 * 1024);
+  EXPECT_EQ(ar.slices, 2);
+  EXPECT_EQ(ar.window_slices, 4);
+  // Broadcast: one step a chunk, 8 slots.
+  EXPECT_EQ(ring_chunk_shape(Protocol::simple, Op::broadcast).chunk_bytes, 512.0 * 1024);
+  // LL: 512 KiB / 8 steps / 2 (half of each 16 B line is a flag) = 32 KiB.
+  EXPECT_EQ(ring_chunk_shape(Protocol::ll, Op::all_reduce).chunk_bytes, 32.0 * 1024);
+  // LL128: 4,915,200 / 8 x 120 / 128 = 576,000 B.
+  EXPECT_EQ(ring_chunk_shape(Protocol::ll128, Op::all_reduce).chunk_bytes, 576000.0);
+  // Tree Simple halves 512 KiB while a channel gets fewer than depth x 8 chunks: 10 MiB on a
+  // depth-7 chain wants 56 chunks: 10 MiB / 256 KiB = 40 < 56, so 128 KiB (the floor).
+  EXPECT_EQ(tree_chunk_shape(Protocol::simple, 10.0 * 1024 * 1024, 7).chunk_bytes, 128.0 * 1024);
+  // 100 MiB: 200 chunks of 512 KiB >= 56, unchanged.
+  EXPECT_EQ(tree_chunk_shape(Protocol::simple, 100.0 * 1024 * 1024, 7).chunk_bytes, 512.0 * 1024);
+  // NVLS on 16 channels x 8 heads = 128 concurrent ops: 128 KiB from 64 x 128 x 128 KiB = 1 GiB,
+  // 64 KiB from 8 x 128 x 64 KiB = 64 MiB, 32 KiB from 2 x 128 x 32 KiB = 8 MiB, else 16 KiB.
+  const double MiB = 1024.0 * 1024;
+  EXPECT_EQ(nvls_chunk_bytes(1024 * MiB, 16, 8), 128 * 1024.0);
+  EXPECT_EQ(nvls_chunk_bytes(1023 * MiB, 16, 8), 64 * 1024.0);
+  EXPECT_EQ(nvls_chunk_bytes(64 * MiB, 16, 8), 64 * 1024.0);
+  EXPECT_EQ(nvls_chunk_bytes(63 * MiB, 16, 8), 32 * 1024.0);
+  EXPECT_EQ(nvls_chunk_bytes(8 * MiB, 16, 8), 32 * 1024.0);
+  EXPECT_EQ(nvls_chunk_bytes(7 * MiB, 16, 8), 16 * 1024.0);
+}
+
+}  // namespace
+}  // namespace linksim::coll
