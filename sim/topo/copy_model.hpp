@@ -48,13 +48,14 @@ struct CopyConstants {
   // Staging slot size. Fitted on HGX H100's P2P=Disabled row (nccl#1264, GPU0 row mean 37.15
   // GB/s over PCIe 5.0 x16, payload 52.48 GB/s, two slots): C / (C / 52.48e9 + 12 us) =
   // 37.15e9 gives C = 12e-6 / (1/37.15e9 - 1/52.48e9) = 1.53 MB; 1.5 MiB is taken. Checked on
-  // nccl#814 (PCIe 4.0 x16, 26.24 GB/s payload): predicts 21.9 GB/s, measured 20.1-22.4.
+  // nccl#814 (PCIe 4.0 x16, 26.24 GB/s payload, 0.5 us legs): predicts 21.6 GB/s, measured
+  // 20.1-22.4.
   double staged_chunk_bytes;
   // Staging slots in flight. Two (double buffering) where both GPUs are ones whose driver offers
   // peer-to-peer (the H100 and nccl#814 rows above). One where either is a GeForce card whose
   // driver withholds it: fitted on the 2x 2080 Ti printout (5.71 GB/s one way and 6.12 both
-  // ways over PCIe 3.0, where two slots would give 11.9 and 12.4; one slot gives 5.96 and 6.25)
-  // and the 3x RTX 4090 bidirectional matrix (25.6-26.15 GB/s; one slot gives 21.9).
+  // ways over PCIe 3.0, where two slots would give 11.8 one way; one slot gives 5.94 and 6.24)
+  // and the 3x RTX 4090 bidirectional matrix (25.6-26.15 GB/s; one slot gives 21.8).
   int staged_slots_p2p_gpus;
   int staged_slots_geforce;
   // The host's cost to enqueue one copy, as the sample's CPU latency matrix reports it (the
