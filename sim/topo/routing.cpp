@@ -266,21 +266,26 @@ std::vector<NodeId> Router::nearest_nics(NodeId gpu) const {
 }
 
 int Router::nvlink_count(NodeId a, NodeId b) const {
+  // Only the links at the two ends: O(degree), not O(links), per pair.
   const Topology& t = *topo_;
-  int direct = 0;
-  std::vector<int> a_to_switch(t.nodes().size(), 0);
-  std::vector<int> b_to_switch(t.nodes().size(), 0);
-  for (const auto& l : t.links()) {
-    if (l.kind != LinkKind::nvlink) continue;
-    if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) direct += l.lanes;
-    for (auto [self, counts] : {std::pair{a, &a_to_switch}, std::pair{b, &b_to_switch}}) {
-      if (l.a == self && t.node(l.b).kind == NodeKind::nvswitch) (*counts)[l.b] += l.lanes;
-      if (l.b == self && t.node(l.a).kind == NodeKind::nvswitch) (*counts)[l.a] += l.lanes;
+  const auto switch_lanes = [&t](NodeId self, NodeId other, int& direct) {
+    std::map<NodeId, int> lanes;  // nvswitch -> lanes from `self`
+    for (ChannelId c : t.out_channels(self)) {
+      const Link& l = t.link(Topology::link_of(c));
+      if (l.kind != LinkKind::nvlink) continue;
+      const NodeId to = t.channel_to(c);
+      if (to == other) direct += l.lanes;
+      if (t.node(to).kind == NodeKind::nvswitch) lanes[to] += l.lanes;
     }
-  }
+    return lanes;
+  };
+  int direct = 0;
+  int ignored = 0;
+  const auto a_lanes = switch_lanes(a, b, direct);
+  const auto b_lanes = switch_lanes(b, a, ignored);
   int via_switch = 0;
-  for (std::size_t s = 0; s < a_to_switch.size(); ++s) {
-    if (a_to_switch[s] > 0 && b_to_switch[s] > 0) via_switch += a_to_switch[s];
+  for (const auto& [sw, n] : a_lanes) {
+    if (b_lanes.count(sw) != 0) via_switch += n;
   }
   return direct + via_switch;
 }
