@@ -16,3 +16,8 @@ g=tests/data/golden
 "$bin" nvbandwidth --topology rtx3090-4x-nvlink-pairs > $g/nvbandwidth-rtx3090-4x.txt
 "$bin" nvbandwidth --topology rtx3090-4x-nvlink-pairs -j -t device_to_device_bidirectional_memcpy_read_ce all_to_host_memcpy_sm host_device_latency_sm > $g/nvbandwidth-rtx3090-4x-json.txt
 "$bin" nvbandwidth -l > $g/nvbandwidth-list.txt
+"$bin" p2p -t dgx-1v > $g/p2p-dgx-1v.txt
+"$bin" p2p -t rtx2080ti-2x --p2p_read > $g/p2p-rtx2080ti-2x-p2p_read.txt
+"$bin" bandwidth -t dgx-h100 --device=all > $g/bandwidth-dgx-h100-all.txt
+"$bin" bandwidth -t rtx2080ti-2x --mode=range --start=1000 --end=21000 --increment=5000 > $g/bandwidth-rtx2080ti-2x-range.txt
+"$bin" topo check dgx-1v > $g/topo-check-dgx-1v.txt

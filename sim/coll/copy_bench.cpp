@@ -7,74 +7,78 @@
 namespace linksim::coll {
 namespace {
 
-// A copy's transfers: one over the route, or two in sequence through host memory.
-struct CopyPlan {
-  std::vector<topo::Route> legs;
-  bool staged = false;
-};
+const topo::CopyConstants& k = topo::kCopyConstants;
 
-CopyPlan plan_copy(const topo::Router& router, topo::NodeId src, topo::NodeId dst, bool p2p) {
-  topo::RouteOptions options;
-  options.allow_p2p = p2p;
-  auto r = router.route(src, dst, options);
-  CopyPlan plan;
-  if (!r) return plan;
-  const bool direct = p2p && r->transport != topo::Transport::host_bounce;
-  if (direct) {
-    plan.legs.push_back(*r);
-    return plan;
-  }
-  // Staged through the pinned buffer of the router's bounce socket, else the source's own.
-  const auto cpu = r->transport == topo::Transport::host_bounce && r->bounce_cpu
-                       ? r->bounce_cpu
-                       : router.host_socket(src);
-  if (!cpu) return plan;
-  plan.legs.push_back(*router.route(src, *cpu));
-  plan.legs.push_back(*router.route(*cpu, dst));
-  plan.staged = true;
-  return plan;
+int gpu_of(const topo::Topology& topo, topo::NodeId n) {
+  return topo.node(n).kind == topo::NodeKind::gpu ? topo.node(n).ordinal : engine::kNoGpu;
 }
 
-// Adds a copy to the simulation; returns its last task.
-engine::TaskId add_copy(engine::Simulation& sim, const topo::Topology& topo, const CopyPlan& plan,
-                        double bytes) {
-  engine::TaskId prev = sim.add_delay(kCopyLaunch_s, {});
-  for (std::size_t i = 0; i < plan.legs.size(); ++i) {
-    const auto& leg = plan.legs[i];
-    const auto shares = add_route_paths(sim, leg);
-    const auto gpu_of = [&](topo::NodeId n) {
-      return topo.node(n).kind == topo::NodeKind::gpu ? topo.node(n).ordinal : engine::kNoGpu;
-    };
-    // The second leg of a staged copy is issued once the host has seen the first land.
-    if (i > 0) prev = sim.add_delay(kStagedCopyHandoff_s, {&prev, 1});
-    prev = sim.add_transfer(bytes, shares, gpu_of(leg.src), gpu_of(leg.dst), {&prev, 1});
+// Adds one copy to the simulation as sim/topo/copy_model.hpp describes it.
+void add_copy(engine::Simulation& sim, const topo::Topology& topo, const topo::CopyPath& path,
+              double bytes) {
+  const engine::TaskId launch = sim.add_delay(k.launch_s, {});
+  if (!path.staged) {
+    const auto shares = add_route_paths(sim, path.direct);
+    sim.add_transfer(bytes, shares, gpu_of(topo, path.direct.src), gpu_of(topo, path.direct.dst),
+                     {&launch, 1});
+    return;
   }
-  return prev;
+  const auto up_shares = add_route_paths(sim, path.up);
+  const auto down_shares = add_route_paths(sim, path.down);
+  const int src = gpu_of(topo, path.up.src);
+  const int dst = gpu_of(topo, path.down.dst);
+  const auto slots = static_cast<std::size_t>(path.slots);
+  std::vector<engine::TaskId> downs;  // per chunk: its down leg
+  engine::TaskId up = launch;
+  engine::TaskId down = launch;
+  for (double s : topo::staged_chunks(bytes)) {
+    const std::size_t i = downs.size();
+    std::vector<engine::TaskId> up_deps{up};
+    // The slot this chunk reuses is handed back one hand-off after its last chunk came down.
+    if (i >= slots) up_deps.push_back(sim.add_delay(k.staged_handoff_s, {&downs[i - slots], 1}));
+    up = sim.add_transfer(s, up_shares, src, engine::kNoGpu, up_deps);
+    const engine::TaskId landed = sim.add_delay(k.staged_handoff_s, {&up, 1});
+    const engine::TaskId down_deps[] = {landed, down};
+    down = sim.add_transfer(s, down_shares, engine::kNoGpu, dst, down_deps);
+    downs.push_back(down);
+  }
 }
 
-double run_copies(const topo::Topology& topo, const std::vector<CopyPlan>& plans, double bytes) {
+double device_copy_Bps(const topo::Topology& topo, topo::NodeId gpu) {
+  return topo.node(gpu).gpu->hbm_bandwidth_Bps * k.dram_copy_efficiency;
+}
+
+double run_direct(const topo::Topology& topo, const std::vector<topo::Route>& routes,
+                  double bytes) {
+  std::vector<topo::CopyPath> copies;
+  for (const auto& r : routes) {
+    topo::CopyPath p;
+    p.direct = r;
+    copies.push_back(std::move(p));
+  }
+  return simulated_copy_time_s(topo, copies, bytes);
+}
+
+}  // namespace
+
+double simulated_copy_time_s(const topo::Topology& topo, const std::vector<topo::CopyPath>& copies,
+                             double bytes) {
   engine::Simulation sim(topo::payload_capacities_Bps(topo), topo.count(topo::NodeKind::gpu));
-  for (const auto& p : plans)
-    add_copy(sim, topo, p, bytes);
+  for (const auto& c : copies)
+    add_copy(sim, topo, c, bytes);
   engine::RunOptions options;
   options.record_intervals = false;
   return sim.run(options).makespan_s;
 }
-
-double device_copy_Bps(const topo::Topology& topo, topo::NodeId gpu) {
-  return topo.node(gpu).gpu->hbm_bandwidth_Bps * kDramCopyEfficiency;
-}
-
-}  // namespace
 
 std::vector<std::vector<bool>> peer_access(const topo::Topology& topo) {
   const topo::Router router(topo);
   const auto gpus = topo.nodes_of(topo::NodeKind::gpu);
   std::vector<std::vector<bool>> out(gpus.size(), std::vector<bool>(gpus.size(), false));
   for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const auto routes = router.routes_from(gpus[i], gpus, topo::copy_route_options(true));
     for (std::size_t j = 0; j < gpus.size(); ++j) {
-      auto r = router.route(gpus[i], gpus[j]);
-      out[i][j] = i == j || (r && r->transport != topo::Transport::host_bounce);
+      out[i][j] = i == j || (routes[j] && routes[j]->transport != topo::Transport::host_bounce);
     }
   }
   return out;
@@ -95,16 +99,17 @@ CopyMatrices p2p_matrices(const topo::Topology& topo, bool p2p_enabled, double c
         // bandwidthTest-style count (read + write) for a copy within one device.
         m.uni_Bps[i][j] = device_copy_Bps(topo, gpus[i]);
         m.bidi_Bps[i][j] = device_copy_Bps(topo, gpus[i]);
-        m.latency_s[i][j] = kCopyLaunch_s;
-        m.cpu_latency_s[i][j] = kCopyEnqueue_s;
+        m.latency_s[i][j] = k.launch_s;
+        m.cpu_latency_s[i][j] = k.enqueue_s;
         continue;
       }
-      const CopyPlan there = plan_copy(router, gpus[i], gpus[j], p2p_enabled);
-      const CopyPlan back = plan_copy(router, gpus[j], gpus[i], p2p_enabled);
-      m.uni_Bps[i][j] = copy_bytes / run_copies(topo, {there}, copy_bytes);
-      m.bidi_Bps[i][j] = 2 * copy_bytes / run_copies(topo, {there, back}, copy_bytes);
-      m.latency_s[i][j] = run_copies(topo, {there}, 4.0);  // one int
-      m.cpu_latency_s[i][j] = there.staged ? kStagedCopyEnqueue_s : kCopyEnqueue_s;
+      const auto there = topo::copy_path(router, gpus[i], gpus[j], p2p_enabled);
+      const auto back = topo::copy_path(router, gpus[j], gpus[i], p2p_enabled);
+      if (!there || !back) continue;
+      m.uni_Bps[i][j] = topo::pair_copy_bandwidth_Bps(topo, *there, copy_bytes);
+      m.bidi_Bps[i][j] = 2 * copy_bytes / simulated_copy_time_s(topo, {*there, *back}, copy_bytes);
+      m.latency_s[i][j] = topo::copy_time_s(topo, *there, kLatencyCopyBytes);
+      m.cpu_latency_s[i][j] = there->staged ? k.staged_enqueue_s : k.enqueue_s;
     }
   }
   return m;
@@ -115,12 +120,8 @@ HostDeviceFigures bandwidth_test(const topo::Topology& topo, topo::NodeId gpu, d
   HostDeviceFigures f;
   auto cpu = router.host_socket(gpu);
   if (cpu) {
-    CopyPlan h2d;
-    h2d.legs.push_back(*router.route(*cpu, gpu));
-    CopyPlan d2h;
-    d2h.legs.push_back(*router.route(gpu, *cpu));
-    f.h2d_Bps = copy_bytes / run_copies(topo, {h2d}, copy_bytes);
-    f.d2h_Bps = copy_bytes / run_copies(topo, {d2h}, copy_bytes);
+    f.h2d_Bps = copy_bytes / run_direct(topo, {*router.route(*cpu, gpu)}, copy_bytes);
+    f.d2h_Bps = copy_bytes / run_direct(topo, {*router.route(gpu, *cpu)}, copy_bytes);
   }
   f.d2d_Bps = device_copy_Bps(topo, gpu);
   return f;

@@ -54,14 +54,4 @@ double payload_bandwidth_Bps(const Topology& topo, const Route& route) {
   return bw;
 }
 
-double copy_bandwidth_Bps(const Topology& topo, const Router& router, const Route& route) {
-  if (route.transport != Transport::host_bounce || !route.bounce_cpu) {
-    return payload_bandwidth_Bps(topo, route);
-  }
-  const auto up = router.route(route.src, *route.bounce_cpu);
-  const auto down = router.route(*route.bounce_cpu, route.dst);
-  if (!up || !down) return payload_bandwidth_Bps(topo, route);
-  return 1 / (1 / payload_bandwidth_Bps(topo, *up) + 1 / payload_bandwidth_Bps(topo, *down));
-}
-
 }  // namespace linksim::topo

@@ -30,10 +30,7 @@ std::vector<double> payload_capacities_Bps(const Topology& topo);
 // Route::bandwidth_Bps, with payload rates for line rates).
 double payload_bandwidth_Bps(const Topology& topo, const Route& route);
 
-// What one copy between the route's ends sustains, latency aside: its payload rate, except that
-// a host bounce is two copies in sequence (device to pinned host memory, then host memory to
-// device, each waiting for the other, as the CUDA runtime stages it), so
-// 1 / (1 / up + 1 / down). The same model that sim/coll/copy_bench.hpp times.
-double copy_bandwidth_Bps(const Topology& topo, const Router& router, const Route& route);
+// What a copy between two GPUs sustains, staged or direct: pair_copy_bandwidth_Bps in
+// copy_model.hpp.
 
 }  // namespace linksim::topo

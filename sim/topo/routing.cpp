@@ -1,13 +1,13 @@
 #include "sim/topo/routing.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <tuple>
-#include <unordered_map>
+
+#include "sim/topo/route_search.hpp"
 
 namespace linksim::topo {
 namespace {
@@ -35,9 +35,6 @@ std::pair<NodeId, NodeId> host_range(const Topology& t, NodeId node) {
   const auto first = static_cast<NodeId>(t.host_of(node)) * per;
   return {first, first + per};
 }
-
-using ChannelFilter = std::function<bool(ChannelId)>;
-using NodeFilter = std::function<bool(NodeId)>;
 
 }  // namespace
 
@@ -102,69 +99,62 @@ double Route::latency_s() const {
   return lat;
 }
 
+// The link classes a route search may follow, each with the nodes it may pass through.
+enum class Search {
+  nvlink_direct,  // NVLink, through NVSwitches only (NV#)
+  fabric,         // the host fabric, through PCIe switches and CPUs
+  to_socket,      // the host fabric, through PCIe switches only (a device's own socket)
+};
+
 struct Router::Impl {
   const Topology* topo = nullptr;
+  SearchSharing sharing = SearchSharing::per_source;
 
-  // Routes asked for so far, by (src, dst, allow_p2p, allow_nvlink); nullopt for unreachable.
-  using RouteKey = std::tuple<NodeId, NodeId, bool, bool>;
+  // Routes asked for so far, by (src, dst, allow_p2p, allow_nvlink, allow_nvlink_relay); nullopt
+  // for unreachable.
+  using RouteKey = std::tuple<NodeId, NodeId, bool, bool, bool>;
   mutable std::mutex cache_mutex;
   mutable std::map<RouteKey, std::optional<Route>> cache;
   mutable std::size_t routes_computed = 0;
   mutable std::mutex nic_mutex;
   mutable std::map<NodeId, std::vector<NodeId>> nearest_nics;
+  mutable std::mutex socket_mutex;
+  mutable std::map<NodeId, std::optional<NodeId>> host_sockets;
+  // Per-source search trees, built on first use.
+  mutable std::mutex tree_mutex;
+  mutable std::map<std::pair<NodeId, Search>, std::shared_ptr<const SearchTree>> trees;
 
-  // All shortest (fewest hops) paths from src to dst using channels that pass `use`, whose
-  // intermediate nodes pass `via`. Ties keep every path, up to kMaxEqualPaths, in a stable order.
-  std::vector<std::vector<ChannelId>> shortest_paths(NodeId src, NodeId dst,
-                                                     const ChannelFilter& use,
-                                                     const NodeFilter& via) const {
-    // Sparse: a search touches only what it reaches (one host, or the fabric's switches), so a
-    // route in a cluster of thousands of hosts costs what it crosses, not the cluster's size.
-    std::unordered_map<NodeId, int> dist;
-    std::unordered_map<NodeId, std::vector<ChannelId>> pred;  // channels arriving on a shortest
-    std::deque<NodeId> queue{src};
-    dist[src] = 0;
-    int dst_dist = -1;
-    while (!queue.empty()) {
-      const NodeId u = queue.front();
-      queue.pop_front();
-      if (u == dst) continue;
-      const int du = dist[u];
-      if (dst_dist >= 0 && du >= dst_dist) continue;
-      // Out-channels come in channel order, for determinism.
-      for (ChannelId c : topo->out_channels(u)) {
-        if (!use(c)) continue;
-        const NodeId t = topo->channel_to(c);
-        if (t != dst && !via(t)) continue;  // could not carry the path on
-        auto [it, fresh] = dist.emplace(t, du + 1);
-        if (fresh) {
-          pred[t].push_back(c);
-          if (t == dst) dst_dist = du + 1;
-          queue.push_back(t);
-        } else if (it->second == du + 1) {
-          pred[t].push_back(c);
-        }
-      }
+  ChannelFilter use_of(Search s) const {
+    if (s == Search::nvlink_direct) return kind_filter(is_nvlink);
+    return kind_filter(is_fabric);
+  }
+  NodeFilter via_of(Search s) const {
+    switch (s) {
+      case Search::nvlink_direct:
+        return [this](NodeId n) { return topo->node(n).kind == NodeKind::nvswitch; };
+      case Search::fabric:
+        return fabric_via();
+      case Search::to_socket:
+        return [this](NodeId n) { return topo->node(n).kind == NodeKind::pcie_switch; };
     }
-    std::vector<std::vector<ChannelId>> out;
-    if (dst_dist < 0) return out;
-    // Walk predecessors back from dst.
-    std::vector<ChannelId> suffix;
-    std::function<void(NodeId)> walk = [&](NodeId v) {
-      if (out.size() >= kMaxEqualPaths) return;
-      if (v == src) {
-        out.emplace_back(suffix.rbegin(), suffix.rend());
-        return;
-      }
-      for (ChannelId c : pred[v]) {
-        suffix.push_back(c);
-        walk(topo->channel_from(c));
-        suffix.pop_back();
-      }
-    };
-    walk(dst);
-    std::sort(out.begin(), out.end());
-    return out;
+    return fabric_via();
+  }
+
+  std::shared_ptr<const SearchTree> tree(NodeId src, Search s) const {
+    const std::lock_guard<std::mutex> lock(tree_mutex);
+    auto& slot = trees[{src, s}];
+    if (!slot) {
+      slot = std::make_shared<const SearchTree>(search_from(*topo, src, use_of(s), via_of(s)));
+    }
+    return slot;
+  }
+
+  // Shortest paths of one search class, from the source's shared tree or a search of its own.
+  std::vector<std::vector<ChannelId>> shortest(NodeId src, NodeId dst, Search s) const {
+    if (sharing == SearchSharing::per_pair) {
+      return shortest_paths(*topo, src, dst, use_of(s), via_of(s), kMaxEqualPaths);
+    }
+    return paths_in(*topo, *tree(src, s), src, dst, kMaxEqualPaths);
   }
 
   Path make_path(std::vector<ChannelId> channels) const {
@@ -207,36 +197,42 @@ struct Router::Impl {
   }
 
   std::vector<ChannelId> fabric_path(NodeId a, NodeId b) const {
-    auto paths = shortest_paths(a, b, kind_filter(is_fabric), fabric_via());
+    auto paths = shortest(a, b, Search::fabric);
     if (paths.empty()) return {};
     return paths.front();
   }
 };
 
-Router::Router(const Topology& topology) : topo_(&topology) {
+Router::Router(const Topology& topology, SearchSharing sharing) : topo_(&topology) {
   auto impl = std::make_shared<Impl>();
   impl->topo = &topology;
+  impl->sharing = sharing;
   impl_ = std::move(impl);
 }
 
 std::optional<NodeId> Router::host_socket(NodeId device) const {
   const Topology& t = *topo_;
   if (t.node(device).kind == NodeKind::cpu) return device;
+  {
+    const std::lock_guard<std::mutex> lock(impl_->socket_mutex);
+    auto it = impl_->host_sockets.find(device);
+    if (it != impl_->host_sockets.end()) return it->second;
+  }
   // Nearest cpu of its own host over the fabric, through PCIe switches only.
   std::optional<NodeId> best;
   std::size_t best_len = 0;
   const auto [lo, hi] = host_range(t, device);
   for (NodeId cpu = lo; cpu < hi; ++cpu) {
     if (t.node(cpu).kind != NodeKind::cpu || t.host_of(cpu) != t.host_of(device)) continue;
-    auto paths = impl_->shortest_paths(device, cpu, impl_->kind_filter(is_fabric), [&t](NodeId n) {
-      return t.node(n).kind == NodeKind::pcie_switch;
-    });
+    auto paths = impl_->shortest(device, cpu, Search::to_socket);
     if (paths.empty()) continue;
     if (!best || paths.front().size() < best_len) {
       best = cpu;
       best_len = paths.front().size();
     }
   }
+  const std::lock_guard<std::mutex> lock(impl_->socket_mutex);
+  impl_->host_sockets.emplace(device, best);
   return best;
 }
 
@@ -270,21 +266,26 @@ std::vector<NodeId> Router::nearest_nics(NodeId gpu) const {
 }
 
 int Router::nvlink_count(NodeId a, NodeId b) const {
+  // Only the links at the two ends: O(degree), not O(links), per pair.
   const Topology& t = *topo_;
-  int direct = 0;
-  std::vector<int> a_to_switch(t.nodes().size(), 0);
-  std::vector<int> b_to_switch(t.nodes().size(), 0);
-  for (const auto& l : t.links()) {
-    if (l.kind != LinkKind::nvlink) continue;
-    if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) direct += l.lanes;
-    for (auto [self, counts] : {std::pair{a, &a_to_switch}, std::pair{b, &b_to_switch}}) {
-      if (l.a == self && t.node(l.b).kind == NodeKind::nvswitch) (*counts)[l.b] += l.lanes;
-      if (l.b == self && t.node(l.a).kind == NodeKind::nvswitch) (*counts)[l.a] += l.lanes;
+  const auto switch_lanes = [&t](NodeId self, NodeId other, int& direct) {
+    std::map<NodeId, int> lanes;  // nvswitch -> lanes from `self`
+    for (ChannelId c : t.out_channels(self)) {
+      const Link& l = t.link(Topology::link_of(c));
+      if (l.kind != LinkKind::nvlink) continue;
+      const NodeId to = t.channel_to(c);
+      if (to == other) direct += l.lanes;
+      if (t.node(to).kind == NodeKind::nvswitch) lanes[to] += l.lanes;
     }
-  }
+    return lanes;
+  };
+  int direct = 0;
+  int ignored = 0;
+  const auto a_lanes = switch_lanes(a, b, direct);
+  const auto b_lanes = switch_lanes(b, a, ignored);
   int via_switch = 0;
-  for (std::size_t s = 0; s < a_to_switch.size(); ++s) {
-    if (a_to_switch[s] > 0 && b_to_switch[s] > 0) via_switch += a_to_switch[s];
+  for (const auto& [sw, n] : a_lanes) {
+    if (b_lanes.count(sw) != 0) via_switch += n;
   }
   return direct + via_switch;
 }
@@ -344,7 +345,8 @@ std::optional<Route> Router::route(NodeId src, NodeId dst, const RouteOptions& o
   if (src >= topo_->nodes().size() || dst >= topo_->nodes().size()) {
     throw std::logic_error("Router::route: node id out of range");
   }
-  const Impl::RouteKey key{src, dst, options.allow_p2p, options.allow_nvlink};
+  const Impl::RouteKey key{src, dst, options.allow_p2p, options.allow_nvlink,
+                           options.allow_nvlink_relay};
   const std::lock_guard<std::mutex> lock(impl_->cache_mutex);
   auto it = impl_->cache.find(key);
   if (it == impl_->cache.end()) {
@@ -352,6 +354,65 @@ std::optional<Route> Router::route(NodeId src, NodeId dst, const RouteOptions& o
     ++impl_->routes_computed;
   }
   return it->second;
+}
+
+std::vector<std::optional<Route>> Router::routes_from(NodeId src, const std::vector<NodeId>& dsts,
+                                                      const RouteOptions& options) const {
+  std::vector<std::optional<Route>> out;
+  out.reserve(dsts.size());
+  for (NodeId dst : dsts) {
+    if (src >= topo_->nodes().size() || dst >= topo_->nodes().size()) {
+      throw std::logic_error("Router::routes_from: node id out of range");
+    }
+    out.push_back(compute_route(src, dst, options));
+  }
+  return out;
+}
+
+std::optional<Route> Router::relay_route(NodeId src, NodeId dst) const {
+  const Topology& t = *topo_;
+  std::vector<std::vector<ChannelId>> best;
+  std::size_t best_hops = 0;
+  const auto [lo, hi] = host_range(t, src);
+  for (NodeId g = lo; g < hi; ++g) {
+    if (g == src || g == dst || t.node(g).kind != NodeKind::gpu) continue;
+    const auto first = impl_->shortest(src, g, Search::nvlink_direct);
+    if (first.empty()) continue;
+    const auto second = impl_->shortest(g, dst, Search::nvlink_direct);
+    if (second.empty()) continue;
+    const std::size_t hops = first.front().size() + second.front().size();
+    if (!best.empty() && hops > best_hops) continue;
+    if (best.empty() || hops < best_hops) {
+      best.clear();
+      best_hops = hops;
+    }
+    for (const auto& a : first) {
+      for (const auto& b : second) {
+        std::vector<ChannelId> both = a;
+        both.insert(both.end(), b.begin(), b.end());
+        best.push_back(std::move(both));
+      }
+    }
+  }
+  if (best.empty()) return std::nullopt;
+  std::sort(best.begin(), best.end());
+  if (best.size() > kMaxEqualPaths) best.resize(kMaxEqualPaths);
+  Route r;
+  r.src = src;
+  r.dst = dst;
+  r.transport = Transport::nvlink_relay;
+  r.paths = impl_->weighted(best);
+  for (const auto& p : r.paths) {
+    for (std::size_t i = 0; i + 1 < p.channels.size(); ++i) {
+      const NodeId v = t.channel_to(p.channels[i]);
+      if (t.node(v).kind == NodeKind::gpu &&
+          std::find(r.relays.begin(), r.relays.end(), v) == r.relays.end()) {
+        r.relays.push_back(v);
+      }
+    }
+  }
+  std::sort(r.relays.begin(), r.relays.end());
+  return r;
 }
 
 std::size_t Router::routes_computed() const {
@@ -373,35 +434,17 @@ std::optional<Route> Router::compute_route(NodeId src, NodeId dst,
     return network_route(src, dst, options);
   }
 
-  if (sk == NodeKind::gpu && dk == NodeKind::gpu && options.allow_nvlink) {
+  // Peer access off means no peer path of any kind: NVLink is peer-to-peer too.
+  if (sk == NodeKind::gpu && dk == NodeKind::gpu && options.allow_nvlink && options.allow_p2p) {
     // Through NVSwitches only: direct NVLink (NV#).
-    auto direct = impl_->shortest_paths(src, dst, impl_->kind_filter(is_nvlink), [&t](NodeId n) {
-      return t.node(n).kind == NodeKind::nvswitch;
-    });
+    auto direct = impl_->shortest(src, dst, Search::nvlink_direct);
     if (!direct.empty()) {
       r.transport = Transport::nvlink;
       r.paths = impl_->weighted(direct);
       return r;
     }
-    // Relay through other GPUs (NVB).
-    auto relay = impl_->shortest_paths(src, dst, impl_->kind_filter(is_nvlink), [&t](NodeId n) {
-      const NodeKind k = t.node(n).kind;
-      return k == NodeKind::nvswitch || k == NodeKind::gpu;
-    });
-    if (!relay.empty()) {
-      r.transport = Transport::nvlink_relay;
-      r.paths = impl_->weighted(relay);
-      for (const auto& p : r.paths) {
-        for (std::size_t i = 0; i + 1 < p.channels.size(); ++i) {
-          const NodeId v = t.channel_to(p.channels[i]);
-          if (t.node(v).kind == NodeKind::gpu &&
-              std::find(r.relays.begin(), r.relays.end(), v) == r.relays.end()) {
-            r.relays.push_back(v);
-          }
-        }
-      }
-      std::sort(r.relays.begin(), r.relays.end());
-      return r;
+    if (options.allow_nvlink_relay) {
+      if (auto relay = relay_route(src, dst)) return relay;
     }
   }
 
@@ -435,9 +478,9 @@ std::optional<Route> Router::compute_route(NodeId src, NodeId dst,
   }
 
   // Across the network: any links, never relaying through a GPU.
-  auto net = impl_->shortest_paths(
-      src, dst, [](ChannelId) { return true; },
-      [&t](NodeId n) { return t.node(n).kind != NodeKind::gpu; });
+  auto net = shortest_paths(
+      t, src, dst, [](ChannelId) { return true; },
+      [&t](NodeId n) { return t.node(n).kind != NodeKind::gpu; }, kMaxEqualPaths);
   if (net.empty()) return std::nullopt;
   r.transport = Transport::network;
   r.paths = impl_->weighted(net);
@@ -502,7 +545,8 @@ std::optional<Route> Router::network_route(NodeId src, NodeId dst,
       }
     }
     if (heads.empty()) heads.push_back({impl_->fabric_path(src, snic), 1.0});
-    auto fabric = impl_->shortest_paths(snic, dnic, impl_->kind_filter(is_net), via_switch);
+    auto fabric =
+        shortest_paths(t, snic, dnic, impl_->kind_filter(is_net), via_switch, kMaxEqualPaths);
     if (fabric.empty()) return std::nullopt;
     if (!spread && fabric.size() > 1) {
       // ECMP: one path per flow, by a fixed hash of its endpoints (Knuth's multiplicative).

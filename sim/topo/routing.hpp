@@ -1,10 +1,10 @@
 #pragma once
 // Routes between endpoints (GPUs, CPU sockets as host memory, NICs), following what the
 // hardware does: direct NVLink or through NVSwitch; relay through a neighbour GPU where no
-// direct NVLink exists (NCCL's NVB); PCIe peer-to-peer through a switch (PIX/PXB) or the host
-// bridge (PHB/NODE); a bounce through host memory when peer-to-peer is not allowed; and across
-// sockets (SYS). A route may hold several equal-cost paths (the NVSwitch planes of a DGX, say);
-// traffic is split over them in proportion to `share`.
+// direct NVLink exists (NCCL's NVB, through exactly one intermediate GPU); PCIe peer-to-peer
+// through a switch (PIX/PXB) or the host bridge (PHB/NODE); a bounce through host memory when
+// peer-to-peer is not allowed; and across sockets (SYS). A route may hold several equal-cost paths
+// (the NVSwitch planes of a DGX, say); traffic is split over them in proportion to `share`.
 
 #include <memory>
 #include <optional>
@@ -60,12 +60,24 @@ struct Route {
 
 // Every field is part of the key of the Router's route cache (routing.cpp).
 struct RouteOptions {
-  // Use PCIe peer-to-peer where the hardware allows it (p2pBandwidthLatencyTest's
-  // "P2P=Enabled"); when false, GPU-to-GPU traffic without NVLink bounces through host memory.
+  // Use peer-to-peer paths (NVLink, and PCIe peer-to-peer where the hardware allows it:
+  // p2pBandwidthLatencyTest's "P2P=Enabled"); when false, every GPU-to-GPU route is staged
+  // through host memory, whatever links the GPUs share (NCCL_P2P_DISABLE, "P2P=Disabled").
   bool allow_p2p = true;
   // Use NVLink (set false to see what a PCIe-only path would do).
   bool allow_nvlink = true;
+  // Where two GPUs share no direct NVLink, relay through one intermediate GPU that has NVLink to
+  // both (NCCL's NVB path: exactly one relay, never more). cudaMemcpyPeer never relays through a
+  // third GPU, so copies set this false.
+  bool allow_nvlink_relay = true;
 };
+
+// How the router searches the graph. `per_source` (the default) runs one breadth-first search
+// per (source, link class) and reads every destination's paths from it, so routing all N^2
+// pairs of a machine costs N searches. `per_pair` searches afresh for each pair (the original
+// method), kept as the reference the per-source results are tested against: both give the same
+// routes, channel for channel.
+enum class SearchSharing { per_source, per_pair };
 
 // Routes over one topology (a machine, or a cluster: cluster_builder.hpp). A route is computed on
 // its first request for a (src, dst, options) and cached, so thousands of endpoints cost only the
@@ -74,11 +86,15 @@ struct RouteOptions {
 // routes carry its link figures).
 class Router {
  public:
-  explicit Router(const Topology& topology);
+  explicit Router(const Topology& topology, SearchSharing sharing = SearchSharing::per_source);
 
   // Throws InputError-free std::logic_error only for invalid node ids; an unreachable pair
   // returns nullopt.
   std::optional<Route> route(NodeId src, NodeId dst, const RouteOptions& options = {}) const;
+  // The routes from `src` to each of `dsts`, in order, computed without entering the route
+  // cache (a summary over every pair of a large machine keeps O(N) routes alive, not O(N^2)).
+  std::vector<std::optional<Route>> routes_from(NodeId src, const std::vector<NodeId>& dsts,
+                                                const RouteOptions& options = {}) const;
 
   // How many routes have been computed rather than served from the cache (its misses).
   std::size_t routes_computed() const;
@@ -103,6 +119,9 @@ class Router {
 
  private:
   std::optional<Route> compute_route(NodeId src, NodeId dst, const RouteOptions& options) const;
+  // Relay through exactly one GPU (NVB): the fewest-hop src -> g -> dst over NVLink, each half
+  // direct or through NVSwitches; nullopt when no GPU has NVLink to both.
+  std::optional<Route> relay_route(NodeId src, NodeId dst) const;
   // Between GPUs of two hosts of a cluster: out through a NIC (the GPU's nearest, or through a
   // peer GPU's on the destination's rail: PXN), across the fabric, in through the destination's
   // nearest NIC.

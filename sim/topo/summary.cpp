@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 
+#include "sim/topo/copy_model.hpp"
 #include "sim/topo/link_payload.hpp"
 
 namespace linksim::topo {
@@ -74,27 +75,36 @@ MachineSummary summarize(const Topology& topo, const Router& router) {
     sockets.insert(topo.node(c).cpu->socket);
   s.socket_count = sockets.size();
 
+  // Injection: one pass over the links, summed per GPU end.
+  std::map<NodeId, std::pair<double, double>> leaving;  // gpu -> (NVLink, host fabric)
+  for (NodeId g : gpus)
+    leaving[g] = {0, 0};
+  for (const Link& link : topo.links()) {
+    for (NodeId end : {link.a, link.b}) {
+      auto it = leaving.find(end);
+      if (it == leaving.end()) continue;
+      (link.kind == LinkKind::nvlink ? it->second.first : it->second.second) += link.bandwidth_Bps;
+    }
+  }
   bool first = true;
   for (NodeId g : gpus) {
-    double nv = 0;
-    double host = 0;
-    for (LinkId l = 0; l < topo.links().size(); ++l) {
-      const Link& link = topo.link(l);
-      if (link.a != g && link.b != g) continue;
-      (link.kind == LinkKind::nvlink ? nv : host) += link.bandwidth_Bps;
-    }
+    const auto [nv, host] = leaving[g];
     s.nvlink_injection_Bps = first ? nv : std::min(s.nvlink_injection_Bps, nv);
     s.pcie_injection_Bps = first ? host : std::min(s.pcie_injection_Bps, host);
     first = false;
   }
 
-  for (NodeId a : gpus) {
-    for (NodeId b : gpus) {
-      if (a == b) continue;
-      auto r = router.route(a, b);
-      if (!r) continue;
-      s.transports[std::string(to_string(r->transport))]++;
-      PairFigure f{a, b, r->transport, copy_bandwidth_Bps(topo, router, *r)};
+  const RouteOptions copy_options = copy_route_options(true);
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const auto nccl = router.routes_from(gpus[i], gpus);
+    const auto copies = router.routes_from(gpus[i], gpus, copy_options);
+    for (std::size_t j = 0; j < gpus.size(); ++j) {
+      if (i == j) continue;
+      if (nccl[j]) s.transports[std::string(to_string(nccl[j]->transport))]++;
+      const auto path = copy_path(router, copies[j]);
+      if (!path) continue;
+      PairFigure f{gpus[i], gpus[j], path->staged ? Transport::host_bounce : path->direct.transport,
+                   pair_copy_bandwidth_Bps(topo, *path, kP2pTestBytes)};
       if (!s.slowest_pair || f.bandwidth_Bps < s.slowest_pair->bandwidth_Bps) s.slowest_pair = f;
       if (!s.fastest_pair || f.bandwidth_Bps > s.fastest_pair->bandwidth_Bps) s.fastest_pair = f;
     }

@@ -15,9 +15,10 @@ namespace linksim::topo {
 struct PairFigure {
   NodeId a = 0;
   NodeId b = 0;
+  // How the copy moves: nvlink, pcie-p2p, or host-bounce (staged); never a relay.
   Transport transport = Transport::local;
-  // One direction, what a copy sustains: payload rates, a host bounce staged in two copies
-  // (copy_bandwidth_Bps in link_payload.hpp), so it agrees with `linksim p2p`.
+  // One direction, what p2pBandwidthLatencyTest's copy sustains with peer access enabled
+  // (pair_copy_bandwidth_Bps in copy_model.hpp), so it is the cell `linksim p2p` prints.
   double bandwidth_Bps = 0;
 };
 
@@ -38,9 +39,12 @@ struct MachineSummary {
   std::optional<double> bisection_Bps;
   std::optional<PairFigure> slowest_pair;
   std::optional<PairFigure> fastest_pair;
-  std::map<std::string, int> transports;  // transport name -> ordered GPU pairs using it
+  // Transport name -> ordered GPU pairs using it, on NCCL's routes (relays allowed).
+  std::map<std::string, int> transports;
 };
 
+// Routes every GPU pair with one search per source GPU (Router::routes_from), so the cost grows
+// with pairs times path length, not pairs times machine size.
 MachineSummary summarize(const Topology& topo, const Router& router);
 
 // Max flow from GPUs in `side_a` to the others over all channels, one direction.

@@ -25,6 +25,8 @@ void expect_golden(const std::string& args, const std::string& golden) {
 TEST(CliTest, TopoShowGolden) {
   expect_golden("topo show rtx2080ti-2x", "topo-show-rtx2080ti-2x.txt");
   expect_golden("topo show dgx-a100", "topo-show-dgx-a100.txt");
+  // NCCL relays 0 -> 7 through one GPU; copies between those pairs stage through host memory.
+  expect_golden("topo check dgx-1v", "topo-check-dgx-1v.txt");
 }
 
 TEST(CliTest, NcclTestsGolden) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/topo/copy_model.hpp"
 #include "sim/topo/loader.hpp"
 
 namespace linksim::topo {
@@ -234,6 +235,91 @@ TEST(RoutingTest, UnreachablePairsAreCachedToo) {
   EXPECT_FALSE(r.route(1, 2));
   EXPECT_FALSE(r.route(1, 2));
   EXPECT_EQ(r.routes_computed(), 1u);
+}
+
+TEST(RoutingTest, NcclRelaysThroughOneGpuAndCopiesThroughNone) {
+  // DGX-1V hybrid cube-mesh: GPU0 has NVLink to 1, 2, 3 (NV2) and 4 (NV2); GPU7 to 3 (NV1),
+  // 4 (NV2), 5 and 6. No direct link 0-7; the common neighbours 3 and 4 relay.
+  const Topology t = load_topology("dgx-1v");
+  const Router r(t);
+  const auto g = t.nodes_of(NodeKind::gpu);
+  const auto nccl = r.route(g[0], g[7]);
+  ASSERT_TRUE(nccl);
+  EXPECT_EQ(nccl->transport, Transport::nvlink_relay);
+  EXPECT_EQ(nccl->relays, (std::vector<NodeId>{g[3], g[4]}));
+  ASSERT_EQ(nccl->paths.size(), 2u);
+  for (const auto& p : nccl->paths)
+    EXPECT_EQ(p.channels.size(), 2u);  // GPU -> relay -> GPU: one intermediate GPU
+  // Bottlenecks: via 3 min(NV2 50, NV1 25) = 25 GB/s, via 4 min(50, 50) = 50 GB/s; shares 1/3
+  // and 2/3, finishing together at 25 / (1/3) = 75 GB/s.
+  EXPECT_DOUBLE_EQ(nccl->bandwidth_Bps(), 75e9);
+  // cudaMemcpyPeer does not relay: GPU0 (plx0, socket 0) and GPU7 (plx3, socket 1) are across
+  // Intel QPI, which carries no peer-to-peer, so even with peer access the copy is staged
+  // through GPU0's socket.
+  const auto copy = r.route(g[0], g[7], copy_route_options(true));
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->transport, Transport::host_bounce);
+  EXPECT_TRUE(copy->relays.empty());
+  EXPECT_EQ(copy->bounce_cpu, r.host_socket(g[0]));
+  // A direct NVLink pair is the same route for both.
+  EXPECT_EQ(r.route(g[0], g[4], copy_route_options(true))->transport, Transport::nvlink);
+}
+
+TEST(RoutingTest, NoRouteRelaysThroughTwoGpus) {
+  // The seed's 2x4 NVLink ladder: GPU0's neighbours are 1, 2, 3 and GPU6's are 4, 5, 7, so
+  // 0 -> 6 would need two relays (0-2-4-6). NCCL takes the PCIe path instead: GPU0 hangs off
+  // NUMA 3 and GPU6 off NUMA 5 (other socket), AMD xGMI carries peer-to-peer.
+  const Topology t = load_topology("seed-dgx-a100-mesh");
+  const Router r(t);
+  const auto g = t.nodes_of(NodeKind::gpu);
+  const auto far = r.route(g[0], g[6]);
+  ASSERT_TRUE(far);
+  EXPECT_EQ(far->transport, Transport::pcie_p2p);
+  EXPECT_TRUE(far->relays.empty());
+  // 0 -> 4 has one common neighbour, GPU2 (0-2 NV4, 2-4 NV2): one relay, 50 GB/s.
+  const auto near = r.route(g[0], g[4]);
+  ASSERT_TRUE(near);
+  EXPECT_EQ(near->transport, Transport::nvlink_relay);
+  EXPECT_EQ(near->relays, std::vector<NodeId>{g[2]});
+  EXPECT_DOUBLE_EQ(near->bandwidth_Bps(), 50e9);
+  // Peer access off: no peer path of any kind, NVLink neighbours included.
+  RouteOptions off;
+  off.allow_p2p = false;
+  EXPECT_EQ(r.route(g[0], g[1], off)->transport, Transport::host_bounce);
+}
+
+// One search per source (the default) against one search per pair (the original method): the
+// same route, channel for channel, for every ordered pair of endpoints and every option.
+TEST(RoutingTest, PerSourceSearchesGiveThePerPairRoutes) {
+  for (const char* name : {"dgx-h100", "dgx-a100", "dgx-1v", "seed-dgx-a100-mesh", "rtx2080ti-2x",
+                           "pcie-switch-8gpu", "mi300x-8x", "aws-p4d.24xlarge"}) {
+    const Topology t = load_topology(name);
+    const Router shared(t);
+    const Router fresh(t, SearchSharing::per_pair);
+    std::vector<NodeId> ends;
+    for (NodeId n = 0; n < t.nodes().size(); ++n) {
+      const NodeKind k = t.node(n).kind;
+      if (k == NodeKind::gpu || k == NodeKind::cpu || k == NodeKind::nic) ends.push_back(n);
+    }
+    for (const bool p2p : {true, false}) {
+      for (const bool relay : {true, false}) {
+        RouteOptions o;
+        o.allow_p2p = p2p;
+        o.allow_nvlink_relay = relay;
+        for (NodeId a : ends) {
+          const auto batch = shared.routes_from(a, ends, o);
+          for (std::size_t j = 0; j < ends.size(); ++j) {
+            const auto expected = fresh.route(a, ends[j], o);
+            ASSERT_EQ(batch[j].has_value(), expected.has_value()) << name;
+            if (!expected) continue;
+            expect_same_route(*batch[j], *expected);
+            expect_same_route(*shared.route(a, ends[j], o), *expected);
+          }
+          EXPECT_EQ(shared.host_socket(a), fresh.host_socket(a)) << name;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
