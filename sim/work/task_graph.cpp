@@ -3,31 +3,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
 #include <queue>
+#include <unordered_map>
 
 #include "sim/coll/route_paths.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/schema_check.hpp"
 #include "sim/core/units.hpp"
 #include "sim/topo/link_payload.hpp"
+#include "sim/work/task_graph_placement.hpp"
 
 namespace linksim::work {
 namespace {
 
-// A task as read from the file, before it is placed in the simulation.
-struct RawTask {
-  std::string id;
-  engine::TaskKind kind = engine::TaskKind::barrier;
-  std::size_t index = 0;  // position in the file's task list
-  double amount = 0;      // seconds or bytes
-  topo::NodeId gpu = 0;   // compute
-  topo::NodeId src = 0;   // transfer
-  topo::NodeId dst = 0;
-  std::vector<std::size_t> deps;  // indices into the raw task list
-};
+using detail::RawTask;
 
 std::optional<engine::TaskKind> kind_from_string(const std::string& s) {
   for (auto k : {engine::TaskKind::compute, engine::TaskKind::transfer, engine::TaskKind::delay,
@@ -40,7 +33,7 @@ std::optional<engine::TaskKind> kind_from_string(const std::string& s) {
 class Loader {
  public:
   Loader(const JsonView& root, const topo::Topology& topology, LinkRates rates)
-      : root_(root), topo_(topology), router_(topology), rates_(rates) {}
+      : root_(root), topo_(topology), rates_(rates) {}
 
   TaskGraph load();
 
@@ -50,19 +43,14 @@ class Loader {
   }
   topo::NodeId endpoint(const JsonView& v, const RawTask& t) const;
   void read_task(const JsonView& v, std::size_t index);
-  std::vector<std::size_t> canonical_order() const;
-  engine::TaskId add(engine::Simulation& sim, const RawTask& t,
-                     const std::vector<engine::TaskId>& ids);
+  [[noreturn]] void fail_cycle(const std::vector<std::size_t>& order) const;
 
   JsonView root_;
   const topo::Topology& topo_;
-  topo::Router router_;
   LinkRates rates_;
   std::vector<RawTask> tasks_;
   std::vector<JsonView> views_;
-  std::map<std::string, std::size_t> by_id_;
-  std::map<topo::NodeId, int> gpu_index_;
-  std::map<std::pair<topo::NodeId, topo::NodeId>, std::vector<engine::PathShare>> routes_;
+  std::unordered_map<std::string, std::size_t> by_id_;
 };
 
 topo::NodeId Loader::endpoint(const JsonView& v, const RawTask& t) const {
@@ -78,7 +66,6 @@ topo::NodeId Loader::endpoint(const JsonView& v, const RawTask& t) const {
 
 void Loader::read_task(const JsonView& v, std::size_t index) {
   RawTask t;
-  t.index = index;
   t.id = v.at("id").as_string();
   if (t.id.empty()) v.at("id").fail("task id must not be empty");
   if (auto it = by_id_.find(t.id); it != by_id_.end()) {
@@ -150,38 +137,17 @@ void Loader::read_task(const JsonView& v, std::size_t index) {
   views_.push_back(v);
 }
 
-// Kahn's algorithm, lowest id first among the ready tasks. A leftover means a cycle: walk
-// unfinished dependencies from a leftover task until one repeats, and name that loop.
-std::vector<std::size_t> Loader::canonical_order() const {
+// A leftover after the canonical order means a cycle: walk unfinished dependencies from a
+// leftover task until one repeats, and name that loop.
+void Loader::fail_cycle(const std::vector<std::size_t>& order) const {
   const std::size_t n = tasks_.size();
-  std::vector<std::size_t> waiting(n);
-  std::vector<std::vector<std::size_t>> dependents(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    waiting[i] = tasks_[i].deps.size();
-    for (std::size_t d : tasks_[i].deps)
-      dependents[d].push_back(i);
-  }
-  const auto later = [&](std::size_t a, std::size_t b) { return tasks_[a].id > tasks_[b].id; };
-  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> ready(later);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (waiting[i] == 0) ready.push(i);
-  }
-  std::vector<std::size_t> order;
-  order.reserve(n);
-  while (!ready.empty()) {
-    const std::size_t i = ready.top();
-    ready.pop();
-    order.push_back(i);
-    for (std::size_t d : dependents[i]) {
-      if (--waiting[d] == 0) ready.push(d);
-    }
-  }
-  if (order.size() == n) return order;
-
+  std::vector<bool> placed(n, false);
+  for (std::size_t i : order)
+    placed[i] = true;
   // Start from the leftover task with the lowest id, so the message is stable.
   std::size_t start = n;
   for (std::size_t i = 0; i < n; ++i) {
-    if (waiting[i] > 0 && (start == n || tasks_[i].id < tasks_[start].id)) start = i;
+    if (!placed[i] && (start == n || tasks_[i].id < tasks_[start].id)) start = i;
   }
   std::vector<std::size_t> walk;
   std::vector<std::size_t> seen_at(n, n);
@@ -191,7 +157,7 @@ std::vector<std::size_t> Loader::canonical_order() const {
     walk.push_back(cur);
     std::size_t next = n;
     for (std::size_t d : tasks_[cur].deps) {  // lowest-id unfinished dependency
-      if (waiting[d] > 0 && (next == n || tasks_[d].id < tasks_[next].id)) next = d;
+      if (!placed[d] && (next == n || tasks_[d].id < tasks_[next].id)) next = d;
     }
     cur = next;
   }
@@ -213,41 +179,6 @@ std::vector<std::size_t> Loader::canonical_order() const {
             fmt::format("dependency cycle: {}", fmt::join(names, " -> ")));
 }
 
-engine::TaskId Loader::add(engine::Simulation& sim, const RawTask& t,
-                           const std::vector<engine::TaskId>& ids) {
-  std::vector<engine::TaskId> deps;
-  for (std::size_t d : t.deps)
-    deps.push_back(ids[d]);
-  std::sort(deps.begin(), deps.end());
-  switch (t.kind) {
-    case engine::TaskKind::compute:
-      return sim.add_compute(gpu_index_.at(t.gpu), t.amount, deps);
-    case engine::TaskKind::delay:
-      return sim.add_delay(t.amount, deps);
-    case engine::TaskKind::barrier:
-      return sim.add_barrier(deps);
-    case engine::TaskKind::transfer: {
-      auto [it, fresh] = routes_.try_emplace({t.src, t.dst});
-      if (fresh) {
-        const auto route = router_.route(t.src, t.dst);
-        if (!route || route->paths.empty()) {
-          const JsonView& v = views_[t.index];
-          fail_task(v.at("dst"), t,
-                    fmt::format("no route from {} to {} in topology \"{}\"", topo_.node(t.src).id,
-                                topo_.node(t.dst).id, topo_.name));
-        }
-        it->second = coll::add_route_paths(sim, *route);
-      }
-      const auto gpu_of = [&](topo::NodeId n) {
-        auto g = gpu_index_.find(n);
-        return g == gpu_index_.end() ? engine::kNoGpu : g->second;
-      };
-      return sim.add_transfer(t.amount, it->second, gpu_of(t.src), gpu_of(t.dst), deps);
-    }
-  }
-  return 0;
-}
-
 TaskGraph Loader::load() {
   root_.expect_only({"$schema", "description", "tasks"});
   const std::vector<JsonView> list = root_.at("tasks").elements();
@@ -256,7 +187,7 @@ TaskGraph Loader::load() {
   }
   // Dependencies, once every id is known.
   for (RawTask& t : tasks_) {
-    const auto deps = views_[t.index].get("deps");
+    const auto deps = views_[&t - tasks_.data()].get("deps");
     if (!deps) continue;
     for (const JsonView& d : deps->elements()) {
       const std::string name = d.as_string();
@@ -269,28 +200,17 @@ TaskGraph Loader::load() {
       }
     }
   }
-  const std::vector<std::size_t> order = canonical_order();
-
-  std::vector<std::string> gpu_names;
-  for (topo::NodeId g : topo_.nodes_of(topo::NodeKind::gpu)) {
-    gpu_index_.emplace(g, static_cast<int>(gpu_names.size()));
-    gpu_names.push_back(topo_.node(g).id);
-  }
-  std::vector<double> capacity(topo_.channel_count());
-  if (rates_ == LinkRates::payload) {
-    capacity = topo::payload_capacities_Bps(topo_);
-  } else {
-    for (topo::ChannelId c = 0; c < capacity.size(); ++c)
-      capacity[c] = topo_.channel_bandwidth_Bps(c);
-  }
-  TaskGraph graph{engine::Simulation(std::move(capacity), gpu_names.size()), {}, {}, {}};
-  graph.gpu_names = std::move(gpu_names);
-  if (auto d = root_.get("description")) graph.description = d->as_string();
-  std::vector<engine::TaskId> ids(tasks_.size());
-  for (std::size_t i : order) {
-    ids[i] = add(graph.simulation, tasks_[i], ids);
-    graph.task_names.push_back(tasks_[i].id);
-  }
+  const std::vector<std::size_t> order = detail::canonical_order(tasks_);
+  if (order.size() != tasks_.size()) fail_cycle(order);
+  std::string description;
+  if (auto d = root_.get("description")) description = d->as_string();
+  TaskGraph graph = detail::place_tasks(tasks_, order, topo_, rates_, [&](std::size_t i) {
+    const RawTask& t = tasks_[i];
+    fail_task(views_[i].at("dst"), t,
+              fmt::format("no route from {} to {} in topology \"{}\"", topo_.node(t.src).id,
+                          topo_.node(t.dst).id, topo_.name));
+  });
+  graph.description = std::move(description);
   return graph;
 }
 
@@ -305,7 +225,140 @@ TaskGraph parse_task_graph(const Json& document, const std::string& file,
 
 TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology,
                           LinkRates rates) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::string text;
+  if (in) {
+    const std::streamoff size = in.tellg();
+    in.seekg(0);
+    if (size > 0) {
+      text.resize(static_cast<std::size_t>(size));
+      in.read(text.data(), size);
+    }
+  }
+  if (in) {
+    if (auto graph = detail::read_valid_task_graph(text, topology, rates)) return std::move(*graph);
+    return parse_task_graph(parse_json_text(text, path), path, topology, rates);
+  }
+  // Unreadable: the JSON reader says why.
   return parse_task_graph(read_json_file(path), path, topology, rates);
 }
+
+namespace detail {
+
+std::vector<std::size_t> canonical_order(const std::vector<RawTask>& tasks, bool* duplicate_ids) {
+  const std::size_t n = tasks.size();
+  // Ids are unique: rank them once, so that the queue compares integers.
+  std::vector<std::size_t> by_id(n);
+  for (std::size_t i = 0; i < n; ++i)
+    by_id[i] = i;
+  std::sort(by_id.begin(), by_id.end(),
+            [&](std::size_t a, std::size_t b) { return tasks[a].id < tasks[b].id; });
+  if (duplicate_ids) {
+    *duplicate_ids = false;
+    for (std::size_t r = 1; r < n; ++r)
+      *duplicate_ids = *duplicate_ids || tasks[by_id[r - 1]].id == tasks[by_id[r]].id;
+  }
+  std::vector<std::size_t> rank(n);
+  for (std::size_t r = 0; r < n; ++r)
+    rank[by_id[r]] = r;
+
+  std::vector<std::size_t> waiting(n);
+  std::vector<std::size_t> dependents_begin(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    waiting[i] = tasks[i].deps.size();
+    for (std::size_t d : tasks[i].deps)
+      ++dependents_begin[d + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    dependents_begin[i + 1] += dependents_begin[i];
+  std::vector<std::size_t> dependents(dependents_begin[n]);
+  {
+    std::vector<std::size_t> fill(dependents_begin.begin(), dependents_begin.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t d : tasks[i].deps)
+        dependents[fill[d]++] = i;
+    }
+  }
+  // Ready tasks by rank, lowest first.
+  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) ready.push(rank[i]);
+  }
+  std::vector<std::size_t> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    const std::size_t i = by_id[ready.top()];
+    ready.pop();
+    order.push_back(i);
+    for (std::size_t k = dependents_begin[i]; k < dependents_begin[i + 1]; ++k) {
+      const std::size_t d = dependents[k];
+      if (--waiting[d] == 0) ready.push(rank[d]);
+    }
+  }
+  return order;
+}
+
+TaskGraph place_tasks(const std::vector<RawTask>& tasks, const std::vector<std::size_t>& order,
+                      const topo::Topology& topology, LinkRates rates,
+                      const std::function<void(std::size_t)>& no_route) {
+  std::vector<int> gpu_index(topology.nodes().size(), engine::kNoGpu);
+  std::vector<std::string> gpu_names;
+  for (topo::NodeId g : topology.nodes_of(topo::NodeKind::gpu)) {
+    gpu_index[g] = static_cast<int>(gpu_names.size());
+    gpu_names.push_back(topology.node(g).id);
+  }
+  std::vector<double> capacity(topology.channel_count());
+  if (rates == LinkRates::payload) {
+    capacity = topo::payload_capacities_Bps(topology);
+  } else {
+    for (topo::ChannelId c = 0; c < capacity.size(); ++c)
+      capacity[c] = topology.channel_bandwidth_Bps(c);
+  }
+  TaskGraph graph{engine::Simulation(std::move(capacity), gpu_names.size()), {}, {}, {}};
+  graph.gpu_names = std::move(gpu_names);
+  engine::Simulation& sim = graph.simulation;
+  std::size_t dep_count = 0;
+  for (const RawTask& t : tasks)
+    dep_count += t.deps.size();
+  sim.reserve(tasks.size(), dep_count, 0);
+  graph.task_names.reserve(tasks.size());
+
+  const topo::Router router(topology);
+  std::map<std::pair<topo::NodeId, topo::NodeId>, std::vector<engine::PathShare>> routes;
+  std::vector<engine::TaskId> ids(tasks.size());
+  std::vector<engine::TaskId> deps;
+  for (std::size_t i : order) {
+    const RawTask& t = tasks[i];
+    deps.clear();
+    for (std::size_t d : t.deps)
+      deps.push_back(ids[d]);
+    std::sort(deps.begin(), deps.end());
+    switch (t.kind) {
+      case engine::TaskKind::compute:
+        ids[i] = sim.add_compute(gpu_index[t.gpu], t.amount, deps);
+        break;
+      case engine::TaskKind::delay:
+        ids[i] = sim.add_delay(t.amount, deps);
+        break;
+      case engine::TaskKind::barrier:
+        ids[i] = sim.add_barrier(deps);
+        break;
+      case engine::TaskKind::transfer: {
+        auto [it, fresh] = routes.try_emplace({t.src, t.dst});
+        if (fresh) {
+          const auto route = router.route(t.src, t.dst);
+          if (!route || route->paths.empty()) no_route(i);
+          it->second = coll::add_route_paths(sim, *route);
+        }
+        ids[i] = sim.add_transfer(t.amount, it->second, gpu_index[t.src], gpu_index[t.dst], deps);
+        break;
+      }
+    }
+    graph.task_names.push_back(t.id);
+  }
+  return graph;
+}
+
+}  // namespace detail
 
 }  // namespace linksim::work

@@ -245,6 +245,35 @@ TEST(RunGraphCli, SeedOnShippedMachine) {
   EXPECT_NE(r.out.find("gpu,gpu0,comm_s,0.3125"), std::string::npos) << r.out;
 }
 
+TEST(RunGraphCli, ListsTasksOnlyWhenAskedOrSmall) {
+  const std::string graph = testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json";
+  const std::string run = "run-graph '" + graph + "' --topology a10-4x-pcie";
+  // auto: 2 tasks, at most 10,000, so listed.
+  auto r = testing::run_linksim(run);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ntasks\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gradient  transfer"), std::string::npos) << r.out;
+  r = testing::run_linksim(run + " --tasks none");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("tasks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("makespan: 412 ms"), std::string::npos) << r.out;
+  r = testing::run_linksim(run + " --tasks none --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("task,"), std::string::npos) << r.out;
+  r = testing::run_linksim(run + " --tasks all --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"backward\""), std::string::npos) << r.out;
+}
+
+TEST(RunGraphCli, RefusesAnUnknownTasksChoice) {
+  const std::string graph = testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json";
+  const auto r =
+      testing::run_linksim("run-graph '" + graph + "' --topology a10-4x-pcie --tasks some");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--tasks"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
 TEST(RunGraphCli, BadGraphExitsWithCode2) {
   testing::TempDir dir;
   const std::string graph =
