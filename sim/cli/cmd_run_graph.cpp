@@ -69,8 +69,9 @@ void register_run_graph(CLI::App& app) {
     engine::RunOptions options;
     options.record_channel_intervals = !args->trace.empty();
     const engine::Timeline timeline = graph.simulation.run(options);
-    const engine::Names names{graph.task_names, graph.gpu_names, topo::channel_names(topology)};
-    engine::Summary summary = engine::summarize(graph.simulation, timeline, names);
+    const engine::Names names{graph.task_names, graph.gpu_names,
+                              work::channel_names(graph, topology)};
+    engine::Summary summary = engine::summarize(graph.simulation, timeline, names, graph.comm_ops);
     const bool list_tasks =
         args->tasks == "all" ||
         (args->tasks == "auto" && graph.simulation.task_count() <= kListTasksUpTo);

@@ -4,22 +4,19 @@
 
 #include <algorithm>
 #include <fstream>
-#include <functional>
-#include <map>
 #include <optional>
-#include <queue>
 #include <unordered_map>
 
-#include "sim/coll/route_paths.hpp"
+#include "sim/coll/algorithm_registry.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/schema_check.hpp"
 #include "sim/core/units.hpp"
-#include "sim/topo/link_payload.hpp"
 #include "sim/work/task_graph_placement.hpp"
 
 namespace linksim::work {
 namespace {
 
+using detail::CollectiveTask;
 using detail::RawTask;
 
 std::optional<engine::TaskKind> kind_from_string(const std::string& s) {
@@ -42,6 +39,8 @@ class Loader {
     at.fail(fmt::format("task \"{}\": {}", t.id, msg));
   }
   topo::NodeId endpoint(const JsonView& v, const RawTask& t) const;
+  double read_bytes(const JsonView& b, const RawTask& t) const;
+  void read_collective(const JsonView& v, RawTask& t) const;
   void read_task(const JsonView& v, std::size_t index);
   [[noreturn]] void fail_cycle(const std::vector<std::size_t>& order) const;
 
@@ -64,6 +63,78 @@ topo::NodeId Loader::endpoint(const JsonView& v, const RawTask& t) const {
   return *node;
 }
 
+double Loader::read_bytes(const JsonView& b, const RawTask& t) const {
+  double bytes = 0;
+  if (b.is_number()) {
+    if (!b.raw().is_number_integer()) {
+      fail_task(b, t, "bytes must be an integer or a size such as \"10 GB\"");
+    }
+    bytes = static_cast<double>(b.as_integer());
+  } else {
+    bytes = b.as_bytes();
+  }
+  if (!(bytes > 0)) fail_task(b, t, fmt::format("bytes must be positive, got {}", b.raw().dump()));
+  if (bytes > units::kMaxBytes) {
+    fail_task(b, t,
+              fmt::format("bytes {} is above the 1e18 (1 EB) linksim accepts", b.raw().dump()));
+  }
+  return bytes;
+}
+
+// op, bytes, gpus (two or more distinct GPUs) and optionally algorithm and protocol, spelled as
+// the scenario format spells them.
+void Loader::read_collective(const JsonView& v, RawTask& t) const {
+  try {
+    v.expect_only({"id", "kind", "deps", "op", "bytes", "gpus", "algorithm", "protocol", "note"});
+  } catch (const InputError& e) {
+    throw InputError(e.file(), e.location(), fmt::format("task \"{}\": {}", t.id, e.message()));
+  }
+  CollectiveTask c;
+  const JsonView op = v.at("op");
+  const auto parsed = coll::op_from_string(op.as_string());
+  if (!parsed || coll::to_string(*parsed) != op.as_string()) {
+    fail_task(op, t,
+              fmt::format("unknown op \"{}\"; expected one of: {}", op.as_string(),
+                          fmt::join(coll::op_names(), ", ")));
+  }
+  c.op = *parsed;
+  t.amount = read_bytes(v.at("bytes"), t);
+  const JsonView gpus = v.at("gpus");
+  const std::vector<JsonView> members = gpus.elements();
+  if (members.size() < 2) {
+    fail_task(gpus, t, fmt::format("a collective needs at least 2 GPUs, got {}", members.size()));
+  }
+  for (const JsonView& m : members) {
+    const topo::NodeId g = endpoint(m, t);
+    if (topo_.node(g).kind != topo::NodeKind::gpu) {
+      fail_task(m, t, fmt::format("\"{}\" is not a GPU", m.as_string()));
+    }
+    if (std::find(c.gpus.begin(), c.gpus.end(), g) != c.gpus.end()) {
+      fail_task(m, t, fmt::format("GPU \"{}\" is listed twice", m.as_string()));
+    }
+    c.gpus.push_back(g);
+  }
+  if (auto a = v.get("algorithm")) {
+    const auto& registry = coll::AlgorithmRegistry::builtin();
+    const std::string name = a->as_string();
+    c.algorithm = registry.find(name);
+    if (!c.algorithm || c.algorithm->name() != name) {
+      fail_task(*a, t, registry.unknown_name_message(name) + " (spelled exactly so)");
+    }
+  }
+  if (auto p = v.get("protocol")) {
+    const std::string name = p->as_string();
+    c.protocol = coll::protocol_from_string(name);
+    if (!c.protocol || coll::to_string(*c.protocol) != name) {
+      fail_task(*p, t,
+                fmt::format("unknown protocol \"{}\"; expected one of LL, LL128, Simple "
+                            "(spelled exactly so)",
+                            name));
+    }
+  }
+  t.collective = std::move(c);
+}
+
 void Loader::read_task(const JsonView& v, std::size_t index) {
   RawTask t;
   t.id = v.at("id").as_string();
@@ -72,11 +143,18 @@ void Loader::read_task(const JsonView& v, std::size_t index) {
     v.at("id").fail(fmt::format("duplicate task id \"{}\" (first at /tasks/{})", t.id, it->second));
   }
   const JsonView kind_view = v.at("kind");
+  if (kind_view.as_string() == "collective") {
+    read_collective(v, t);
+    by_id_.emplace(t.id, index);
+    tasks_.push_back(std::move(t));
+    views_.push_back(v);
+    return;
+  }
   const auto kind = kind_from_string(kind_view.as_string());
   if (!kind) {
     fail_task(kind_view, t,
               fmt::format("unknown kind \"{}\"; expected one of: compute, transfer, delay, "
-                          "barrier",
+                          "barrier, collective",
                           kind_view.as_string()));
   }
   t.kind = *kind;
@@ -112,22 +190,7 @@ void Loader::read_task(const JsonView& v, std::size_t index) {
     }
   }
   if (t.kind == engine::TaskKind::transfer) {
-    const JsonView b = v.at("bytes");
-    if (b.is_number()) {
-      if (!b.raw().is_number_integer()) {
-        fail_task(b, t, "bytes must be an integer or a size such as \"10 GB\"");
-      }
-      t.amount = static_cast<double>(b.as_integer());
-    } else {
-      t.amount = b.as_bytes();
-    }
-    if (!(t.amount > 0)) {
-      fail_task(b, t, fmt::format("bytes must be positive, got {}", b.raw().dump()));
-    }
-    if (t.amount > units::kMaxBytes) {
-      fail_task(b, t,
-                fmt::format("bytes {} is above the 1e18 (1 EB) linksim accepts", b.raw().dump()));
-    }
+    t.amount = read_bytes(v.at("bytes"), t);
     t.src = endpoint(v.at("src"), t);
     t.dst = endpoint(v.at("dst"), t);
     if (t.src == t.dst) fail_task(v.at("dst"), t, "src and dst are the same node");
@@ -204,12 +267,11 @@ TaskGraph Loader::load() {
   if (order.size() != tasks_.size()) fail_cycle(order);
   std::string description;
   if (auto d = root_.get("description")) description = d->as_string();
-  TaskGraph graph = detail::place_tasks(tasks_, order, topo_, rates_, [&](std::size_t i) {
-    const RawTask& t = tasks_[i];
-    fail_task(views_[i].at("dst"), t,
-              fmt::format("no route from {} to {} in topology \"{}\"", topo_.node(t.src).id,
-                          topo_.node(t.dst).id, topo_.name));
-  });
+  TaskGraph graph =
+      detail::place_tasks(tasks_, order, topo_, rates_,
+                          [&](std::size_t i, const char* field, const std::string& message) {
+                            fail_task(views_[i].at(field), tasks_[i], message);
+                          });
   graph.description = std::move(description);
   return graph;
 }
@@ -221,6 +283,13 @@ TaskGraph parse_task_graph(const Json& document, const std::string& file,
   TaskGraph graph = Loader(JsonView(document, file), topology, rates).load();
   enforce_schema(document, file, task_graph_schema_path());
   return graph;
+}
+
+std::vector<std::string> channel_names(const TaskGraph& graph, const topo::Topology& topology) {
+  std::vector<std::string> names = topo::channel_names(topology);
+  for (std::size_t c = names.size(); c < graph.simulation.channel_count(); ++c)
+    names.push_back(fmt::format("protocol cap {}", c));
+  return names;
 }
 
 TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology,
@@ -242,123 +311,5 @@ TaskGraph load_task_graph(const std::string& path, const topo::Topology& topolog
   // Unreadable: the JSON reader says why.
   return parse_task_graph(read_json_file(path), path, topology, rates);
 }
-
-namespace detail {
-
-std::vector<std::size_t> canonical_order(const std::vector<RawTask>& tasks, bool* duplicate_ids) {
-  const std::size_t n = tasks.size();
-  // Ids are unique: rank them once, so that the queue compares integers.
-  std::vector<std::size_t> by_id(n);
-  for (std::size_t i = 0; i < n; ++i)
-    by_id[i] = i;
-  std::sort(by_id.begin(), by_id.end(),
-            [&](std::size_t a, std::size_t b) { return tasks[a].id < tasks[b].id; });
-  if (duplicate_ids) {
-    *duplicate_ids = false;
-    for (std::size_t r = 1; r < n; ++r)
-      *duplicate_ids = *duplicate_ids || tasks[by_id[r - 1]].id == tasks[by_id[r]].id;
-  }
-  std::vector<std::size_t> rank(n);
-  for (std::size_t r = 0; r < n; ++r)
-    rank[by_id[r]] = r;
-
-  std::vector<std::size_t> waiting(n);
-  std::vector<std::size_t> dependents_begin(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    waiting[i] = tasks[i].deps.size();
-    for (std::size_t d : tasks[i].deps)
-      ++dependents_begin[d + 1];
-  }
-  for (std::size_t i = 0; i < n; ++i)
-    dependents_begin[i + 1] += dependents_begin[i];
-  std::vector<std::size_t> dependents(dependents_begin[n]);
-  {
-    std::vector<std::size_t> fill(dependents_begin.begin(), dependents_begin.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t d : tasks[i].deps)
-        dependents[fill[d]++] = i;
-    }
-  }
-  // Ready tasks by rank, lowest first.
-  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (waiting[i] == 0) ready.push(rank[i]);
-  }
-  std::vector<std::size_t> order;
-  order.reserve(n);
-  while (!ready.empty()) {
-    const std::size_t i = by_id[ready.top()];
-    ready.pop();
-    order.push_back(i);
-    for (std::size_t k = dependents_begin[i]; k < dependents_begin[i + 1]; ++k) {
-      const std::size_t d = dependents[k];
-      if (--waiting[d] == 0) ready.push(rank[d]);
-    }
-  }
-  return order;
-}
-
-TaskGraph place_tasks(const std::vector<RawTask>& tasks, const std::vector<std::size_t>& order,
-                      const topo::Topology& topology, LinkRates rates,
-                      const std::function<void(std::size_t)>& no_route) {
-  std::vector<int> gpu_index(topology.nodes().size(), engine::kNoGpu);
-  std::vector<std::string> gpu_names;
-  for (topo::NodeId g : topology.nodes_of(topo::NodeKind::gpu)) {
-    gpu_index[g] = static_cast<int>(gpu_names.size());
-    gpu_names.push_back(topology.node(g).id);
-  }
-  std::vector<double> capacity(topology.channel_count());
-  if (rates == LinkRates::payload) {
-    capacity = topo::payload_capacities_Bps(topology);
-  } else {
-    for (topo::ChannelId c = 0; c < capacity.size(); ++c)
-      capacity[c] = topology.channel_bandwidth_Bps(c);
-  }
-  TaskGraph graph{engine::Simulation(std::move(capacity), gpu_names.size()), {}, {}, {}};
-  graph.gpu_names = std::move(gpu_names);
-  engine::Simulation& sim = graph.simulation;
-  std::size_t dep_count = 0;
-  for (const RawTask& t : tasks)
-    dep_count += t.deps.size();
-  sim.reserve(tasks.size(), dep_count, 0);
-  graph.task_names.reserve(tasks.size());
-
-  const topo::Router router(topology);
-  std::map<std::pair<topo::NodeId, topo::NodeId>, std::vector<engine::PathShare>> routes;
-  std::vector<engine::TaskId> ids(tasks.size());
-  std::vector<engine::TaskId> deps;
-  for (std::size_t i : order) {
-    const RawTask& t = tasks[i];
-    deps.clear();
-    for (std::size_t d : t.deps)
-      deps.push_back(ids[d]);
-    std::sort(deps.begin(), deps.end());
-    switch (t.kind) {
-      case engine::TaskKind::compute:
-        ids[i] = sim.add_compute(gpu_index[t.gpu], t.amount, deps);
-        break;
-      case engine::TaskKind::delay:
-        ids[i] = sim.add_delay(t.amount, deps);
-        break;
-      case engine::TaskKind::barrier:
-        ids[i] = sim.add_barrier(deps);
-        break;
-      case engine::TaskKind::transfer: {
-        auto [it, fresh] = routes.try_emplace({t.src, t.dst});
-        if (fresh) {
-          const auto route = router.route(t.src, t.dst);
-          if (!route || route->paths.empty()) no_route(i);
-          it->second = coll::add_route_paths(sim, *route);
-        }
-        ids[i] = sim.add_transfer(t.amount, it->second, gpu_index[t.src], gpu_index[t.dst], deps);
-        break;
-      }
-    }
-    graph.task_names.push_back(t.id);
-  }
-  return graph;
-}
-
-}  // namespace detail
 
 }  // namespace linksim::work

@@ -9,14 +9,24 @@
 #include <string>
 #include <vector>
 
+#include "sim/coll/collective.hpp"
 #include "sim/work/task_graph.hpp"
 
 namespace linksim::work::detail {
 
+// A collective task: lowered by sim/coll over its GPUs, the root (broadcast, reduce) the first.
+struct CollectiveTask {
+  coll::Op op = coll::Op::all_reduce;
+  std::vector<topo::NodeId> gpus;
+  std::optional<coll::Algorithm> algorithm;
+  std::optional<coll::Protocol> protocol;
+};
+
 struct RawTask {
   std::string id;
+  std::optional<CollectiveTask> collective;  // set for a collective; then `kind` is unused
   engine::TaskKind kind = engine::TaskKind::barrier;
-  double amount = 0;     // seconds or bytes
+  double amount = 0;     // seconds or bytes (a collective's size, as nccl-tests counts it)
   topo::NodeId gpu = 0;  // compute
   topo::NodeId src = 0;  // transfer
   topo::NodeId dst = 0;
@@ -29,11 +39,16 @@ struct RawTask {
 std::vector<std::size_t> canonical_order(const std::vector<RawTask>& tasks,
                                          bool* duplicate_ids = nullptr);
 
-// Adds the tasks to a simulation in `order` (complete). A transfer whose endpoints have no
-// route calls `no_route` with its index, which must throw.
+// What a task cannot do on the machine, found only when it is placed: task index, the field to
+// blame and the message. Must throw.
+using PlacementFailure =
+    std::function<void(std::size_t task, const char* field, const std::string& message)>;
+
+// Adds the tasks to a simulation in `order` (complete): a transfer whose endpoints have no
+// route, or a collective that cannot run on its GPUs, calls `fail`.
 TaskGraph place_tasks(const std::vector<RawTask>& tasks, const std::vector<std::size_t>& order,
                       const topo::Topology& topology, LinkRates rates,
-                      const std::function<void(std::size_t)>& no_route);
+                      const PlacementFailure& fail);
 
 // The schema's patterns (docs/task-graph.schema.json, definitions duration and bytes), which the
 // fast reader applies as the schema check does (std::regex, ECMAScript, search). A test holds

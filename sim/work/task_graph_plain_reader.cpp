@@ -329,7 +329,8 @@ std::optional<TaskGraph> read_valid_task_graph(const std::string& text,
   if (duplicate_ids || order.size() != tasks.size()) return std::nullopt;
   try {
     TaskGraph graph =
-        place_tasks(tasks, order, topology, rates, [](std::size_t) { throw GiveUp{}; });
+        place_tasks(tasks, order, topology, rates,
+                    [](std::size_t, const char*, const std::string&) { throw GiveUp{}; });
     graph.description = std::move(reader.description());
     return graph;
   } catch (const GiveUp&) {
