@@ -132,7 +132,7 @@ void Loader::read_collective(const JsonView& v, RawTask& t) const {
                             name));
     }
   }
-  t.collective = std::move(c);
+  t.collective = std::make_unique<CollectiveTask>(std::move(c));
 }
 
 void Loader::read_task(const JsonView& v, std::size_t index) {
@@ -292,6 +292,12 @@ std::vector<std::string> channel_names(const TaskGraph& graph, const topo::Topol
   return names;
 }
 
+TaskGraph read_task_graph_text(const std::string& text, const std::string& file,
+                               const topo::Topology& topology, LinkRates rates) {
+  if (auto graph = detail::read_valid_task_graph(text, topology, rates)) return std::move(*graph);
+  return parse_task_graph(parse_json_text(text, file), file, topology, rates);
+}
+
 TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology,
                           LinkRates rates) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -304,10 +310,7 @@ TaskGraph load_task_graph(const std::string& path, const topo::Topology& topolog
       in.read(text.data(), size);
     }
   }
-  if (in) {
-    if (auto graph = detail::read_valid_task_graph(text, topology, rates)) return std::move(*graph);
-    return parse_task_graph(parse_json_text(text, path), path, topology, rates);
-  }
+  if (in) return read_task_graph_text(text, path, topology, rates);
   // Unreadable: the JSON reader says why.
   return parse_task_graph(read_json_file(path), path, topology, rates);
 }

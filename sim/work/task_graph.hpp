@@ -39,6 +39,11 @@ enum class LinkRates { line, payload };
 // add ("protocol cap N", as job reports name them).
 std::vector<std::string> channel_names(const TaskGraph& graph, const topo::Topology& topology);
 
+// The graph in `text`, which came from `file`: as parse_task_graph(parse_json_text(text, file)),
+// faster (one pass, no document tree) for a graph with nothing wrong in it.
+TaskGraph read_task_graph_text(const std::string& text, const std::string& file,
+                               const topo::Topology& topology, LinkRates rates = LinkRates::line);
+
 TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology,
                           LinkRates rates = LinkRates::line);
 TaskGraph parse_task_graph(const Json& document, const std::string& file,

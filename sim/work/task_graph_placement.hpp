@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,7 +25,9 @@ struct CollectiveTask {
 
 struct RawTask {
   std::string id;
-  std::optional<CollectiveTask> collective;  // set for a collective; then `kind` is unused
+  // Set for a collective; then `kind` is unused. (A pointer: a graph of a million plain tasks
+  // should not pay for the collectives' fields.)
+  std::unique_ptr<CollectiveTask> collective;
   engine::TaskKind kind = engine::TaskKind::barrier;
   double amount = 0;     // seconds or bytes (a collective's size, as nccl-tests counts it)
   topo::NodeId gpu = 0;  // compute

@@ -19,7 +19,16 @@
 namespace linksim::work::detail {
 namespace {
 
-struct GiveUp {};  // the text is not a plain valid graph: the full reader takes over
+struct GiveUp {};
+
+const std::regex& duration_pattern() {
+  static const std::regex re(kDurationPattern);
+  return re;
+}
+const std::regex& bytes_pattern() {
+  static const std::regex re(kBytesPattern);
+  return re;
+}  // the text is not a plain valid graph: the full reader takes over
 
 enum Field : std::uint8_t { id, kind, deps, note, gpu, src, dst, duration, bytes, field_count };
 
@@ -52,8 +61,7 @@ constexpr unsigned kCommonFields = bit(id) | bit(kind) | bit(deps) | bit(note);
 
 class PlainReader final : public nlohmann::json_sax<Json> {
  public:
-  PlainReader(const topo::Topology& topology)
-      : topo_(topology), duration_re_(kDurationPattern), bytes_re_(kBytesPattern) {}
+  explicit PlainReader(const topo::Topology& topology) : topo_(topology) {}
 
   std::vector<RawTask>& tasks() { return tasks_; }
   // Dependency k of all tasks is dep_text_[dep_end_[k - 1] .. dep_end_[k]) (from 0 for k = 0);
@@ -104,8 +112,6 @@ class PlainReader final : public nlohmann::json_sax<Json> {
   double amount(const std::string& text, bool is_duration);
 
   const topo::Topology& topo_;
-  std::regex duration_re_;
-  std::regex bytes_re_;
   State state_ = State::start;
   std::string root_key_;
   std::string description_;
@@ -231,7 +237,7 @@ double PlainReader::amount(const std::string& text, bool is_duration) {
     const auto v = is_duration ? units::parse_time_s(text, &out_of_bounds)
                                : units::parse_bytes(text, &out_of_bounds);
     const bool ok = v && !out_of_bounds &&
-                    std::regex_search(text, is_duration ? duration_re_ : bytes_re_) &&
+                    std::regex_search(text, is_duration ? duration_pattern() : bytes_pattern()) &&
                     (is_duration ? *v >= 0 : (*v > 0 && *v <= units::kMaxBytes));
     if (ok) it->second = *v;
   }

@@ -3,6 +3,7 @@
 // or the schema refuses, so that load_task_graph reports every bad input as before.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -209,6 +210,47 @@ TEST(TaskGraphPlainReader, GivesUpOnEveryBadInputAndTheErrorIsTheFullReaders) {
     EXPECT_EQ(loaded_error.substr(path.size()), full_error.substr(std::string("g.json").size()))
         << text;
   }
+}
+
+// Random damage to a valid graph (a byte changed, dropped or repeated), many times over: whenever
+// the fast reader still takes the text, the full reader takes it too and builds the same thing.
+TEST(TaskGraphPlainReader, NeverTakesWhatTheFullReaderRefuses) {
+  const topo::Topology t = test_machine();
+  const std::string valid = R"({"description": "d", "tasks": [
+    {"id": "a", "kind": "compute", "gpu": "gpu0", "duration": "1 ms"},
+    {"id": "b", "kind": "transfer", "src": "gpu0", "dst": "gpu1", "bytes": 1000, "deps": ["a"]},
+    {"id": "c", "kind": "transfer", "src": "gpu1", "dst": "nic0", "bytes": "2 KB", "deps": ["b"]},
+    {"id": "d", "kind": "delay", "duration": "5 us", "deps": ["b", "c"]},
+    {"id": "e", "kind": "barrier", "deps": ["d"], "note": "end"}]})";
+  std::mt19937 rng(14);
+  const std::string alphabet = "{}[]\",:0123456789 abcdegknpsuy-.e";
+  int taken = 0;
+  for (int trial = 0; trial < 1000; ++trial) {
+    std::string text = valid;
+    for (int k = 0; k < 1 + static_cast<int>(rng() % 3); ++k) {
+      const std::size_t at = rng() % text.size();
+      switch (rng() % 3) {
+        case 0:
+          text[at] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          text.erase(at, 1);
+          break;
+        default:
+          text.insert(at, 1, text[at]);
+          break;
+      }
+    }
+    const auto fast = detail::read_valid_task_graph(text, t, LinkRates::line);
+    if (!fast) continue;
+    ++taken;
+    TaskGraph full = parse_task_graph(parse_json_text("{\"tasks\": []}", "g.json"), "g.json", t);
+    ASSERT_NO_THROW(full = parse_task_graph(parse_json_text(text, "g.json"), "g.json", t)) << text;
+    EXPECT_EQ(fingerprint(*fast, t), fingerprint(full, t)) << text;
+  }
+  // Some damage leaves a valid graph (a digit of a size or a note changed): the check is not
+  // empty.
+  EXPECT_GT(taken, 0);
 }
 
 // A key given twice is left to the full reader, whatever it makes of it.
