@@ -8,6 +8,7 @@
 #include <random>
 
 #include "bench/cluster.hpp"
+#include "bench/peer_fat_tree.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace linksim::bench {
@@ -103,6 +104,55 @@ BENCHMARK(BM_RingAllReduce)
     ->Args({512, 1})
     ->Args({4096, 1})
     ->Args({4096, 0})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+
+// (b') The SimGrid peer's run (../shared/peers/simgrid/, --platform=fattree): ring all-reduce of
+// 2^30 B on N GPUs of its fat-tree (bench/peer_fat_tree.hpp), 2(N-1) steps of N transfers of
+// 2^30 / N B, a barrier after each, or only the first `steps` of them (the peer's --steps).
+// Third argument: steps, 0 for all.
+void BM_RingAllReducePeer(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const PeerFatTree platform(n);
+  const double chunk = 1073741824.0 / n;
+  const std::size_t all_steps = 2 * (static_cast<std::size_t>(n) - 1);
+  const std::size_t steps = state.range(2) > 0
+                                ? std::min(all_steps, static_cast<std::size_t>(state.range(2)))
+                                : all_steps;
+  engine::Timeline tl;
+  for (auto _ : state) {
+    Simulation sim(platform.capacity_Bps, static_cast<std::size_t>(n));
+    std::vector<engine::PathId> paths;
+    for (int i = 0; i < n; ++i) {
+      paths.push_back(
+          sim.add_path(platform.path(i, (i + 1) % n), platform.latency_s(i, (i + 1) % n)));
+    }
+    const std::size_t transfers = steps * static_cast<std::size_t>(n);
+    sim.reserve(transfers + steps + 1, 2 * transfers, transfers);
+    TaskId barrier = sim.add_barrier({});
+    std::vector<TaskId> step(static_cast<std::size_t>(n));
+    for (std::size_t s = 0; s < steps; ++s) {
+      for (int i = 0; i < n; ++i) {
+        const PathShare share{paths[static_cast<std::size_t>(i)], 1.0};
+        step[static_cast<std::size_t>(i)] =
+            sim.add_transfer(chunk, std::span(&share, 1), i, (i + 1) % n, std::span(&barrier, 1));
+      }
+      barrier = sim.add_barrier(step);
+    }
+    tl = sim.run(options_for(state));
+    benchmark::DoNotOptimize(tl.makespan_s);
+  }
+  report(state, tl);
+}
+BENCHMARK(BM_RingAllReducePeer)
+    ->Args({64, 1, 0})
+    ->Args({512, 0, 0})
+    ->Args({512, 1, 0})
+    ->Args({4096, 1, 512})
+    ->Args({4096, 0, 512})
+    ->Args({4096, 1, 0})
+    ->Args({4096, 0, 0})
+    ->Args({16384, 1, 128})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 

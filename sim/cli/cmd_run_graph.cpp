@@ -1,6 +1,8 @@
 // `linksim run-graph GRAPH.json --topology FILE`: simulate a task graph on a machine.
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
@@ -11,6 +13,12 @@
 #include "sim/work/task_graph.hpp"
 
 namespace linksim::cli {
+namespace {
+
+// Past this many tasks, the report leaves out the per-task list unless asked for it.
+constexpr std::size_t kListTasksUpTo = 10000;
+
+}  // namespace
 
 void register_run_graph(CLI::App& app) {
   struct Args {
@@ -21,6 +29,7 @@ void register_run_graph(CLI::App& app) {
     std::string output;
     bool force = false;
     std::string rates = "line";
+    std::string tasks = "auto";
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -42,6 +51,12 @@ void register_run_graph(CLI::App& app) {
                   "payload (after encoding and headers, as collectives and copies see them)")
       ->check(CLI::IsMember({"line", "payload"}))
       ->capture_default_str();
+  cmd->add_option("--tasks", args->tasks,
+                  "List every task's start and end: all, none, or auto (all for graphs of at "
+                  "most " +
+                      std::to_string(kListTasksUpTo) + " tasks)")
+      ->check(CLI::IsMember({"auto", "all", "none"}))
+      ->capture_default_str();
   cmd->callback([args] {
     CommandOutputs outputs(args->force);
     outputs.claim(args->trace);
@@ -50,9 +65,17 @@ void register_run_graph(CLI::App& app) {
     const work::TaskGraph graph = work::load_task_graph(
         args->graph, topology,
         args->rates == "payload" ? work::LinkRates::payload : work::LinkRates::line);
-    const engine::Timeline timeline = graph.simulation.run();
-    const engine::Names names{graph.task_names, graph.gpu_names, topo::channel_names(topology)};
-    const engine::Summary summary = engine::summarize(graph.simulation, timeline, names);
+    // Channels' busy intervals serve only the trace.
+    engine::RunOptions options;
+    options.record_channel_intervals = !args->trace.empty();
+    const engine::Timeline timeline = graph.simulation.run(options);
+    const engine::Names names{graph.task_names, graph.gpu_names,
+                              work::channel_names(graph, topology)};
+    engine::Summary summary = engine::summarize(graph.simulation, timeline, names, graph.comm_ops);
+    const bool list_tasks =
+        args->tasks == "all" ||
+        (args->tasks == "auto" && graph.simulation.task_count() <= kListTasksUpTo);
+    if (!list_tasks) std::vector<engine::TaskRow>().swap(summary.tasks);
     std::string text;
     if (args->format == "json") {
       text = report::to_json(summary);

@@ -480,7 +480,9 @@ void Runner::record_channel_states() {
         busy_since_s_[l] = now_s_;
       } else {
         u.busy_s += now_s_ - busy_since_s_[l];
-        if (options_.record_intervals) append_busy(u, busy_since_s_[l], now_s_);
+        if (options_.record_intervals && options_.record_channel_intervals) {
+          append_busy(u, busy_since_s_[l], now_s_);
+        }
         busy_since_s_[l] = std::numeric_limits<double>::quiet_NaN();
       }
     }

@@ -28,6 +28,9 @@ struct RunOptions {
   // Per-GPU intervals and per-channel busy intervals (memory grows with the event count; turn
   // off for very large runs that only need totals).
   bool record_intervals = true;
+  // Of those, the channels' busy intervals (ChannelUsage::busy), which only traces draw: off
+  // keeps the per-GPU intervals that summaries need and the channels' totals.
+  bool record_channel_intervals = true;
   // Reuse the outcome of isolated transfer groups. A group is the set of (two or more)
   // transfers that start at one instant while nothing else is in flight (no flow, no compute, no
   // delay, no pending latency), and whose dependents cannot start before the whole group has ended.

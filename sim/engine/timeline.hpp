@@ -25,7 +25,8 @@ struct ChannelUsage {
   double bytes = 0;        // bytes that crossed the channel
   double busy_s = 0;       // time with at least one flow streaming on it
   double saturated_s = 0;  // time its load equalled its capacity
-  // Streaming intervals, in time order (only when RunOptions::record_intervals).
+  // Streaming intervals, in time order (only when RunOptions::record_intervals and
+  // record_channel_intervals).
   std::vector<Interval> busy;
 };
 

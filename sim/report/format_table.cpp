@@ -56,7 +56,10 @@ std::string to_table(const engine::Summary& s) {
     rows.push_back({t.name, std::string(engine::to_string(t.kind)), units::format_time(t.start_s),
                     units::format_time(t.end_s), units::format_time(t.end_s - t.start_s)});
   }
-  out += "tasks\n" + render({"task", "kind", "start", "end", "duration"}, rows) + "\n";
+  // A report may leave the task list out (a graph of a million tasks): then no section.
+  if (!s.tasks.empty()) {
+    out += "tasks\n" + render({"task", "kind", "start", "end", "duration"}, rows) + "\n";
+  }
 
   rows.clear();
   for (const engine::GpuRow& g : s.gpus) {

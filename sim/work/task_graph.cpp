@@ -3,31 +3,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
-#include <map>
+#include <fstream>
 #include <optional>
-#include <queue>
+#include <unordered_map>
 
-#include "sim/coll/route_paths.hpp"
+#include "sim/coll/algorithm_registry.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/schema_check.hpp"
 #include "sim/core/units.hpp"
-#include "sim/topo/link_payload.hpp"
+#include "sim/work/task_graph_placement.hpp"
 
 namespace linksim::work {
 namespace {
 
-// A task as read from the file, before it is placed in the simulation.
-struct RawTask {
-  std::string id;
-  engine::TaskKind kind = engine::TaskKind::barrier;
-  std::size_t index = 0;  // position in the file's task list
-  double amount = 0;      // seconds or bytes
-  topo::NodeId gpu = 0;   // compute
-  topo::NodeId src = 0;   // transfer
-  topo::NodeId dst = 0;
-  std::vector<std::size_t> deps;  // indices into the raw task list
-};
+using detail::CollectiveTask;
+using detail::RawTask;
 
 std::optional<engine::TaskKind> kind_from_string(const std::string& s) {
   for (auto k : {engine::TaskKind::compute, engine::TaskKind::transfer, engine::TaskKind::delay,
@@ -40,7 +30,7 @@ std::optional<engine::TaskKind> kind_from_string(const std::string& s) {
 class Loader {
  public:
   Loader(const JsonView& root, const topo::Topology& topology, LinkRates rates)
-      : root_(root), topo_(topology), router_(topology), rates_(rates) {}
+      : root_(root), topo_(topology), rates_(rates) {}
 
   TaskGraph load();
 
@@ -49,20 +39,17 @@ class Loader {
     at.fail(fmt::format("task \"{}\": {}", t.id, msg));
   }
   topo::NodeId endpoint(const JsonView& v, const RawTask& t) const;
+  double read_bytes(const JsonView& b, const RawTask& t) const;
+  void read_collective(const JsonView& v, RawTask& t) const;
   void read_task(const JsonView& v, std::size_t index);
-  std::vector<std::size_t> canonical_order() const;
-  engine::TaskId add(engine::Simulation& sim, const RawTask& t,
-                     const std::vector<engine::TaskId>& ids);
+  [[noreturn]] void fail_cycle(const std::vector<std::size_t>& order) const;
 
   JsonView root_;
   const topo::Topology& topo_;
-  topo::Router router_;
   LinkRates rates_;
   std::vector<RawTask> tasks_;
   std::vector<JsonView> views_;
-  std::map<std::string, std::size_t> by_id_;
-  std::map<topo::NodeId, int> gpu_index_;
-  std::map<std::pair<topo::NodeId, topo::NodeId>, std::vector<engine::PathShare>> routes_;
+  std::unordered_map<std::string, std::size_t> by_id_;
 };
 
 topo::NodeId Loader::endpoint(const JsonView& v, const RawTask& t) const {
@@ -76,20 +63,98 @@ topo::NodeId Loader::endpoint(const JsonView& v, const RawTask& t) const {
   return *node;
 }
 
+double Loader::read_bytes(const JsonView& b, const RawTask& t) const {
+  double bytes = 0;
+  if (b.is_number()) {
+    if (!b.raw().is_number_integer()) {
+      fail_task(b, t, "bytes must be an integer or a size such as \"10 GB\"");
+    }
+    bytes = static_cast<double>(b.as_integer());
+  } else {
+    bytes = b.as_bytes();
+  }
+  if (!(bytes > 0)) fail_task(b, t, fmt::format("bytes must be positive, got {}", b.raw().dump()));
+  if (bytes > units::kMaxBytes) {
+    fail_task(b, t,
+              fmt::format("bytes {} is above the 1e18 (1 EB) linksim accepts", b.raw().dump()));
+  }
+  return bytes;
+}
+
+// op, bytes, gpus (two or more distinct GPUs) and optionally algorithm and protocol, spelled as
+// the scenario format spells them.
+void Loader::read_collective(const JsonView& v, RawTask& t) const {
+  try {
+    v.expect_only({"id", "kind", "deps", "op", "bytes", "gpus", "algorithm", "protocol", "note"});
+  } catch (const InputError& e) {
+    throw InputError(e.file(), e.location(), fmt::format("task \"{}\": {}", t.id, e.message()));
+  }
+  CollectiveTask c;
+  const JsonView op = v.at("op");
+  const auto parsed = coll::op_from_string(op.as_string());
+  if (!parsed || coll::to_string(*parsed) != op.as_string()) {
+    fail_task(op, t,
+              fmt::format("unknown op \"{}\"; expected one of: {}", op.as_string(),
+                          fmt::join(coll::op_names(), ", ")));
+  }
+  c.op = *parsed;
+  t.amount = read_bytes(v.at("bytes"), t);
+  const JsonView gpus = v.at("gpus");
+  const std::vector<JsonView> members = gpus.elements();
+  if (members.size() < 2) {
+    fail_task(gpus, t, fmt::format("a collective needs at least 2 GPUs, got {}", members.size()));
+  }
+  for (const JsonView& m : members) {
+    const topo::NodeId g = endpoint(m, t);
+    if (topo_.node(g).kind != topo::NodeKind::gpu) {
+      fail_task(m, t, fmt::format("\"{}\" is not a GPU", m.as_string()));
+    }
+    if (std::find(c.gpus.begin(), c.gpus.end(), g) != c.gpus.end()) {
+      fail_task(m, t, fmt::format("GPU \"{}\" is listed twice", m.as_string()));
+    }
+    c.gpus.push_back(g);
+  }
+  if (auto a = v.get("algorithm")) {
+    const auto& registry = coll::AlgorithmRegistry::builtin();
+    const std::string name = a->as_string();
+    c.algorithm = registry.find(name);
+    if (!c.algorithm || c.algorithm->name() != name) {
+      fail_task(*a, t, registry.unknown_name_message(name) + " (spelled exactly so)");
+    }
+  }
+  if (auto p = v.get("protocol")) {
+    const std::string name = p->as_string();
+    c.protocol = coll::protocol_from_string(name);
+    if (!c.protocol || coll::to_string(*c.protocol) != name) {
+      fail_task(*p, t,
+                fmt::format("unknown protocol \"{}\"; expected one of LL, LL128, Simple "
+                            "(spelled exactly so)",
+                            name));
+    }
+  }
+  t.collective = std::make_unique<CollectiveTask>(std::move(c));
+}
+
 void Loader::read_task(const JsonView& v, std::size_t index) {
   RawTask t;
-  t.index = index;
   t.id = v.at("id").as_string();
   if (t.id.empty()) v.at("id").fail("task id must not be empty");
   if (auto it = by_id_.find(t.id); it != by_id_.end()) {
     v.at("id").fail(fmt::format("duplicate task id \"{}\" (first at /tasks/{})", t.id, it->second));
   }
   const JsonView kind_view = v.at("kind");
+  if (kind_view.as_string() == "collective") {
+    read_collective(v, t);
+    by_id_.emplace(t.id, index);
+    tasks_.push_back(std::move(t));
+    views_.push_back(v);
+    return;
+  }
   const auto kind = kind_from_string(kind_view.as_string());
   if (!kind) {
     fail_task(kind_view, t,
               fmt::format("unknown kind \"{}\"; expected one of: compute, transfer, delay, "
-                          "barrier",
+                          "barrier, collective",
                           kind_view.as_string()));
   }
   t.kind = *kind;
@@ -125,22 +190,7 @@ void Loader::read_task(const JsonView& v, std::size_t index) {
     }
   }
   if (t.kind == engine::TaskKind::transfer) {
-    const JsonView b = v.at("bytes");
-    if (b.is_number()) {
-      if (!b.raw().is_number_integer()) {
-        fail_task(b, t, "bytes must be an integer or a size such as \"10 GB\"");
-      }
-      t.amount = static_cast<double>(b.as_integer());
-    } else {
-      t.amount = b.as_bytes();
-    }
-    if (!(t.amount > 0)) {
-      fail_task(b, t, fmt::format("bytes must be positive, got {}", b.raw().dump()));
-    }
-    if (t.amount > units::kMaxBytes) {
-      fail_task(b, t,
-                fmt::format("bytes {} is above the 1e18 (1 EB) linksim accepts", b.raw().dump()));
-    }
+    t.amount = read_bytes(v.at("bytes"), t);
     t.src = endpoint(v.at("src"), t);
     t.dst = endpoint(v.at("dst"), t);
     if (t.src == t.dst) fail_task(v.at("dst"), t, "src and dst are the same node");
@@ -150,38 +200,17 @@ void Loader::read_task(const JsonView& v, std::size_t index) {
   views_.push_back(v);
 }
 
-// Kahn's algorithm, lowest id first among the ready tasks. A leftover means a cycle: walk
-// unfinished dependencies from a leftover task until one repeats, and name that loop.
-std::vector<std::size_t> Loader::canonical_order() const {
+// A leftover after the canonical order means a cycle: walk unfinished dependencies from a
+// leftover task until one repeats, and name that loop.
+void Loader::fail_cycle(const std::vector<std::size_t>& order) const {
   const std::size_t n = tasks_.size();
-  std::vector<std::size_t> waiting(n);
-  std::vector<std::vector<std::size_t>> dependents(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    waiting[i] = tasks_[i].deps.size();
-    for (std::size_t d : tasks_[i].deps)
-      dependents[d].push_back(i);
-  }
-  const auto later = [&](std::size_t a, std::size_t b) { return tasks_[a].id > tasks_[b].id; };
-  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> ready(later);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (waiting[i] == 0) ready.push(i);
-  }
-  std::vector<std::size_t> order;
-  order.reserve(n);
-  while (!ready.empty()) {
-    const std::size_t i = ready.top();
-    ready.pop();
-    order.push_back(i);
-    for (std::size_t d : dependents[i]) {
-      if (--waiting[d] == 0) ready.push(d);
-    }
-  }
-  if (order.size() == n) return order;
-
+  std::vector<bool> placed(n, false);
+  for (std::size_t i : order)
+    placed[i] = true;
   // Start from the leftover task with the lowest id, so the message is stable.
   std::size_t start = n;
   for (std::size_t i = 0; i < n; ++i) {
-    if (waiting[i] > 0 && (start == n || tasks_[i].id < tasks_[start].id)) start = i;
+    if (!placed[i] && (start == n || tasks_[i].id < tasks_[start].id)) start = i;
   }
   std::vector<std::size_t> walk;
   std::vector<std::size_t> seen_at(n, n);
@@ -191,7 +220,7 @@ std::vector<std::size_t> Loader::canonical_order() const {
     walk.push_back(cur);
     std::size_t next = n;
     for (std::size_t d : tasks_[cur].deps) {  // lowest-id unfinished dependency
-      if (waiting[d] > 0 && (next == n || tasks_[d].id < tasks_[next].id)) next = d;
+      if (!placed[d] && (next == n || tasks_[d].id < tasks_[next].id)) next = d;
     }
     cur = next;
   }
@@ -213,41 +242,6 @@ std::vector<std::size_t> Loader::canonical_order() const {
             fmt::format("dependency cycle: {}", fmt::join(names, " -> ")));
 }
 
-engine::TaskId Loader::add(engine::Simulation& sim, const RawTask& t,
-                           const std::vector<engine::TaskId>& ids) {
-  std::vector<engine::TaskId> deps;
-  for (std::size_t d : t.deps)
-    deps.push_back(ids[d]);
-  std::sort(deps.begin(), deps.end());
-  switch (t.kind) {
-    case engine::TaskKind::compute:
-      return sim.add_compute(gpu_index_.at(t.gpu), t.amount, deps);
-    case engine::TaskKind::delay:
-      return sim.add_delay(t.amount, deps);
-    case engine::TaskKind::barrier:
-      return sim.add_barrier(deps);
-    case engine::TaskKind::transfer: {
-      auto [it, fresh] = routes_.try_emplace({t.src, t.dst});
-      if (fresh) {
-        const auto route = router_.route(t.src, t.dst);
-        if (!route || route->paths.empty()) {
-          const JsonView& v = views_[t.index];
-          fail_task(v.at("dst"), t,
-                    fmt::format("no route from {} to {} in topology \"{}\"", topo_.node(t.src).id,
-                                topo_.node(t.dst).id, topo_.name));
-        }
-        it->second = coll::add_route_paths(sim, *route);
-      }
-      const auto gpu_of = [&](topo::NodeId n) {
-        auto g = gpu_index_.find(n);
-        return g == gpu_index_.end() ? engine::kNoGpu : g->second;
-      };
-      return sim.add_transfer(t.amount, it->second, gpu_of(t.src), gpu_of(t.dst), deps);
-    }
-  }
-  return 0;
-}
-
 TaskGraph Loader::load() {
   root_.expect_only({"$schema", "description", "tasks"});
   const std::vector<JsonView> list = root_.at("tasks").elements();
@@ -256,7 +250,7 @@ TaskGraph Loader::load() {
   }
   // Dependencies, once every id is known.
   for (RawTask& t : tasks_) {
-    const auto deps = views_[t.index].get("deps");
+    const auto deps = views_[&t - tasks_.data()].get("deps");
     if (!deps) continue;
     for (const JsonView& d : deps->elements()) {
       const std::string name = d.as_string();
@@ -269,28 +263,16 @@ TaskGraph Loader::load() {
       }
     }
   }
-  const std::vector<std::size_t> order = canonical_order();
-
-  std::vector<std::string> gpu_names;
-  for (topo::NodeId g : topo_.nodes_of(topo::NodeKind::gpu)) {
-    gpu_index_.emplace(g, static_cast<int>(gpu_names.size()));
-    gpu_names.push_back(topo_.node(g).id);
-  }
-  std::vector<double> capacity(topo_.channel_count());
-  if (rates_ == LinkRates::payload) {
-    capacity = topo::payload_capacities_Bps(topo_);
-  } else {
-    for (topo::ChannelId c = 0; c < capacity.size(); ++c)
-      capacity[c] = topo_.channel_bandwidth_Bps(c);
-  }
-  TaskGraph graph{engine::Simulation(std::move(capacity), gpu_names.size()), {}, {}, {}};
-  graph.gpu_names = std::move(gpu_names);
-  if (auto d = root_.get("description")) graph.description = d->as_string();
-  std::vector<engine::TaskId> ids(tasks_.size());
-  for (std::size_t i : order) {
-    ids[i] = add(graph.simulation, tasks_[i], ids);
-    graph.task_names.push_back(tasks_[i].id);
-  }
+  const std::vector<std::size_t> order = detail::canonical_order(tasks_);
+  if (order.size() != tasks_.size()) fail_cycle(order);
+  std::string description;
+  if (auto d = root_.get("description")) description = d->as_string();
+  TaskGraph graph =
+      detail::place_tasks(tasks_, order, topo_, rates_,
+                          [&](std::size_t i, const char* field, const std::string& message) {
+                            fail_task(views_[i].at(field), tasks_[i], message);
+                          });
+  graph.description = std::move(description);
   return graph;
 }
 
@@ -303,8 +285,33 @@ TaskGraph parse_task_graph(const Json& document, const std::string& file,
   return graph;
 }
 
+std::vector<std::string> channel_names(const TaskGraph& graph, const topo::Topology& topology) {
+  std::vector<std::string> names = topo::channel_names(topology);
+  for (std::size_t c = names.size(); c < graph.simulation.channel_count(); ++c)
+    names.push_back(fmt::format("protocol cap {}", c));
+  return names;
+}
+
+TaskGraph read_task_graph_text(const std::string& text, const std::string& file,
+                               const topo::Topology& topology, LinkRates rates) {
+  if (auto graph = detail::read_valid_task_graph(text, topology, rates)) return std::move(*graph);
+  return parse_task_graph(parse_json_text(text, file), file, topology, rates);
+}
+
 TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology,
                           LinkRates rates) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::string text;
+  if (in) {
+    const std::streamoff size = in.tellg();
+    in.seekg(0);
+    if (size > 0) {
+      text.resize(static_cast<std::size_t>(size));
+      in.read(text.data(), size);
+    }
+  }
+  if (in) return read_task_graph_text(text, path, topology, rates);
+  // Unreadable: the JSON reader says why.
   return parse_task_graph(read_json_file(path), path, topology, rates);
 }
 

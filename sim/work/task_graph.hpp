@@ -1,6 +1,7 @@
 #pragma once
 // The generic task-graph workload (format: docs/task-graph-format.md): a JSON list of compute,
-// transfer, delay and barrier tasks with dependencies, placed on a topology. Loading checks
+// transfer, delay, barrier and collective tasks with dependencies, placed on a topology; a
+// collective is lowered by sim/coll as nccl-tests would run it. Loading checks
 // everything (ids, kinds, fields, endpoints, routes, sizes, missing dependencies, cycles) and
 // throws InputError naming the file, the JSON pointer and the task.
 //
@@ -13,6 +14,7 @@
 
 #include "sim/core/json_view.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/engine/summary.hpp"
 #include "sim/topo/routing.hpp"
 #include "sim/topo/topology.hpp"
 
@@ -23,6 +25,8 @@ struct TaskGraph {
   std::vector<std::string> task_names;  // by engine task id
   std::vector<std::string> gpu_names;   // by engine GPU index: the topology's GPUs in order
   std::string description;
+  // The collective tasks, each as the engine tasks it was lowered into (for engine::summarize).
+  std::vector<engine::CommOp> comm_ops;
 };
 
 // Which capacity a link offers a task graph's transfers. `line`: the link's line rate, as the
@@ -30,6 +34,15 @@ struct TaskGraph {
 // whose bytes already include every overhead. `payload`: what the link carries after its
 // encoding and packet headers (sim/topo/link_payload.hpp), as collectives and copies see it.
 enum class LinkRates { line, payload };
+
+// Names of the graph's channels: the topology's, then the per-rank caps that collective tasks
+// add ("protocol cap N", as job reports name them).
+std::vector<std::string> channel_names(const TaskGraph& graph, const topo::Topology& topology);
+
+// The graph in `text`, which came from `file`: as parse_task_graph(parse_json_text(text, file)),
+// faster (one pass, no document tree) for a graph with nothing wrong in it.
+TaskGraph read_task_graph_text(const std::string& text, const std::string& file,
+                               const topo::Topology& topology, LinkRates rates = LinkRates::line);
 
 TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology,
                           LinkRates rates = LinkRates::line);

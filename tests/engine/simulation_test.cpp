@@ -30,6 +30,25 @@ TEST(Simulation, LoneFlowTakesLatencyPlusBytesOverBandwidth) {
   EXPECT_DOUBLE_EQ(tl.makespan_s, 5e-6 + 0.1);
 }
 
+TEST(Simulation, ChannelIntervalsCanBeLeftOutKeepingTotals) {
+  // Two 1 GB transfers one after the other on a 10 GB/s channel: busy 0..0.1 s and 0.1..0.2 s,
+  // which touch, so one interval [0, 0.2]; busy 0.2 s in all either way.
+  Simulation sim({10e9}, 2);
+  const PathId p = sim.add_path(Channels{0}, 0);
+  const TaskId a = sim.add_transfer(1e9, Shares{{p, 1.0}}, 0, 1, Ids{});
+  sim.add_transfer(1e9, Shares{{p, 1.0}}, 0, 1, Ids{a});
+  const Timeline with = sim.run();
+  ASSERT_EQ(with.channels[0].busy.size(), 1u);
+  EXPECT_DOUBLE_EQ(with.channels[0].busy[0].end_s, 0.2);  // 2 x 1e9 / 10e9
+  RunOptions options;
+  options.record_channel_intervals = false;
+  const Timeline without = sim.run(options);
+  EXPECT_TRUE(without.channels[0].busy.empty());
+  EXPECT_DOUBLE_EQ(without.channels[0].busy_s, 0.2);
+  EXPECT_DOUBLE_EQ(without.channels[0].bytes, 2e9);
+  EXPECT_EQ(without.gpu_comm[0].size(), 2u);  // per-GPU intervals stay
+}
+
 TEST(Simulation, SeedTenGigabytesOverPcieAndNvlink) {
   // 10 GB at 32 GB/s = 0.3125 s; at 300 GB/s = 0.0333.. s.
   Simulation sim({kPcie4x16_Bps, kNvlink3_Bps}, 2);

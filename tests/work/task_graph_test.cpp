@@ -6,6 +6,9 @@
 #include <random>
 #include <string>
 
+#include "sim/coll/algorithm_registry.hpp"
+#include "sim/coll/collective_sim.hpp"
+#include "sim/coll/communicator.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/schema_check.hpp"
 #include "sim/engine/summary.hpp"
@@ -192,7 +195,7 @@ TEST(TaskGraph, RejectsADuplicateId) {
 TEST(TaskGraph, RejectsAnUnknownKindOrField) {
   EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "kind": "sleep"}]})"),
             "graph.json: at /tasks/0/kind: task \"a\": unknown kind \"sleep\"; expected one of: "
-            "compute, transfer, delay, barrier");
+            "compute, transfer, delay, barrier, collective");
   EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "kind": "barrier", "gpu": "gpu0"}]})"),
             "graph.json: at /tasks/0/gpu: task \"a\": unknown field \"gpu\"; expected one of: "
             "id, kind, deps, note");
@@ -202,6 +205,129 @@ TEST(TaskGraph, RejectsComputeOnANonGpu) {
   EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "kind": "compute", "gpu": "cpu0",
       "duration": "1 ms"}]})"),
             "graph.json: at /tasks/0/gpu: task \"a\": \"cpu0\" is not a GPU");
+}
+
+// A collective task runs as the same request run alone would (sim/coll's simulate_collective),
+// here an all-reduce of 1 GB over gpu0 and gpu1 on PCIe, with the link payload rates that
+// collectives use.
+TEST(TaskGraphCollective, RunsAsTheCollectiveAlone) {
+  const topo::Topology t = test_machine();
+  const TaskGraph g = parse_task_graph(
+      parse_json_text(R"({"tasks": [{"id": "ar", "kind": "collective", "op": "all_reduce",
+          "bytes": "1 GB", "gpus": ["gpu0", "gpu1"], "protocol": "Simple"}]})",
+                      "graph.json"),
+      "graph.json", t, LinkRates::payload);
+  const coll::Communicator comm(t, {*t.find("gpu0"), *t.find("gpu1")});
+  coll::Request r;
+  r.op = coll::Op::all_reduce;
+  r.size_bytes = 1e9;
+  r.protocol = coll::Protocol::simple;
+  const coll::Outcome alone = coll::simulate_collective(comm, r);
+  const engine::Timeline tl = g.simulation.run();
+  EXPECT_NEAR(tl.makespan_s, alone.time_s, 1e-12 * alone.time_s);
+  // The last of its tasks carries its id; the others are numbered after it.
+  EXPECT_EQ(g.task_names.back(), "ar");
+  EXPECT_EQ(g.task_names.front(), "ar#0");
+  ASSERT_EQ(g.comm_ops.size(), 1u);
+  EXPECT_EQ(g.comm_ops[0].first_task, 0u);
+  EXPECT_EQ(g.comm_ops[0].last_task, g.simulation.task_count() - 1);
+  EXPECT_EQ(g.comm_ops[0].gpus, (std::vector<int>{0, 1}));
+  // Communication on both GPUs is the whole collective: nothing else runs.
+  const engine::Names names{g.task_names, g.gpu_names, channel_names(g, t)};
+  ASSERT_EQ(names.channels.size(), g.simulation.channel_count());
+  const engine::Summary s = engine::summarize(g.simulation, tl, names, g.comm_ops);
+  EXPECT_DOUBLE_EQ(s.gpus[0].comm_s, tl.makespan_s);
+  EXPECT_DOUBLE_EQ(s.gpus[1].comm_s, tl.makespan_s);
+}
+
+TEST(TaskGraphCollective, DependenciesWaitForItsEnd) {
+  // 1 ms of compute on gpu0, then the all-reduce, then 2 ms on gpu1: 1 ms + collective + 2 ms.
+  const topo::Topology t = test_machine();
+  const TaskGraph g = parse(R"({"tasks": [
+      {"id": "c0", "kind": "compute", "gpu": "gpu0", "duration": "1 ms"},
+      {"id": "ar", "kind": "collective", "op": "all_gather", "bytes": 1000000,
+       "gpus": ["gpu1", "gpu0"], "deps": ["c0"]},
+      {"id": "c1", "kind": "compute", "gpu": "gpu1", "duration": "2 ms", "deps": ["ar"]}]})",
+                            t);
+  const coll::Communicator comm(t, {*t.find("gpu1"), *t.find("gpu0")});
+  coll::Request r;
+  r.op = coll::Op::all_gather;
+  r.size_bytes = 1e6;
+  // The graph's links run at line rate; the collective alone at payload rate: rebuild the
+  // graph's expectation from its own tasks instead, end of c1 = start of c1 + 2 ms, start of
+  // c1 = end of the collective, start of the collective = 1 ms.
+  const engine::Timeline tl = g.simulation.run();
+  const engine::TaskId c1 = static_cast<engine::TaskId>(g.simulation.task_count() - 1);
+  const engine::TaskId ar = c1 - 1;
+  EXPECT_EQ(g.task_names[c1], "c1");
+  EXPECT_EQ(g.task_names[ar], "ar");
+  EXPECT_DOUBLE_EQ(tl.task_start_s[1], 1e-3);  // the collective's first task, after c0
+  EXPECT_DOUBLE_EQ(tl.task_start_s[c1], tl.task_end_s[ar]);
+  EXPECT_DOUBLE_EQ(tl.makespan_s, tl.task_end_s[ar] + 2e-3);
+  EXPECT_GT(tl.task_end_s[ar], 1e-3);
+}
+
+TEST(TaskGraphCollective, RejectsEveryBadField) {
+  const auto collective = [](const std::string& fields) {
+    return R"({"tasks": [{"id": "ar", "kind": "collective", )" + fields + "}]}";
+  };
+  const std::string ok_gpus = R"("gpus": ["gpu0", "gpu1"])";
+  EXPECT_EQ(error_of(collective(R"("op": "allreduce", "bytes": 1, )" + ok_gpus)),
+            "graph.json: at /tasks/0/op: task \"ar\": unknown op \"allreduce\"; expected one of: "
+            "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
+  EXPECT_NE(error_of(collective(R"("bytes": 1, )" + ok_gpus)).find("graph.json: at /tasks/0"),
+            std::string::npos);
+  EXPECT_EQ(error_of(collective(R"("op": "all_reduce", "bytes": 0, )" + ok_gpus)),
+            "graph.json: at /tasks/0/bytes: task \"ar\": bytes must be positive, got 0");
+  EXPECT_EQ(error_of(collective(R"("op": "all_reduce", "bytes": 1, "gpus": ["gpu0"])")),
+            "graph.json: at /tasks/0/gpus: task \"ar\": a collective needs at least 2 GPUs, got 1");
+  EXPECT_NE(error_of(collective(R"("op": "all_reduce", "bytes": 1, "gpus": "gpu0")"))
+                .find("graph.json: at /tasks/0/gpus"),
+            std::string::npos);
+  EXPECT_EQ(error_of(collective(R"("op": "all_reduce", "bytes": 1, "gpus": ["gpu0", "gpu7"])")),
+            "graph.json: at /tasks/0/gpus/1: task \"ar\": unknown endpoint \"gpu7\": no such node "
+            "in topology \"test-box\"");
+  EXPECT_EQ(error_of(collective(R"("op": "all_reduce", "bytes": 1, "gpus": ["gpu0", "cpu0"])")),
+            "graph.json: at /tasks/0/gpus/1: task \"ar\": \"cpu0\" is not a GPU");
+  EXPECT_EQ(error_of(collective(R"("op": "all_reduce", "bytes": 1, "gpus": ["gpu0", "gpu0"])")),
+            "graph.json: at /tasks/0/gpus/1: task \"ar\": GPU \"gpu0\" is listed twice");
+  EXPECT_NE(
+      error_of(collective(R"("op": "all_reduce", "bytes": 1, "algorithm": "ring", )" + ok_gpus))
+          .find("graph.json: at /tasks/0/algorithm: task \"ar\": "),
+      std::string::npos);
+  EXPECT_EQ(
+      error_of(collective(R"("op": "all_reduce", "bytes": 1, "protocol": "simple", )" + ok_gpus)),
+      "graph.json: at /tasks/0/protocol: task \"ar\": unknown protocol \"simple\"; expected one "
+      "of LL, LL128, Simple (spelled exactly so)");
+  EXPECT_EQ(error_of(collective(R"("op": "all_reduce", "bytes": 1, "src": "gpu0", )" + ok_gpus)),
+            "graph.json: at /tasks/0/src: task \"ar\": unknown field \"src\"; expected one of: id, "
+            "kind, deps, op, bytes, gpus, algorithm, protocol, note");
+  // gpu2 is connected to nothing.
+  EXPECT_NE(error_of(collective(R"("op": "all_reduce", "bytes": 1, "gpus": ["gpu0", "gpu2"])"))
+                .find("graph.json: at /tasks/0/gpus: task \"ar\": these GPUs cannot all reach each "
+                      "other: no route between"),
+            std::string::npos);
+  // NVLS needs NVSwitch multicast; these GPUs are on PCIe.
+  EXPECT_NE(
+      error_of(collective(R"("op": "all_reduce", "bytes": 1, "algorithm": "NVLS", )" + ok_gpus))
+          .find("graph.json: at /tasks/0/algorithm: task \"ar\": no way to run all_reduce on these "
+                "GPUs: "),
+      std::string::npos);
+}
+
+TEST(TaskGraphSchema, CollectiveNamesAreTheRegistrys) {
+  const Json schema = read_json_file(testing::source_dir() + "/docs/task-graph.schema.json");
+  const Json* branch = nullptr;
+  for (const Json& b : schema["definitions"]["task"]["oneOf"]) {
+    if (b["properties"]["kind"].value("const", "") == "collective") branch = &b;
+  }
+  ASSERT_NE(branch, nullptr);
+  const Json& p = (*branch)["properties"];
+  EXPECT_EQ(p["op"]["enum"].get<std::vector<std::string>>(), coll::op_names());
+  EXPECT_EQ(p["algorithm"]["enum"].get<std::vector<std::string>>(),
+            coll::AlgorithmRegistry::builtin().names());
+  EXPECT_EQ(p["protocol"]["enum"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"LL", "LL128", "Simple"}));
 }
 
 TEST(TaskGraph, ShippedSeedExampleLoads) {
@@ -243,6 +369,36 @@ TEST(RunGraphCli, SeedOnShippedMachine) {
   // 0.1 + 0.3125 plus the machine's PCIe hop latencies (well under a microsecond).
   EXPECT_NE(r.out.find("run,,makespan_s,0.4125"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("gpu,gpu0,comm_s,0.3125"), std::string::npos) << r.out;
+}
+
+TEST(RunGraphCli, ListsTasksOnlyWhenAskedOrSmall) {
+  const std::string graph = testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json";
+  const std::string run = "run-graph '" + graph + "' --topology a10-4x-pcie";
+  // auto: 2 tasks, at most 10,000, so listed.
+  auto r = testing::run_linksim(run);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ntasks\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gradient  transfer"), std::string::npos) << r.out;
+  r = testing::run_linksim(run + " --tasks none");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("tasks"), std::string::npos) << r.out;
+  // 0.1 + 10e9 / 32e9 = 0.4125 s plus sub-microsecond hop latencies, to 3 digits.
+  EXPECT_NE(r.out.find("makespan: 413 ms"), std::string::npos) << r.out;
+  r = testing::run_linksim(run + " --tasks none --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("task,"), std::string::npos) << r.out;
+  r = testing::run_linksim(run + " --tasks all --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"backward\""), std::string::npos) << r.out;
+}
+
+TEST(RunGraphCli, RefusesAnUnknownTasksChoice) {
+  const std::string graph = testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json";
+  const auto r =
+      testing::run_linksim("run-graph '" + graph + "' --topology a10-4x-pcie --tasks some");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--tasks"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 TEST(RunGraphCli, BadGraphExitsWithCode2) {
