@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 
 #include "sim/core/error.hpp"
@@ -82,10 +83,7 @@ Json apply_link_overrides(const Json& document, const std::string& file,
                           const std::vector<LinkOverride>& overrides,
                           const CalibrationProvenance& provenance) {
   const JsonView root(document, file);
-  if (root.has("base")) {
-    root.at("base").fail(
-        "a machine with \"base\" takes its links from another file: calibrate that file instead");
-  }
+  if (root.has("base")) root.at("base").fail("expected a self-contained machine (no \"base\")");
   std::map<topo::LinkId, const LinkOverride*> by_link;
   for (const auto& o : overrides)
     by_link[o.link] = &o;
@@ -135,6 +133,40 @@ Json apply_link_overrides(const Json& document, const std::string& file,
   for (const auto& s : provenance.notes)
     notes.push_back(s);
   out["notes"] = std::move(notes);
+  return out;
+}
+
+Json self_contained_document(const Json& document, const std::string& file) {
+  const JsonView root(document, file);
+  if (!root.has("base")) return document;
+  const std::filesystem::path base_path =
+      std::filesystem::path(file).parent_path() / root.at("base").as_string();
+  if (!std::filesystem::exists(base_path)) {
+    root.at("base").fail(fmt::format("base machine \"{}\" not found (looked for {})",
+                                     root.at("base").as_string(), base_path.string()));
+  }
+  Json out = self_contained_document(read_json_file(base_path.string()), base_path.string());
+  if (document.contains("replace_models")) {
+    for (auto& node : out["nodes"]) {
+      if (!node.contains("model") || !node["model"].is_string()) continue;
+      const std::string model = node["model"];
+      if (document["replace_models"].contains(model)) {
+        node["model"] = document["replace_models"][model];
+      }
+    }
+  }
+  for (const auto& [key, value] : document.items()) {
+    if (key == "base" || key == "replace_models") continue;
+    if ((key == "sources" || key == "notes") && out.contains(key) && out[key].is_array()) {
+      for (const auto& item : value)
+        out[key].push_back(item);
+    } else {
+      out[key] = value;
+    }
+  }
+  out["notes"].push_back(fmt::format(
+      "Self-contained: the nodes and links of base \"{}\"{}.", root.at("base").as_string(),
+      document.contains("replace_models") ? " with replace_models applied" : ""));
   return out;
 }
 

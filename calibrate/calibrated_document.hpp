@@ -20,12 +20,19 @@ struct CalibrationProvenance {
   std::vector<std::string> notes;    // fit quality, date, what was not fitted
 };
 
-// `document` is the file `topology` was parsed from (`file` names it in errors). Throws
-// InputError for a document with "base" (calibrate the base machine's file instead).
+// `document` is the file `topology` was parsed from (`file` names it in errors), without
+// "base" (self_contained_document first).
 Json apply_link_overrides(const Json& document, const std::string& file,
                           const topo::Topology& topology,
                           const std::vector<LinkOverride>& overrides,
                           const CalibrationProvenance& provenance);
+
+// A machine file that stands alone: a document with "base" (docs/topology-format.md) becomes
+// its base's nodes, links and gpu_models, followed up the chain, with "replace_models" applied
+// to the GPU nodes and this file's own fields (title, description, instance, calibration, ...)
+// on top; "sources" and "notes" are the base's followed by this file's. A document without
+// "base" comes back unchanged. The base is read relative to `file` (InputError if missing).
+Json self_contained_document(const Json& document, const std::string& file);
 
 // "13.2 GB/s", "3.69 us": 6 significant digits, so the written figure is the fitted one.
 std::string format_bandwidth_field(double bandwidth_Bps);

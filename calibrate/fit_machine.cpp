@@ -108,8 +108,10 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
   FitMachineResult result;
   const std::string topo_path =
       options.topology_document ? options.topology : topo::resolve_topology_path(options.topology);
-  const Json document =
-      options.topology_document ? *options.topology_document : read_json_file(topo_path);
+  // A machine with "base" is calibrated as the self-contained machine it stands for.
+  const Json document = self_contained_document(
+      options.topology_document ? *options.topology_document : read_json_file(topo_path),
+      topo_path);
   const topo::Topology base = topo::parse_topology(document, topo_path);
   const topo::Router base_router(base);
 
@@ -123,15 +125,21 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
     if (options.progress) options.progress(++steps_done, steps);
   };
   for (const auto& log : options.logs) {
-    const std::string bytes = read_text_file(log.path);
+    // An nccl-tests log may come as FILE:BINARY.
+    const NcclTestsLogArgument arg = log.format == LogFormat::nccl_tests
+                                         ? split_nccl_tests_log_argument(log.path)
+                                         : NcclTestsLogArgument{log.path, ""};
+    const std::string bytes = read_text_file(arg.path);
     provenance.sources.push_back(fmt::format("{} log {} ({} bytes, fnv1a64 {})",
-                                             to_string(log.format), log.path, bytes.size(),
+                                             to_string(log.format), arg.path, bytes.size(),
                                              fnv1a64_hex(bytes)));
     if (log.format == LogFormat::nccl_tests) {
-      auto nccl = import_nccl_tests(bytes, log.path, import_options);
+      ImportOptions nccl_options = import_options;
+      nccl_options.nccl_tests_binary = arg.binary;
+      auto nccl = import_nccl_tests(bytes, arg.path, nccl_options);
       NcclSummary summary;
       summary.op = nccl.op;
-      summary.source = log.path;
+      summary.source = arg.path;
       summary.ranks = nccl.ranks;
       summary.avg_bus_bandwidth_Bps = nccl.avg_bus_bandwidth_Bps;
       std::vector<Sample> samples;

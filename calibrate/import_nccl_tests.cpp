@@ -1,9 +1,11 @@
 #include "calibrate/import_nccl_tests.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "calibrate/text_lines.hpp"
 #include "sim/coll/sweep.hpp"
@@ -91,7 +93,9 @@ const std::vector<std::string>& redop_names() {
 // The reader's state across lines; one method per kind of line.
 class Reader {
  public:
-  Reader(const std::string& file, const ImportOptions& options) : file_(file), options_(options) {}
+  Reader(const std::string& file, const ImportOptions& options) : file_(file), options_(options) {
+    log_.op = options.nccl_tests_binary;
+  }
 
   void line(int number, const std::string& raw);
   NcclTestsLog finish();
@@ -119,9 +123,21 @@ class Reader {
   std::vector<RowShape> shapes_;
 };
 
+// linksim's nccl-tests printout: the old layout's first line, or its rank lines, which number
+// PCI buses from rank 0 at 0000:00:00, where a real GPU never sits (bus 0 is the root complex).
+bool is_linksim_printout(const std::string& text) {
+  return contains(text, "linksim simulation of nccl-tests") ||
+         (starts_with(text, "#  Rank") && contains(text, " device  0 [0000:00:00] "));
+}
+
 void Reader::line(int number, const std::string& raw) {
   const std::string text = trim(raw);
   if (text.empty()) return;
+  if (is_linksim_printout(raw)) {
+    throw InputError(file_, line_location(number),
+                     "this is linksim's own nccl-tests output (a simulation), not a measurement: "
+                     "fit needs a log from a real run");
+  }
   if (log_.op.empty() && header_line_ == 0) log_.op = find_binary(text);
   if (starts_with(text, "#")) {
     const auto cells = split_cells(text.substr(1));
@@ -338,6 +354,7 @@ NcclTestsLog Reader::finish() {
 
 NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
                                const ImportOptions& options) {
+  if (starts_with(trim(text), "{")) return import_nccl_tests_json(text, file, options);
   Reader reader(file, options);
   for (const auto& [number, raw] : split_lines(text))
     reader.line(number, raw);
@@ -345,7 +362,25 @@ NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
 }
 
 NcclTestsLog import_nccl_tests_file(const std::string& path, const ImportOptions& options) {
-  return import_nccl_tests(read_text_file(path), path, options);
+  const NcclTestsLogArgument arg = split_nccl_tests_log_argument(path);
+  ImportOptions o = options;
+  if (!arg.binary.empty()) o.nccl_tests_binary = arg.binary;
+  return import_nccl_tests(read_text_file(arg.path), arg.path, o);
+}
+
+NcclTestsLogArgument split_nccl_tests_log_argument(const std::string& argument) {
+  const auto colon = argument.rfind(':');
+  std::error_code ec;
+  if (colon == std::string::npos || std::filesystem::exists(argument, ec)) return {argument, ""};
+  const std::string binary = argument.substr(colon + 1);
+  const auto& names = nccl_tests_binaries();
+  if (std::find(names.begin(), names.end(), binary) == names.end()) {
+    throw InputError(argument.substr(0, colon), "",
+                     fmt::format("\"{}\" after the colon is not an nccl-tests binary; expected "
+                                 "one of {}",
+                                 binary, fmt::join(names, ", ")));
+  }
+  return {argument.substr(0, colon), binary};
 }
 
 }  // namespace linksim::calibrate

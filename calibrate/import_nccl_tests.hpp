@@ -26,12 +26,27 @@ struct NcclTestsLog {
 // The nccl-tests binaries linksim knows, e.g. "all_reduce_perf".
 const std::vector<std::string>& nccl_tests_binaries();
 
-// `text` came from `file`. The binary is taken from the log (a command line or "# Collective
-// test starting:" line naming "<op>_perf"), else from the file name. Throws InputError naming
-// the file and line for a truncated log (no footer), a row with missing or non-numeric cells, a
-// second run in the same file, or a rank count the machine cannot have.
+// `text` came from `file`: nccl-tests' printout, or its -J JSON file (text starting "{").
+// The binary is options.nccl_tests_binary when set, else taken from the log (a command line or
+// "# Collective test starting:" line naming "<op>_perf"; the JSON's "args"), else from the file
+// name. Throws InputError naming the file and line for a truncated log (no footer), a row with
+// missing or non-numeric cells, a second run in the same file, a rank count the machine cannot
+// have, or linksim's own simulated output (which is not a measurement).
 NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
                                const ImportOptions& options = {});
 NcclTestsLog import_nccl_tests_file(const std::string& path, const ImportOptions& options = {});
+
+// The -J reader behind import_nccl_tests (import_nccl_tests_json.cpp).
+NcclTestsLog import_nccl_tests_json(const std::string& text, const std::string& file,
+                                    const ImportOptions& options);
+
+// A log argument: "FILE" or "FILE:BINARY" (e.g. run3.log:all_reduce_perf), the binary naming
+// which nccl-tests binary wrote a log whose name and text do not say. A FILE that exists as
+// given is taken whole, colon and all.
+struct NcclTestsLogArgument {
+  std::string path;
+  std::string binary;  // empty when not given
+};
+NcclTestsLogArgument split_nccl_tests_log_argument(const std::string& argument);
 
 }  // namespace linksim::calibrate

@@ -39,9 +39,11 @@ def predict(cluster, nic_us):
         json.dump(doc, f)
     try:
         for s in sizes:
-            text = subprocess.run([LINKSIM, "nccl-tests", "all_reduce_perf", "-t", f.name,
-                                   "-b", str(s), "-e", str(s)], capture_output=True, text=True,
-                                  check=True).stdout
+            # The reference runs are mpirun ... -g 1 on every GPU (8 a host on these clusters).
+            ranks = str(doc["cluster"]["nodes"] * 8)
+            text = subprocess.run([LINKSIM, "nccl-tests", "--topology", f.name, "--np", ranks,
+                                   "all_reduce_perf", "-b", str(s), "-e", str(s), "-g", "1"],
+                                  capture_output=True, text=True, check=True).stdout
             row = [l for l in text.splitlines() if l.strip() and not l.startswith("#")][0]
             out[s] = float(row.split()[5])
     finally:

@@ -42,10 +42,13 @@ void register_fit(CLI::App& app) {
   auto args = std::make_shared<FitArgs>();
   auto* cmd = app.add_subcommand(
       "fit", "Fit link latency and bandwidth from measurement logs and write a calibrated machine");
-  cmd->add_option("--topology", args->topology, "Machine to calibrate (file or shipped name)")
+  cmd->add_option("--topology", args->topology,
+                  "Machine to calibrate (file or shipped name; one with \"base\" is written "
+                  "self-contained)")
       ->required();
   cmd->add_option("--nccl-tests", args->nccl,
-                  "nccl-tests output: fits per-operation latency and efficiency scales and the "
+                  "nccl-tests output (the printout or its -J JSON, any file name; FILE:BINARY "
+                  "names the binary): fits per-operation latency and efficiency scales and the "
                   "host launch cost");
   cmd->add_option("--p2p", args->p2p, "p2pBandwidthLatencyTest output");
   cmd->add_option("--bandwidth-test", args->bandwidth, "bandwidthTest output");

@@ -13,7 +13,7 @@ struct OpName {
   Op op;
   std::string_view name;
 };
-constexpr std::array<OpName, 7> kOps{{
+constexpr std::array<OpName, 11> kOps{{
     {Op::all_reduce, "all_reduce"},
     {Op::all_gather, "all_gather"},
     {Op::reduce_scatter, "reduce_scatter"},
@@ -21,6 +21,10 @@ constexpr std::array<OpName, 7> kOps{{
     {Op::reduce, "reduce"},
     {Op::alltoall, "alltoall"},
     {Op::sendrecv, "sendrecv"},
+    {Op::scatter, "scatter"},
+    {Op::gather, "gather"},
+    {Op::alltoallv, "alltoallv"},
+    {Op::hypercube, "hypercube"},
 }};
 
 std::string lower(std::string_view s) {
@@ -116,10 +120,14 @@ double busbw_factor(Op op, int n) {
     case Op::all_gather:
     case Op::reduce_scatter:
     case Op::alltoall:
+    case Op::scatter:
+    case Op::gather:
+    case Op::alltoallv:
       return (dn - 1) / dn;
     case Op::broadcast:
     case Op::reduce:
     case Op::sendrecv:
+    case Op::hypercube:
       return 1.0;
   }
   return 1.0;

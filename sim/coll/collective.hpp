@@ -9,7 +9,22 @@
 
 namespace linksim::coll {
 
-enum class Op { all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv };
+// The last four are nccl-tests binaries NCCL runs as grouped sends and receives: scatter and
+// gather from and to a root, alltoallv (nccl-tests' distance-weighted pattern) and hypercube
+// (an all-gather by recursive doubling).
+enum class Op {
+  all_reduce,
+  all_gather,
+  reduce_scatter,
+  broadcast,
+  reduce,
+  alltoall,
+  sendrecv,
+  scatter,
+  gather,
+  alltoallv,
+  hypercube
+};
 enum class Protocol { ll, ll128, simple };
 
 // Names one collective algorithm: a plug-in of the registry (algorithm_registry.hpp), by its
@@ -54,8 +69,9 @@ std::optional<Op> op_from_nccl_tests_binary(std::string_view binary);
 std::string nccl_tests_binary(Op op);
 std::vector<std::string> nccl_tests_binaries();
 
-// nccl-tests' bus bandwidth factor for n ranks (doc/PERFORMANCE.md): all_reduce 2(n-1)/n;
-// all_gather, reduce_scatter, alltoall (n-1)/n; broadcast, reduce, sendrecv 1.
+// nccl-tests' bus bandwidth factor for n ranks (doc/PERFORMANCE.md and src/<op>.cu *GetBw @
+// a0b82b22): all_reduce 2(n-1)/n; all_gather, reduce_scatter, alltoall, scatter, gather,
+// alltoallv (n-1)/n; broadcast, reduce, sendrecv, hypercube 1.
 double busbw_factor(Op op, int n);
 
 }  // namespace linksim::coll

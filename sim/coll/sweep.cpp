@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sim/coll/host_launch_cost.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/uncertainty.hpp"
 
@@ -22,39 +23,131 @@ int dtype_bytes(const std::string& dtype) {
 }
 
 std::optional<double> parse_nccl_size(const std::string& text) {
-  if (text.empty()) return std::nullopt;
+  // common.cu parsesize: sscanf(value, "%lf %1s") -- leading blanks, a number, optional blanks
+  // and one letter read (anything after it ignored).
+  const std::size_t begin = text.find_first_not_of(" \t");
+  if (begin == std::string::npos) return std::nullopt;
   std::size_t used = 0;
   double v = 0;
   try {
-    v = std::stod(text, &used);
+    v = std::stod(text.substr(begin), &used);
   } catch (const std::exception&) {
     return std::nullopt;
   }
-  std::string suffix = text.substr(used);
+  const std::string rest = text.substr(begin + used);
+  const std::size_t letter = rest.find_first_not_of(" \t");
   double mult = 1;
-  if (suffix == "K" || suffix == "k")
-    mult = 1024.0;
-  else if (suffix == "M" || suffix == "m")
-    mult = 1024.0 * 1024;
-  else if (suffix == "G" || suffix == "g")
-    mult = 1024.0 * 1024 * 1024;
-  else if (!suffix.empty())
-    return std::nullopt;
+  if (letter != std::string::npos) {
+    switch (rest[letter]) {
+      case 'K':
+      case 'k':
+        mult = 1024.0;
+        break;
+      case 'M':
+      case 'm':
+        mult = 1024.0 * 1024;
+        break;
+      case 'G':
+      case 'g':
+        mult = 1024.0 * 1024 * 1024;
+        break;
+      default:
+        return std::nullopt;
+    }
+  }
   if (!(v >= 0) || !std::isfinite(v)) return std::nullopt;
   return std::floor(v * mult);
 }
 
+PacedTime pace_like_nccl_tests(double op_time_s, double per_gpu_launch_s, const LaunchPacing& p) {
+  const double g = std::max(p.gpus_per_thread, 1);
+  const double n = std::max(p.iterations, 1);
+  const double m = std::max(p.agg_iters, 1);
+  const double host_s = g * std::max(per_gpu_launch_s, 0.0);
+  PacedTime out{op_time_s, host_s / m, false};
+  if (op_time_s <= 0) return out;
+  if (p.graph_launches > 0) {
+    const double k = p.graph_launches;
+    const double gpu_s = n * m * op_time_s;
+    out.host_bound = host_s > gpu_s;
+    out.time_s = (k * std::max(host_s, gpu_s) + std::min(host_s, gpu_s)) / (k * n * m);
+    out.cpu_time_s = host_s / (n * m);
+    return out;
+  }
+  const double gpu_s = m * op_time_s;
+  out.host_bound = host_s > gpu_s;
+  if (p.blocking > 0) {
+    out.time_s = (host_s + gpu_s) / m;
+    out.cpu_time_s = out.time_s;
+    return out;
+  }
+  out.time_s = (n * std::max(host_s, gpu_s) + std::min(host_s, gpu_s)) / (n * m);
+  return out;
+}
+
 Outcome with_host_launch_floor(Outcome o, const topo::Topology& machine, int gpus_per_thread,
                                int iterations, double size_bytes) {
-  const double launch_s = gpus_per_thread * machine.host_launch.per_gpu_s;
-  if (launch_s <= 0 || o.time_s <= 0) return o;
-  const double n = std::max(iterations, 1);
-  const double t = std::max(launch_s, o.time_s) + std::min(launch_s, o.time_s) / n;
-  o.host_bound = launch_s > o.time_s;
+  LaunchPacing pacing;
+  pacing.gpus_per_thread = gpus_per_thread;
+  pacing.iterations = iterations;
+  const PacedTime paced = pace_like_nccl_tests(o.time_s, machine.host_launch.per_gpu_s, pacing);
+  const double t = paced.time_s;
+  o.host_bound = paced.host_bound;
+  if (t == o.time_s) return o;
   o.busbw_Bps *= o.time_s / t;
   o.time_s = t;
   o.algbw_Bps = size_bytes / t;
   return o;
+}
+
+NcclTestsSizes nccl_tests_sizes(Op op, double swept_bytes, int type_bytes, int n) {
+  NcclTestsSizes out;
+  const long long ts = type_bytes;
+  const long long count = static_cast<long long>(swept_bytes) / ts;
+  // Ops whose count is per rank: each rank's part rounded down to 16 bytes.
+  const long long align = std::max<long long>(1, 16 / ts);
+  const long long base = (count / n) & ~(align - 1);
+  switch (op) {
+    case Op::all_reduce:
+    case Op::broadcast:
+    case Op::reduce:
+    case Op::sendrecv:
+      out.count = count;
+      out.size_bytes = static_cast<double>(count * ts);
+      out.algbw_bytes = out.size_bytes;
+      break;
+    case Op::all_gather:
+    case Op::reduce_scatter:
+    case Op::alltoall:
+    case Op::scatter:
+    case Op::gather:
+      out.count = base;
+      out.size_bytes = static_cast<double>(base * n * ts);
+      out.algbw_bytes = out.size_bytes;
+      break;
+    case Op::hypercube:
+      out.count = base;
+      out.size_bytes = static_cast<double>(base * n * ts);
+      out.algbw_bytes = static_cast<double>(base * ts * (n - 1));
+      break;
+    case Op::alltoallv: {
+      // alltoallv.cu AlltoAllvComputeMaxCounts: rank 0's distance-weighted shares of the
+      // total base n ts, each rounded down to 16 bytes, summed in elements.
+      const double total = static_cast<double>(base * n * ts);
+      long long elements = 0;
+      for (int d = 0; d < n; ++d) {
+        const long long bytes = n == 1 ? static_cast<long long>(total)
+                                       : static_cast<long long>(d * total / (n * (n - 1) / 2.0));
+        elements += (bytes & ~15LL) / ts;
+      }
+      out.count = base;
+      out.size_bytes = static_cast<double>(elements * ts);
+      out.algbw_bytes = out.size_bytes;
+      break;
+    }
+  }
+  out.request_bytes = out.size_bytes;
+  return out;
 }
 
 std::size_t sweep_row_count(const SweepSpec& spec) {
@@ -112,40 +205,41 @@ std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec)
   validate_sweep_spec(spec);
   const int type_bytes = dtype_bytes(spec.dtype);
   const int n = comm.size();
-  const bool per_rank =
-      spec.op == Op::all_gather || spec.op == Op::reduce_scatter || spec.op == Op::alltoall;
-  const bool reduces =
-      spec.op == Op::all_reduce || spec.op == Op::reduce_scatter || spec.op == Op::reduce;
-  const bool rooted = spec.op == Op::broadcast || spec.op == Op::reduce;
+  const bool reduces = spec.op == Op::all_reduce || spec.op == Op::reduce_scatter ||
+                       spec.op == Op::reduce || spec.op == Op::sendrecv;
+  const bool rooted = spec.op == Op::broadcast || spec.op == Op::reduce || spec.op == Op::scatter ||
+                      spec.op == Op::gather;
+  LaunchPacing pacing = spec.pacing;
+  if (pacing.gpus_per_thread <= 0) pacing.gpus_per_thread = n;
+  const double launch_s = host_launch_per_gpu_s(comm.topology());
   std::vector<SweepRow> rows;
   const std::size_t total_rows = spec.progress ? sweep_row_count(spec) : 0;
   for (double size = spec.min_bytes; size <= spec.max_bytes;
        size = spec.step_factor > 1 ? size * spec.step_factor : size + spec.step_bytes) {
     SweepRow row;
-    long long count = static_cast<long long>(size) / type_bytes;
-    if (per_rank) {
-      // common.cu: each rank's part is rounded down to 16 bytes.
-      const long long align = std::max(1, 16 / type_bytes);
-      count = (count / n) & ~(align - 1);
-      row.size_bytes = static_cast<double>(count) * n * type_bytes;
-    } else {
-      row.size_bytes = static_cast<double>(count) * type_bytes;
-    }
-    row.count = count;
+    const NcclTestsSizes sizes = nccl_tests_sizes(spec.op, size, type_bytes, n);
+    row.size_bytes = sizes.size_bytes;
+    row.count = sizes.count;
     row.type = spec.dtype;
-    row.redop = reduces ? spec.redop : "none";
+    // sendrecv.cu passes the reduction's name, though nothing is reduced; hypercube.cu "".
+    row.redop = reduces ? spec.redop : spec.op == Op::hypercube ? "" : "none";
     row.root = rooted ? spec.root : -1;
     Request request;
     request.op = spec.op;
-    request.size_bytes = row.size_bytes;
+    request.size_bytes = sizes.request_bytes;
     request.root = spec.root;
     request.algorithm = spec.algorithm;
     request.protocol = spec.protocol;
     request.allowed_algorithms = spec.allowed_algorithms;
     request.allowed_protocols = spec.allowed_protocols;
-    row.outcome = with_host_launch_floor(simulate_collective(comm, request), comm.topology(),
-                                         spec.gpus_per_thread > 0 ? spec.gpus_per_thread : n,
-                                         spec.iterations, row.size_bytes);
+    Outcome o = simulate_collective(comm, request);
+    const PacedTime paced = pace_like_nccl_tests(o.time_s, launch_s, pacing);
+    o.time_s = paced.time_s;
+    o.host_bound = paced.host_bound;
+    row.cpu_time_s = paced.cpu_time_s;
+    o.algbw_Bps = o.time_s > 0 ? sizes.algbw_bytes / o.time_s : 0;
+    o.busbw_Bps = o.algbw_Bps * busbw_factor(spec.op, n);
+    row.outcome = o;
     rows.push_back(std::move(row));
     if (spec.progress) spec.progress(rows.size(), total_rows);
     if (size == 0) break;  // a zero start would never grow
@@ -161,14 +255,6 @@ std::optional<SweepRange> run_sweep_range(const topo::Topology& machine,
   out.slow = run_sweep(Communicator(topo::at_range_end(machine, topo::RangeEnd::slow), gpus), spec);
   out.fast = run_sweep(Communicator(topo::at_range_end(machine, topo::RangeEnd::fast), gpus), spec);
   return out;
-}
-
-double average_busbw_Bps(const std::vector<SweepRow>& rows) {
-  if (rows.empty()) return 0;
-  double sum = 0;
-  for (const auto& r : rows)
-    sum += 2 * r.outcome.busbw_Bps;  // out-of-place + in-place
-  return sum / (2.0 * static_cast<double>(rows.size()));
 }
 
 }  // namespace linksim::coll

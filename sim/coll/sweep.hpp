@@ -11,6 +11,18 @@
 
 namespace linksim::coll {
 
+// How nccl-tests launches the timed operations (src/common.cu BenchTime @a0b82b22): each of
+// `iterations` (-n) iterations is one group of `agg_iters` (-m) operations, launched by a thread
+// that drives `gpus_per_thread` (-g) GPUs; with `graph_launches` (-G) k > 0 all n x m are
+// captured once and the graph launched k times; `blocking` (-z) > 0 waits for each iteration.
+struct LaunchPacing {
+  int gpus_per_thread = 1;
+  int iterations = 20;
+  int agg_iters = 1;
+  int graph_launches = 0;
+  int blocking = 0;
+};
+
 struct SweepSpec {
   Op op = Op::all_reduce;
   double min_bytes = 32 * 1024 * 1024;  // nccl-tests defaults: -b 32M -e 32M
@@ -19,10 +31,9 @@ struct SweepSpec {
   double step_bytes = 1024 * 1024;  // -i
   std::string dtype = "float";
   std::string redop = "sum";
-  // GPUs one host thread drives (nccl-tests' nGpus, -g): every rank when 0, as in a single
-  // process run with -g N. Matters only on a machine with a known host launch cost.
-  int gpus_per_thread = 0;
-  int iterations = 20;  // -n
+  // How the timed operations are launched. pacing.gpus_per_thread 0 means every rank in one
+  // thread, as a single-process run with -g N.
+  LaunchPacing pacing{.gpus_per_thread = 0};
   int root = 0;
   std::optional<Algorithm> algorithm;
   std::optional<Protocol> protocol;
@@ -37,24 +48,54 @@ struct SweepRow {
   double size_bytes = 0;  // the "size" column
   long long count = 0;    // the "count" column (per-rank for all_gather, reduce_scatter, alltoall)
   std::string type;
-  std::string redop;  // "none" for ops that do not reduce
-  int root = -1;      // -1 for ops without a root
-  Outcome outcome;    // same for out-of-place and in-place: the simulator moves the same data
+  std::string redop;      // "none" for ops that do not reduce
+  int root = -1;          // -1 for ops without a root
+  Outcome outcome;        // same for out-of-place and in-place: the simulator moves the same data
+  double cpu_time_s = 0;  // nccl-tests -C's figure (pace_like_nccl_tests)
 };
 
 // Bytes per element of an nccl-tests dtype; 0 when unknown.
 int dtype_bytes(const std::string& dtype);
-// nccl-tests size arguments: "8", "1K", "8G" (K/M/G are powers of 1024); nullopt if invalid.
+// nccl-tests size arguments as its parsesize reads them (sscanf "%lf %1s"): a number and an
+// optional K/M/G (powers of 1024) of which only the first letter counts, so "8G" and "8GB" are
+// the same; nullopt if invalid.
 std::optional<double> parse_nccl_size(const std::string& text);
+
+// Time per operation nccl-tests reports when each operation takes `op_time_s` on the GPUs and
+// one launch takes `per_gpu_launch_s` per GPU on the host. One group (a thread's -m operations
+// on its g GPUs) costs the host H = g L (NCCL launches one kernel per GPU per group) and the
+// GPUs W = m T. Launches run ahead of the GPUs, so n iterations take n max(H, W) + min(H, W)
+// (a two-stage pipeline), divided by n m. Blocking (-z >= 1) waits after each iteration:
+// n (H + W). A CUDA graph (-G k) holds all n m operations: k launches of H against W = n m T.
+// `cpu_time_s` is -C's figure: the host's time in the launch loop before it waits for the
+// GPUs, per operation (H / m; H + W per iteration when blocking; k H with a graph).
+struct PacedTime {
+  double time_s = 0;
+  double cpu_time_s = 0;
+  bool host_bound = false;  // the host's stage is the longer one
+};
+PacedTime pace_like_nccl_tests(double op_time_s, double per_gpu_launch_s,
+                               const LaunchPacing& pacing);
 
 // nccl-tests' pace on a machine whose host launch cost is known (topo::HostLaunch): it times
 // `iterations` (-n) operations launched back to back and divides, so the GPUs' work T and the
 // host's launches overlap. One thread driving g GPUs launches an iteration every g x L (L the
 // per-GPU cost). Launch-bound, the total is n g L plus the last operation's T; GPU-bound, the
 // first launch g L plus n T. Per iteration: max(g L, T) + min(g L, T) / n. Returns `o` with
-// that applied (host_bound set when g L > T); unchanged when L is unknown (0).
+// that applied (host_bound set when g L > T); unchanged when the machine's L is unknown (0).
 Outcome with_host_launch_floor(Outcome o, const topo::Topology& machine, int gpus_per_thread,
                                int iterations, double size_bytes);
+
+// nccl-tests' per-rank element count (the "count" column), the "size" column and the bytes its
+// *GetBw divides by the time (src/<op>.cu *GetCollByteCount / *GetBw @a0b82b22), for a swept
+// size on n ranks of a type of `type_bytes`.
+struct NcclTestsSizes {
+  long long count = 0;
+  double size_bytes = 0;     // max(send bytes, receive bytes) of one rank
+  double request_bytes = 0;  // what the simulator moves (Request::size_bytes)
+  double algbw_bytes = 0;
+};
+NcclTestsSizes nccl_tests_sizes(Op op, double swept_bytes, int type_bytes, int n);
 
 // Bounds on what a sweep may ask for, so that a step factor of 1.000001 or a 1-byte step
 // cannot run without end.
@@ -85,8 +126,5 @@ struct SweepRange {
 std::optional<SweepRange> run_sweep_range(const topo::Topology& machine,
                                           const std::vector<topo::NodeId>& gpus,
                                           const SweepSpec& spec);
-
-// nccl-tests' footer figure: mean of every busbw printed (out-of-place and in-place).
-double average_busbw_Bps(const std::vector<SweepRow>& rows);
 
 }  // namespace linksim::coll

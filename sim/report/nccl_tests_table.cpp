@@ -1,11 +1,260 @@
 #include "sim/report/nccl_tests_table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/printf.h>
 #include <fmt/ranges.h>
 
 #include "sim/core/units.hpp"
 
 namespace linksim::report {
+namespace {
+
+// The printf formats below are nccl-tests' own (src/util.cu @a0b82b22), hence fmt::sprintf.
+
+constexpr const char* kVersion = "2.19.6";
+constexpr const char* kFixedTime = "1970-01-01 00:00:00";
+
+std::string preamble(const NcclTestsRun& r) {
+  std::string out;
+  out += fmt::sprintf("# nccl-tests version %s nccl-headers=%d nccl-library=%d\n", kVersion,
+                      r.nccl_version, r.nccl_version);
+  out += fmt::sprintf("# Collective test starting: %s\n", r.program);
+  const bool factor = r.step_factor > 1;
+  out += fmt::sprintf(
+      "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d "
+      "agg iters: %d validation: %d graph: %d unalign: %d\n",
+      r.threads, r.gpus_per_thread, r.min_bytes, r.max_bytes, factor ? r.step_factor : r.step_bytes,
+      factor ? "factor" : "bytes", r.warmup_iters, r.iters, r.agg_iters, r.datacheck,
+      r.graph_launches, r.unalign);
+  if (r.blocking == 1) {
+    out += "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n";
+  }
+  if (r.blocking == 2)
+    out += "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
+  if (r.blocking == 3) {
+    out +=
+        "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes "
+        "barrier \n";
+  }
+  if (r.per_iter_timing) {
+    out += "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows";
+    if (r.per_iter_skip)
+      out += fmt::sprintf("; summary skips first %d iterations", r.per_iter_skip);
+    out += " \n";
+  }
+  if (r.parallel_init) {
+    out += "# Parallel Init Enabled: threads call into NcclInitRank concurrently \n";
+  }
+  out += "#\n# Using devices\n";
+  for (const auto& k : r.ranks) {
+    out += fmt::sprintf("#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", k.rank, 0,
+                        k.pid, k.host, k.device, k.bus_id, k.gpu_name);
+  }
+  if (r.reduced_max_bytes) {
+    out += fmt::sprintf("#\n# Reducing maxBytes to %ld due to memory limitation\n",
+                        *r.reduced_max_bytes);
+  }
+  return out;
+}
+
+std::string table_header(const NcclTestsRun& r) {
+  const char* t = r.report_cputime ? "cputime" : "time";
+  std::string out = "#\n";
+  if (r.per_iter_timing) {
+    out += fmt::sprintf(
+        "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)                "
+        "                in-place (+ per-iteration)\n",
+        "", "", "", "", "");
+    const char* f =
+        "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  "
+        "%6s  %7s  %7s  %7s  %7s %*s\n";
+    out += fmt::sprintf(f, "size", "count", "type", "redop", "root", t, "algbw", "busbw", "#wrong",
+                        "i_min", "i_max", "i_p99", "i_cv%", t, "algbw", "busbw", "#wrong", "i_min",
+                        "i_max", "i_p99", "i_cv%", 0, "");
+    out += fmt::sprintf(f, "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+                        "(us)", "(us)", "(%)", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)",
+                        "(us)", "(%)", 0, "");
+    return out;
+  }
+  out += fmt::sprintf(
+      "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place        "
+      "  \n",
+      "", "", "", "", "");
+  const char* f = "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n";
+  out += fmt::sprintf(f, "size", "count", "type", "redop", "root", t, "algbw", "busbw", "#wrong", t,
+                      "algbw", "busbw", "#wrong", 0, "");
+  out += fmt::sprintf(f, "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+                      "(GB/s)", "(GB/s)", "", 0, "");
+  return out;
+}
+
+// writeBenchmarkLineBody, and writePerIterReport's columns: every simulated iteration takes
+// the same time, so min = max = p99 and the variation is 0.
+std::string body(const NcclTestsRun& r, const coll::SweepRow& row, bool checked) {
+  const double time_us = (r.report_cputime ? row.cpu_time_s : row.outcome.time_s) * 1e6;
+  const std::string time = nccl_tests_float(time_us, 7);
+  const std::string alg = nccl_tests_float(row.outcome.algbw_Bps / 1e9, 6);
+  const std::string bus = nccl_tests_float(row.outcome.busbw_Bps / 1e9, 6);
+  std::string out = checked ? fmt::sprintf("  %7s  %6s  %6s  %6g", time, alg, bus, 0.0)
+                            : fmt::sprintf("  %7s  %6s  %6s    N/A", time, alg, bus);
+  if (r.per_iter_timing) {
+    const std::string it = nccl_tests_float(row.outcome.time_s * 1e6, 7);
+    out += fmt::sprintf("  %7s  %7s  %7s  %7s", it, it, it, nccl_tests_float(0.0, 7));
+  }
+  return out;
+}
+
+// sendrecv.cu reports no errors for its in-place run (it does not support one).
+bool in_place_checked(const NcclTestsRun& r) {
+  return r.datacheck > 0 && r.program != "sendrecv_perf";
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+      case '\\':
+      case '/':
+        out += '\\';
+        out += c;
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        // sanitizeJson stops at a character it cannot write.
+        if (static_cast<unsigned char>(c) >= 0x7F || static_cast<unsigned char>(c) <= 0x1F) {
+          return out + "\"";
+        }
+        out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_double(double v) {
+  return v != v ? std::string("\"nan\"") : fmt::sprintf("%lf", v);
+}
+
+std::string json_bool(bool v) {
+  return v ? "\"true\"" : "\"false\"";  // util.cu jsonBool writes strings
+}
+
+std::string json_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i ? "," : "") + json_string(items[i]);
+  return out + "]";
+}
+
+std::string json_config(const NcclTestsRun& r) {
+  std::string out =
+      fmt::sprintf("{\"nthreads\":%d,\"ngpus\":%d,\"minimum_bytes\":%ld,\"maximum_bytes\":%ld,",
+                   r.threads, r.gpus_per_thread, r.min_bytes, r.max_bytes);
+  out += r.step_factor > 1 ? fmt::sprintf("\"step_factor\":%ld,", r.step_factor)
+                           : fmt::sprintf("\"step_bytes\":%ld,", r.step_bytes);
+  out += fmt::sprintf(
+      "\"warmup_iters\":%d,\"iterations\":%d,\"aggregated_iterations\":%d,\"validation\":%d,"
+      "\"graph\":%d,\"blocking_collectives\":%s,\"per_iter_timing\":%s,\"per_iter_skip\":%d,"
+      "\"parallel_init\":%s,\"devices\":[",
+      r.warmup_iters, r.iters, r.agg_iters, r.datacheck, r.graph_launches,
+      json_bool(r.blocking != 0), json_bool(r.per_iter_timing != 0), r.per_iter_skip,
+      json_bool(r.parallel_init != 0));
+  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+    const auto& k = r.ranks[i];
+    out += fmt::sprintf(
+        "%s{\"rank\":%d,\"group\":0,\"pid\":%d,\"hostname\":%s,\"device\":%d,\"device_hex\":%s,"
+        "\"device_info\":%s}",
+        i ? "," : "", k.rank, k.pid, json_string(k.host), k.device, json_string(k.bus_id),
+        json_string(k.gpu_name));
+  }
+  return out + "]}";
+}
+
+std::string json_result(const NcclTestsRun& r, const coll::SweepRow& row) {
+  std::string out =
+      fmt::sprintf("{\"size\":%ld,\"count\":%ld,\"type\":%s,\"redop\":%s,\"root\":%s",
+                   static_cast<long long>(row.size_bytes), row.count, json_string(row.type),
+                   json_string(row.redop), json_string(fmt::sprintf("%6i", row.root)));
+  const char* time_key = r.report_cputime ? "cpu_time" : "time";
+  const double time_us = (r.report_cputime ? row.cpu_time_s : row.outcome.time_s) * 1e6;
+  for (const bool out_of_place : {true, false}) {
+    const bool checked = out_of_place ? r.datacheck > 0 : in_place_checked(r);
+    out += fmt::sprintf(",\"%s\":{\"%s\":%s,\"alg_bw\":%s,\"bus_bw\":%s,\"nwrong\":%s}",
+                        out_of_place ? "out_of_place" : "in_place", time_key, json_double(time_us),
+                        json_double(row.outcome.algbw_Bps / 1e9),
+                        json_double(row.outcome.busbw_Bps / 1e9),
+                        checked ? json_double(0) : std::string("null"));
+  }
+  return out + fmt::sprintf(",\"actual_iterations\":%d,\"experiment_name\":\"\"}", r.iters);
+}
+
+}  // namespace
+
+std::string nccl_tests_float(double value, int width) {
+  for (const char* f : {"%*.2f", "%*.1f", "%*.0f"}) {
+    std::string s = fmt::sprintf(f, width, value);
+    if (static_cast<int>(s.size()) <= width) return s;
+  }
+  return fmt::sprintf(width >= 7 ? "%*.1e" : "%*.0e", width, value).substr(0, width);
+}
+
+double nccl_tests_average_busbw_GBps(const std::vector<coll::SweepRow>& rows) {
+  if (rows.empty()) return 0;
+  double sum = 0;
+  for (const auto& r : rows)
+    sum += 2 * r.outcome.busbw_Bps / 1e9;  // out-of-place + in-place
+  return sum / (2.0 * static_cast<double>(rows.size()));
+}
+
+std::string format_nccl_tests(const NcclTestsRun& r, const std::vector<coll::SweepRow>& rows,
+                              const RowNotes& notes, const std::string& before_table) {
+  std::string out = preamble(r) + before_table + table_header(r);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    out += fmt::sprintf("%12li  %12li  %8s  %6s  %6s", static_cast<long long>(row.size_bytes),
+                        row.count, row.type, row.redop, fmt::sprintf("%6i", row.root));
+    out += body(r, row, r.datacheck > 0) + body(r, row, in_place_checked(r)) + "\n";
+    if (i < notes.size() && !notes[i].empty()) out += notes[i] + "\n";
+  }
+  const double avg = nccl_tests_average_busbw_GBps(rows);
+  const double check = r.min_bw_check_GBps;
+  out += fmt::sprintf("# %-20s : %d %s\n", "Out of bounds values", 0, "OK");
+  out += fmt::sprintf("# %-20s : %g %s\n", "Avg bus bandwidth", avg,
+                      check == -1 ? "" : (avg < check * 0.9 ? "FAILED" : "OK"));
+  out += "#\n";
+  out += fmt::sprintf("# Collective test concluded: %s\n", r.program);
+  out += "#\n";  // finalizeFooter
+  out += "\n";   // writeErrors: no NCCL error
+  return out;
+}
+
+std::string nccl_tests_json(const NcclTestsRun& r, const std::vector<coll::SweepRow>& rows,
+                            const std::string& linksim_extras) {
+  std::string out = fmt::sprintf("{\"version\":3,\"start_time\":%s,\"args\":%s,\"env\":%s,",
+                                 json_string(kFixedTime), json_list(r.argv), json_list(r.env));
+  out += fmt::sprintf("\"nccl_version\":%d,\"config\":%s,\"results\":[", r.nccl_version,
+                      json_config(r));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    out += (i ? "," : "") + json_result(r, rows[i]);
+  const double avg = nccl_tests_average_busbw_GBps(rows);
+  const double check = r.min_bw_check_GBps;
+  out += fmt::sprintf(
+      "],\"out_of_bounds\":{\"count\":0,\"okay\":%s},\"average_bus_bandwidth\":{\"bandwidth\":%s,"
+      "\"okay\":%s},\"errors\":[\"\"]",
+      json_bool(true), json_double(avg),
+      check == -1 ? std::string("\"unchecked\"") : json_bool(avg >= check * 0.9));
+  if (!linksim_extras.empty()) out += ",\"linksim\":" + linksim_extras;
+  out += fmt::sprintf(",\"end_time\":%s}", json_string(kFixedTime));
+  return out;
+}
+
+// linksim's own notes, printed only when asked for (--explain) or on stderr.
+
 namespace {
 
 // How each ring crosses from one node to the next: the GPUs, the NICs and their rails, and the
@@ -41,72 +290,20 @@ std::string network_explanation(const coll::Communicator& comm) {
   return out;
 }
 
-// common.cu: times print with fewer decimals as they grow, to fit 7 characters.
-std::string time_text(double us) {
-  if (us >= 10000.0) return fmt::format("{:7.0f}", us);
-  if (us >= 100.0) return fmt::format("{:7.1f}", us);
-  return fmt::format("{:7.2f}", us);
-}
-
-std::string result_columns(const coll::Outcome& o) {
-  return fmt::format("  {}  {:6.2f}  {:6.2f}  {:>6}", time_text(o.time_s * 1e6), o.algbw_Bps / 1e9,
-                     o.busbw_Bps / 1e9, "N/A");
-}
-
 }  // namespace
 
-std::string format_nccl_tests(const NcclTestsHeader& h, const std::vector<coll::SweepRow>& rows,
-                              const coll::Communicator& comm, bool explain) {
-  std::string out;
-  out += fmt::format("# linksim simulation of nccl-tests {} on {} (no GPU was used)\n", h.binary,
-                     h.machine);
-  const std::string step = h.step_factor > 1 ? fmt::format("{}(factor)", h.step_factor)
-                                             : fmt::format("{}(bytes)", h.step_bytes);
-  const std::size_t ranks = h.gpu_models.size();
-  const std::size_t per_thread = h.gpus_per_thread > 0 ? h.gpus_per_thread : ranks;
-  out += fmt::format(
-      "# nThread {} nGpus {} minBytes {:.0f} maxBytes {:.0f} step: {} warmup iters: 1 iters: {} "
-      "agg iters: 1 validation: 0 graph: 0 unalign: 0\n",
-      ranks / std::max<std::size_t>(per_thread, 1), per_thread, h.min_bytes, h.max_bytes, step,
-      h.iterations);
-  out += "#\n# Using devices\n";
-  const auto& topo = comm.topology();
-  for (std::size_t r = 0; r < h.gpu_models.size(); ++r) {
-    const int rank = static_cast<int>(r);
-    // On a cluster each rank runs on its node, numbered as that node numbers its GPUs.
-    const std::string host = topo.is_cluster() ? fmt::format("node{}", comm.host(rank)) : h.machine;
-    const int device = topo.is_cluster() ? comm.gpu_index(rank) % topo.cluster->gpus_per_host
-                                         : comm.gpu_index(rank);
-    out += fmt::format("#  Rank {:2d} Group  0 Pid      0 on {:>10} device {:2d} [sim] {}\n", r,
-                       host, device, h.gpu_models[r]);
-  }
-  out += "#\n";
-  if (explain && comm.node_count() > 1) out += network_explanation(comm);
-  out +=
-      "#                                                              out-of-place                "
-      "       in-place          \n"
-      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
-      "time   algbw   busbw #wrong\n"
-      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
-      "(us)  (GB/s)  (GB/s)       \n";
-  for (const auto& row : rows) {
-    out += fmt::format("{:12.0f}  {:12d}  {:>8}  {:>6}  {:6d}", row.size_bytes, row.count, row.type,
-                       row.redop, row.root);
-    out += result_columns(row.outcome) + result_columns(row.outcome) + "\n";
-    if (explain) {
-      const auto& c = row.outcome.choice;
-      out += fmt::format(
-          "#   -> {}/{} {} channel(s); bottleneck: {}\n", coll::to_string(c.algorithm),
-          coll::to_string(c.protocol), c.channels,
-          row.outcome.host_bound   ? std::string("the host's kernel launches (host_launch)")
-          : row.outcome.bottleneck ? comm.topology().channel_name(*row.outcome.bottleneck)
-                                   : std::string("none (latency-bound)"));
-    }
-  }
-  out += "# Out of bounds values : N/A (simulated: no data is checked)\n";
-  out += fmt::format("# Avg bus bandwidth    : {:g} \n", coll::average_busbw_Bps(rows) / 1e9);
-  out += "#\n";
-  return out;
+std::string explain_network(const coll::Communicator& comm) {
+  return comm.node_count() > 1 ? network_explanation(comm) : std::string();
+}
+
+std::string explain_row(const coll::SweepRow& row, const coll::Communicator& comm) {
+  const auto& c = row.outcome.choice;
+  return fmt::format(
+      "#   -> {}/{} {} channel(s); bottleneck: {}", coll::to_string(c.algorithm),
+      coll::to_string(c.protocol), c.channels,
+      row.outcome.host_bound   ? std::string("the host's kernel launches (host_launch)")
+      : row.outcome.bottleneck ? comm.topology().channel_name(*row.outcome.bottleneck)
+                               : std::string("none (latency-bound)"));
 }
 
 std::string format_nccl_tests_range(const std::vector<coll::SweepRow>& rows,
@@ -121,43 +318,6 @@ std::string format_nccl_tests_range(const std::vector<coll::SweepRow>& rows,
                        range.fast.at(i).outcome.busbw_Bps / 1e9);
   }
   return out;
-}
-
-Json nccl_tests_json(const NcclTestsHeader& h, const std::vector<coll::SweepRow>& rows,
-                     const coll::SweepRange* range) {
-  Json doc;
-  doc["binary"] = h.binary;
-  doc["machine"] = h.machine;
-  doc["simulated"] = true;
-  Json results = Json::array();
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const coll::SweepRow& row = rows[i];
-    Json r;
-    r["size"] = static_cast<long long>(row.size_bytes);
-    r["count"] = row.count;
-    r["type"] = row.type;
-    r["redop"] = row.redop;
-    r["root"] = row.root;
-    for (const char* placement : {"out_of_place", "in_place"}) {
-      r[placement] = Json{{"time", row.outcome.time_s * 1e6},
-                          {"alg_bw", row.outcome.algbw_Bps / 1e9},
-                          {"bus_bw", row.outcome.busbw_Bps / 1e9},
-                          {"wrong", "N/A"}};
-    }
-    r["algorithm"] = std::string(coll::to_string(row.outcome.choice.algorithm));
-    r["protocol"] = std::string(coll::to_string(row.outcome.choice.protocol));
-    r["channels"] = row.outcome.choice.channels;
-    if (range) {
-      r["time_range"] = {range->fast.at(i).outcome.time_s * 1e6,
-                         range->slow.at(i).outcome.time_s * 1e6};
-      r["bus_bw_range"] = {range->slow.at(i).outcome.busbw_Bps / 1e9,
-                           range->fast.at(i).outcome.busbw_Bps / 1e9};
-    }
-    results.push_back(r);
-  }
-  doc["results"] = results;
-  doc["average_bus_bandwidth"] = coll::average_busbw_Bps(rows) / 1e9;
-  return doc;
 }
 
 }  // namespace linksim::report

@@ -200,13 +200,14 @@ TEST(FitCli, WritesRefusesOverwriteAndReports) {
   const auto topo_check = linksim::testing::run_linksim("topo check " + out);
   EXPECT_EQ(topo_check.exit_code, 0) << topo_check.err << topo_check.out;
   // Predictions on the calibrated machine carry the fit's range.
-  const auto sweep =
-      linksim::testing::run_linksim("nccl-tests broadcast_perf -t " + out + " -b 1M -e 1M");
+  const auto sweep = linksim::testing::run_linksim("nccl-tests --topology " + out +
+                                                   " broadcast_perf -b 1M -e 1M -g 2");
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-  EXPECT_NE(sweep.out.find("# linksim: calibrated machine; busbw (GB/s) with every fitted figure "
+  // On stderr: nccl-tests' own output carries no such lines.
+  EXPECT_NE(sweep.err.find("# linksim: calibrated machine; busbw (GB/s) with every fitted figure "
                            "at its 95% bounds"),
             std::string::npos)
-      << sweep.out;
+      << sweep.err;
   const auto job = linksim::testing::run_linksim("run seed-gradient-sync --topology " + out);
   ASSERT_EQ(job.exit_code, 0) << job.err;
   EXPECT_NE(job.out.find("calibrated range: simulated step"), std::string::npos) << job.out;

@@ -24,7 +24,7 @@ struct FlagCase {
   std::string part;  // the flag or argument, and what was expected
 };
 
-const std::string kSweep = "nccl-tests all_reduce_perf -t rtx2080ti-2x -J {out} ";
+const std::string kSweep = "nccl-tests --topology rtx2080ti-2x all_reduce_perf -g 2 -J {out} ";
 
 std::vector<FlagCase> flag_cases() {
   return {
@@ -48,23 +48,27 @@ std::vector<FlagCase> flag_cases() {
        "/nonexistent/p2p.txt"},
       {"import_gpu_unknown",
        "topo import {src}/tests/data/smi/rtx2080ti-2x.txt --gpu GTX-9999 -o {out}", "GTX-9999"},
-      {"sweep_binary_unknown", "nccl-tests bogus_perf -t rtx2080ti-2x -J {out}", "bogus_perf"},
-      {"sweep_factor_nan", kSweep + "-f nan", "step factor"},
-      {"sweep_factor_inf", kSweep + "-f inf", "step factor"},
-      {"sweep_factor_fraction", kSweep + "-f 1.000001", "step factor"},
-      {"sweep_factor_word", kSweep + "-f fast", "--stepfactor = fast"},
+      {"sweep_binary_unknown", "nccl-tests --topology rtx2080ti-2x bogus_perf -J {out}",
+       "bogus_perf"},
+      {"sweep_factor_nan", kSweep + "-f nan", "nccl-tests -f: expected an integer"},
+      {"sweep_factor_inf", kSweep + "-f inf", "nccl-tests -f: expected an integer"},
+      {"sweep_factor_fraction", kSweep + "-f 1.000001", "nccl-tests -f: expected an integer"},
+      {"sweep_factor_word", kSweep + "-f fast", "got \"fast\""},
       {"sweep_step_tiny", kSweep + "-f 0 -i 1 -e 1G", "step size"},
-      {"sweep_maxbytes_above_64GiB", kSweep + "-e 100G", "64 GiB"},
       {"sweep_minbytes_word", kSweep + "-b abc", "-b"},
-      {"sweep_min_above_max", kSweep + "-b 1G -e 1M", "exceeds the maximum size"},
+      {"sweep_min_above_max", kSweep + "-b 1G -e 1M",
+       "invalid sizes for 'minbytes' and 'maxbytes'"},
       {"sweep_gpus_too_many", kSweep + "-g 9", "-g"},
-      {"sweep_root_beyond", "nccl-tests broadcast_perf -t rtx2080ti-2x -r 5 -J {out}", "-r"},
+      {"sweep_root_beyond", "nccl-tests --topology rtx2080ti-2x broadcast_perf -g 2 -r 5 -J {out}",
+       "-r"},
       {"sweep_iters_zero", kSweep + "-n 0", "-n"},
       {"sweep_datatype_unknown", kSweep + "-d float9", "float9"},
       {"sweep_algo_unknown", kSweep + "--algo Bogus", "Bogus"},
       {"sweep_proto_unknown", kSweep + "--proto Fast", "Fast"},
-      {"sweep_gpus_per_thread", kSweep + "--gpus-per-thread 3", "--gpus-per-thread"},
-      {"sweep_iters_word", kSweep + "-n many", "--iters = many"},
+      {"sweep_option_unknown", kSweep + "--gpus-per-thread 3",
+       "unknown nccl-tests option \"--gpus-per-thread\""},
+      {"sweep_option_ambiguous", kSweep + "--n 3", "\"--n\" is ambiguous"},
+      {"sweep_iters_word", kSweep + "-n many", "nccl-tests -n: expected an integer of at least 1"},
   };
 }
 

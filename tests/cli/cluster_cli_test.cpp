@@ -11,11 +11,11 @@ using testing::run_linksim;
 
 TEST(ClusterCli, NcclTestsOnTwoP5NodesExplainsNicsRailsAndTheBottleneck) {
   const auto r = run_linksim(
-      "nccl-tests all_reduce_perf --topology aws-p5.48xlarge --nodes 2 -b 8 -e 1G -f 1024 "
-      "--explain");
+      "nccl-tests --topology aws-p5.48xlarge --nodes 2 --np 16 all_reduce_perf -b 8 -e 1G -f 1024 "
+      "-g 1 --explain");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // 16 ranks, the second host's as node1 numbers them.
-  EXPECT_NE(r.out.find("#  Rank 15 Group  0 Pid      0 on      node1 device  7"), std::string::npos)
+  EXPECT_NE(r.out.find("#  Rank 15 Group  0 Pid     15 on      node1 device  7"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("# linksim: 2 nodes x 8 GPUs; fabric efa rail_optimized; 8 ring(s)"),
             std::string::npos)
@@ -50,14 +50,14 @@ TEST(ClusterCli, CompareScalesEveryMachineWithNodes) {
 }
 
 TEST(ClusterCli, BadNodeCountsAndMachinesWithoutNicsExitTwo) {
-  for (const char* args : {"nccl-tests all_reduce_perf -t dgx-h100 --nodes 0",
-                           "nccl-tests all_reduce_perf -t dgx-h100 --nodes 100000"}) {
+  for (const char* args : {"nccl-tests --topology dgx-h100 --nodes 0 all_reduce_perf",
+                           "nccl-tests --topology dgx-h100 --nodes 100000 all_reduce_perf"}) {
     const auto r = run_linksim(args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_NE(r.err.find("--nodes"), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty());
   }
-  const auto r = run_linksim("nccl-tests all_reduce_perf -t rtx4090-2x --nodes 2");
+  const auto r = run_linksim("nccl-tests --topology rtx4090-2x --nodes 2 all_reduce_perf");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("rtx4090-2x.json: cannot run rtx4090-2x on 2 nodes: the machine "
                        "\"rtx4090-2x\" has no compute NICs to join a fabric"),

@@ -35,8 +35,8 @@ TEST(CompletionTest, BashCompletesCommandsAndTheirFlags) {
   EXPECT_EQ(complete(script, "linksim run --fo", 2), "--format --force\n");
   // A second level: topo's subcommands starting with "i".
   EXPECT_EQ(complete(script, "linksim topo i", 2), "import\n");
-  // nccl-tests' own flags, after the binary name.
-  EXPECT_EQ(complete(script, "linksim nccl-tests all_reduce_perf --max", 3), "--maxbytes\n");
+  // nccl-tests: linksim's own flags (the binary's come after its name, as the binary reads them).
+  EXPECT_EQ(complete(script, "linksim nccl-tests --top", 2), "--topology\n");
   const auto bad = run_linksim("completion fish");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err, "linksim: error: <input>: no completion for shell \"fish\"; expected bash\n");

@@ -25,7 +25,7 @@ std::string row_of(const std::string& out) {
 }
 
 TEST(NcclEnvCliTest, NcclAlgoRingGivesTheRingFigure) {
-  const std::string sweep = "nccl-tests all_reduce_perf -t dgx-h100 -b 8G -e 8G";
+  const std::string sweep = "nccl-tests --topology dgx-h100 all_reduce_perf -b 8G -e 8G -g 8";
   const std::string picked = row_of(run_linksim(sweep).out);
   const std::string ring = row_of(run_linksim(sweep + " --algo Ring").out);
   ASSERT_FALSE(ring.empty());

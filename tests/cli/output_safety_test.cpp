@@ -60,8 +60,9 @@ TEST(OutputSafetyTest, PictureTypeFollowsTheExtension) {
       run_linksim("compare seed-gradient-sync --plot " + shell_quote(dir.path() + "/p.svg"));
   ASSERT_EQ(svg.exit_code, 0) << svg.err;
   EXPECT_NE(read_file(dir.path() + "/p.svg").find("<svg"), std::string::npos);
-  const auto pdf = run_linksim("nccl-tests all_reduce_perf -t dgx-a100 -b 1M -e 4M -f 2 --plot " +
-                               shell_quote(dir.path() + "/p.pdf"));
+  const auto pdf =
+      run_linksim("nccl-tests --topology dgx-a100 all_reduce_perf -b 1M -e 4M -f 2 -g 8 --plot " +
+                  shell_quote(dir.path() + "/p.pdf"));
   ASSERT_EQ(pdf.exit_code, 0) << pdf.err;
   EXPECT_EQ(read_file(dir.path() + "/p.pdf").substr(0, 5), "%PDF-");
   // Anything else is refused before the work, with nothing written and nothing on stdout.
@@ -170,8 +171,9 @@ TEST(OutputSafetyTest, UsageErrorsExitTwoOnOneLine) {
       {"run seed-gradient-sync --no-such-flag",
        "linksim: error: The following argument was not expected: --no-such-flag (see linksim "
        "--help)\n"},
-      {"nccl-tests all_reduce_perf -t dgx-a100 -n many",
-       "linksim: error: Could not convert: --iters = many (see linksim --help)\n"},
+      {"nccl-tests --topology dgx-a100 all_reduce_perf -n many",
+       "linksim: error: <input>: at nccl-tests -n: expected an integer of at least 1, got "
+       "\"many\"\n"},
       {"run seed-gradient-sync --format yaml",
        "linksim: error: --format: yaml not in {table,json,csv} (see linksim --help)\n"},
       {"", "linksim: error: A subcommand is required (see linksim --help)\n"},

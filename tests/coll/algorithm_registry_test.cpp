@@ -104,7 +104,8 @@ TEST(AlgorithmRegistryTest, OperationsServed) {
                                                   Op::reduce_scatter, Op::broadcast, Op::reduce}));
   EXPECT_EQ(tree().operations(), std::vector<Op>{Op::all_reduce});
   EXPECT_EQ(nvls().operations(), std::vector<Op>{Op::all_reduce});
-  EXPECT_EQ(p2p().operations(), (std::vector<Op>{Op::alltoall, Op::sendrecv}));
+  EXPECT_EQ(p2p().operations(), (std::vector<Op>{Op::alltoall, Op::sendrecv, Op::scatter,
+                                                 Op::gather, Op::alltoallv, Op::hypercube}));
   EXPECT_TRUE(ring().serves(Op::broadcast));
   EXPECT_FALSE(ring().serves(Op::alltoall));
   // Every operation has an algorithm.

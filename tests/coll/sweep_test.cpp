@@ -84,5 +84,68 @@ TEST(SweepSpecTest, RowCountAndSizesAreBounded) {
   EXPECT_EQ(error_of(bad_type), "<input>: at data type: unknown data type \"quad\"");
 }
 
+// common.cu parsesize reads "%lf %1s": one letter counts, so 8GB is 8G and "8 K" is 8K.
+TEST(SweepSpecTest, SizesAsParsesizeReadsThem) {
+  EXPECT_EQ(parse_nccl_size("8GB"), std::optional<double>(8.0 * 1024 * 1024 * 1024));
+  EXPECT_EQ(parse_nccl_size("1KB"), std::optional<double>(1024.0));
+  EXPECT_EQ(parse_nccl_size("8 K"), std::optional<double>(8192.0));
+  EXPECT_EQ(parse_nccl_size("0.5M"), std::optional<double>(524288.0));
+  EXPECT_FALSE(parse_nccl_size("8T").has_value());
+  EXPECT_FALSE(parse_nccl_size("GB").has_value());
+}
+
+// The launch pipeline of sweep.hpp with L = 5 us per GPU and T = 20 us per operation.
+TEST(LaunchPacingTest, PipelinesAsNcclTestsLaunchesByHand) {
+  LaunchPacing p;
+  p.iterations = 20;
+  // One GPU per thread: H = 5 < W = 20: (20 x 20 + 5) / 20 = 20.25 us.
+  EXPECT_NEAR(pace_like_nccl_tests(20e-6, 5e-6, p).time_s, 20.25e-6, 1e-15);
+  // 8 GPUs on one thread: H = 40 > W: (20 x 40 + 20) / 20 = 41 us, launch-bound; -C reports the
+  // host's 40 us.
+  p.gpus_per_thread = 8;
+  const PacedTime bound = pace_like_nccl_tests(20e-6, 5e-6, p);
+  EXPECT_NEAR(bound.time_s, 41e-6, 1e-15);
+  EXPECT_NEAR(bound.cpu_time_s, 40e-6, 1e-15);
+  EXPECT_TRUE(bound.host_bound);
+  // -m 4: one launch of H = 40 carries 4 operations, W = 80: (20 x 80 + 40) / 80 = 20.5 us.
+  p.agg_iters = 4;
+  EXPECT_NEAR(pace_like_nccl_tests(20e-6, 5e-6, p).time_s, 20.5e-6, 1e-15);
+  // -z 1: each iteration waits, so (40 + 80) / 4 = 30 us.
+  p.blocking = 1;
+  EXPECT_NEAR(pace_like_nccl_tests(20e-6, 5e-6, p).time_s, 30e-6, 1e-15);
+  // -G 2 (blocking does not apply to a graph's launches): W = 20 x 4 x 20 = 1600 us per graph,
+  // (2 x 1600 + 40) / (2 x 20 x 4) = 20.25 us.
+  p.graph_launches = 2;
+  EXPECT_NEAR(pace_like_nccl_tests(20e-6, 5e-6, p).time_s, 20.25e-6, 1e-15);
+  // No launch cost: the GPU time.
+  EXPECT_DOUBLE_EQ(pace_like_nccl_tests(20e-6, 0, LaunchPacing{}).time_s, 20e-6);
+}
+
+// *GetCollByteCount and *GetBw of nccl-tests src/<op>.cu @a0b82b22, for 1000 B of floats on 8
+// ranks: count = 250, a rank's part 250 / 8 = 31 rounded down to 16 B (4 floats) = 28.
+TEST(NcclTestsSizesTest, CountsSizesAndBandwidthBytesByHand) {
+  const auto all_reduce = nccl_tests_sizes(Op::all_reduce, 1000, 4, 8);
+  EXPECT_EQ(all_reduce.count, 250);
+  EXPECT_DOUBLE_EQ(all_reduce.size_bytes, 1000.0);
+  EXPECT_DOUBLE_EQ(all_reduce.algbw_bytes, 1000.0);
+  for (const Op op : {Op::all_gather, Op::reduce_scatter, Op::alltoall, Op::scatter, Op::gather}) {
+    const auto s = nccl_tests_sizes(op, 1000, 4, 8);
+    EXPECT_EQ(s.count, 28) << to_string(op);
+    EXPECT_DOUBLE_EQ(s.size_bytes, 28.0 * 8 * 4) << to_string(op);  // 896
+    EXPECT_DOUBLE_EQ(s.algbw_bytes, 896.0) << to_string(op);
+  }
+  // hypercube: the gathered buffer is the size, but its bandwidth counts count x 4 x (n - 1).
+  const auto cube = nccl_tests_sizes(Op::hypercube, 1000, 4, 8);
+  EXPECT_DOUBLE_EQ(cube.size_bytes, 896.0);
+  EXPECT_DOUBLE_EQ(cube.algbw_bytes, 28.0 * 4 * 7);  // 784
+  // alltoallv, 8 MiB of floats on 4 ranks: part 524288 floats, total 8388608 B, distances 0..3
+  // of sum 6: shares 0, 1398101.33, 2796202.67, 4194304 B, each rounded down to 16 B:
+  // 0 + 1398096 + 2796192 + 4194304 = 8388592 B.
+  const auto v = nccl_tests_sizes(Op::alltoallv, 8.0 * 1024 * 1024, 4, 4);
+  EXPECT_EQ(v.count, 524288);
+  EXPECT_DOUBLE_EQ(v.size_bytes, 8388592.0);
+  EXPECT_DOUBLE_EQ(v.request_bytes, 8388592.0);
+}
+
 }  // namespace
 }  // namespace linksim::coll

@@ -19,7 +19,7 @@ TEST(ReferenceMeasurementsTest, KeepsNcclTestsRecordsWithABusbwInFileOrder) {
      "busbw_GBps": 9.0},
     {"machine": "box A", "test": "nccl-tests", "op": "all_reduce_perf", "size_bytes": 8,
      "busbw_GBps": null},
-    {"machine": "box A", "test": "nccl-tests", "op": "hypercube_perf", "size_bytes": 8,
+    {"machine": "box A", "test": "nccl-tests", "op": "bogus_perf", "size_bytes": 8,
      "busbw_GBps": 2.0},
     {"machine": "box B", "test": "nccl-tests", "op": "broadcast_perf", "size_bytes": 2048,
      "busbw_GBps": 0.25}])");

@@ -160,6 +160,10 @@ class RingAlgorithm final : public CollectiveAlgorithm {
         return chain(l, start, s, /*towards_root=*/true);
       case Op::alltoall:
       case Op::sendrecv:
+      case Op::scatter:
+      case Op::gather:
+      case Op::alltoallv:
+      case Op::hypercube:
         break;
     }
     return start;  // not served (see operations())

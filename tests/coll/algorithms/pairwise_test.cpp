@@ -54,5 +54,33 @@ TEST(PairwiseAlgorithmTest, SendrecvAndAlltoallOnTwoGpusByHand) {
               latency_s + 50e6 / eta / (100e9 * 0.958), 1e-12);
 }
 
+// scatter_perf, gather_perf, alltoallv_perf and hypercube_perf run as grouped sends and
+// receives (nccl-tests src/scatter.cu, gather.cu, alltoallv.cu, hypercube.cu @a0b82b22). On the
+// pair, with the same latency and link figures as above:
+TEST(PairwiseAlgorithmTest, ScatterGatherAlltoallvHypercubeOnTwoGpusByHand) {
+  const topo::Topology t = testing::a100_nvlink_pair();
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  const Choice simple{Algorithm::pairwise, Protocol::simple, 2};
+  const double eta = 370.0 / (450.0 * 0.958);
+  const double latency_s = 8.4e-6 + 3.4e-6 + 0.2e-6;
+  const double half_s = latency_s + 50e6 / eta / (100e9 * 0.958);  // one 50 MB send
+  // scatter from root 0: the root sends rank 1 its S / n = 50 MB part; gather: rank 1 sends
+  // its 50 MB to the root (root 1 the same, the other way).
+  EXPECT_NEAR(simulate_choice(comm, request(Op::scatter, 100e6), simple).time_s, half_s, 1e-12);
+  Request gather = request(Op::gather, 100e6);
+  gather.root = 1;
+  EXPECT_NEAR(simulate_choice(comm, gather, simple).time_s, half_s, 1e-12);
+  // alltoallv: rank i sends rank j the share d / (n(n-1)/2) of S, d = (j - i) mod n; on two
+  // ranks d = 1 of a sum of 1, so each sends all of S = 100 MB to the other, both at once.
+  EXPECT_NEAR(simulate_choice(comm, request(Op::alltoallv, 100e6), simple).time_s,
+              latency_s + 100e6 / eta / (100e9 * 0.958), 1e-12);
+  // hypercube: log2(2) = 1 step, each rank swapping its S / n = 50 MB part with rank ^ 1.
+  EXPECT_NEAR(simulate_choice(comm, request(Op::hypercube, 100e6), simple).time_s, half_s, 1e-12);
+  // They are P2P operations, and the per-peer size picks LL: S / n <= 32 KiB.
+  using P = std::vector<Protocol>;
+  EXPECT_EQ(p2p().protocols(comm, request(Op::scatter, 65536)), P{Protocol::ll});
+  EXPECT_EQ(p2p().protocols(comm, request(Op::gather, 65538)), P{Protocol::simple});
+}
+
 }  // namespace
 }  // namespace linksim::coll

@@ -1,0 +1,98 @@
+// nccl-tests' -J file (src/util.cu json* @a0b82b22, version 3): "args" (argv, the binary first),
+// "config" {nthreads, ngpus, iterations, devices[]}, "results"[] {size, count, type, redop,
+// root, out_of_place/in_place {time or cpu_time, alg_bw, bus_bw, nwrong}} and
+// "average_bus_bandwidth" {bandwidth}.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "calibrate/import_nccl_tests.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/json_view.hpp"
+#include "sim/core/units.hpp"
+
+namespace linksim::calibrate {
+namespace {
+
+std::string binary_named_in(const std::string& text) {
+  std::string best;
+  for (const auto& name : nccl_tests_binaries()) {
+    if (text.find(name) != std::string::npos && name.size() > best.size()) best = name;
+  }
+  return best;
+}
+
+// A placement's figures: null (nccl-tests writes it for runs without one) gives nothing.
+void add_record(const JsonView& result, const char* placement, std::vector<Record>& out) {
+  const auto v = result.get(placement);
+  if (!v || v->raw().is_null()) return;
+  Record r;
+  r.variant = placement;
+  r.size_bytes = static_cast<double>(result.at("size").as_integer());
+  const double time_us = (v->has("time") ? v->at("time") : v->at("cpu_time")).as_number();
+  if (!(time_us > 0) || time_us * 1e-6 > units::kMaxTime_s) {
+    v->fail(fmt::format("expected a time above 0 us, got {}", time_us));
+  }
+  r.time_s = time_us * 1e-6;
+  r.bandwidth_Bps = v->at("alg_bw").as_number() * 1e9;
+  r.bus_bandwidth_Bps = v->at("bus_bw").as_number() * 1e9;
+  r.source_file = result.file();
+  out.push_back(std::move(r));
+}
+
+}  // namespace
+
+NcclTestsLog import_nccl_tests_json(const std::string& text, const std::string& file,
+                                    const ImportOptions& options) {
+  const Json doc = parse_json_text(text, file);
+  const JsonView root(doc, file);
+  if (root.has("linksim")) {
+    root.at("linksim").fail(
+        "this is linksim's own -J output (a simulation), not a measurement: fit needs a log from "
+        "a real run");
+  }
+  NcclTestsLog log;
+  log.op = options.nccl_tests_binary;
+  if (log.op.empty()) {
+    if (const auto args = root.get("args"); args && !args->elements().empty()) {
+      log.op = binary_named_in(args->elements().front().as_string());
+    }
+  }
+  if (log.op.empty()) log.op = binary_named_in(file);
+  if (log.op.empty()) {
+    root.fail(
+        fmt::format("cannot tell which nccl-tests binary wrote this file: \"args\" names "
+                    "none and neither does the file name; give FILE:BINARY (one of {})",
+                    fmt::join(nccl_tests_binaries(), ", ")));
+  }
+  const JsonView config = root.at("config");
+  log.threads = static_cast<int>(config.integer_or("nthreads", 1));
+  log.gpus_per_thread = static_cast<int>(config.integer_or("ngpus", 1));
+  log.iterations = static_cast<int>(config.integer_or("iterations", 0));
+  const auto devices = config.get("devices");
+  log.ranks = devices ? static_cast<int>(devices->elements().size()) : 0;
+  if (log.ranks == 0) log.ranks = log.threads * log.gpus_per_thread;
+  if (log.threads < 1 || log.gpus_per_thread < 1) {
+    config.fail("expected nthreads and ngpus of at least 1");
+  }
+  if (options.expected_gpu_count && log.ranks > *options.expected_gpu_count) {
+    config.fail(fmt::format("the run used {} GPUs but the topology has {}", log.ranks,
+                            *options.expected_gpu_count));
+  }
+  for (const auto& result : root.at("results").elements()) {
+    add_record(result, "out_of_place", log.records);
+    add_record(result, "in_place", log.records);
+  }
+  if (log.records.empty()) root.at("results").fail("expected at least one result");
+  if (const auto avg = root.get("average_bus_bandwidth")) {
+    log.avg_bus_bandwidth_Bps = avg->at("bandwidth").as_number() * 1e9;
+  }
+  for (auto& r : log.records) {
+    r.kind = std::string(kind::nccl_prefix) + log.op;
+    r.gpu_count = log.ranks;
+    r.gpus_per_thread = log.gpus_per_thread;
+    r.iterations = log.iterations;
+  }
+  return log;
+}
+
+}  // namespace linksim::calibrate

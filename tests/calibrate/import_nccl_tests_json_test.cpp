@@ -1,0 +1,136 @@
+// fit reads nccl-tests logs whatever their name: its -J JSON (src/util.cu json* @a0b82b22,
+// version 3), FILE:BINARY, the "# Collective test starting" line; it refuses linksim's own
+// simulated output; and a machine with "base" is fitted as the self-contained machine it is.
+#include <gtest/gtest.h>
+
+#include "calibrate/calibrated_document.hpp"
+#include "calibrate/import_nccl_tests.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/json_view.hpp"
+#include "sim/topo/loader.hpp"
+#include "tests/support/temp_files.hpp"
+
+namespace linksim::calibrate {
+namespace {
+
+// A -J file as nccl-tests 2.19.6 writes it for 2 ranks, trimmed to two sizes.
+const char* kRealJson =
+    R"({"version":3,"start_time":"2025-11-02 10:00:00","args":["./build/all_gather_perf","-b","8","-e","1K","-f","128","-g","2"],)"
+    R"("env":[],"nccl_version":22704,"config":{"nthreads":1,"ngpus":2,"minimum_bytes":8,"maximum_bytes":1024,)"
+    R"("step_factor":128,"warmup_iters":1,"iterations":20,"aggregated_iterations":1,"validation":1,"graph":0,)"
+    R"("blocking_collectives":"false","per_iter_timing":"false","per_iter_skip":0,"parallel_init":"false",)"
+    R"("devices":[{"rank":0,"group":0,"pid":4242,"hostname":"gpu01","device":0,"device_hex":"0000:3b:00","device_info":"NVIDIA GeForce RTX 2080 Ti"},)"
+    R"({"rank":1,"group":0,"pid":4242,"hostname":"gpu01","device":1,"device_hex":"0000:5e:00","device_info":"NVIDIA GeForce RTX 2080 Ti"}]},)"
+    R"("results":[{"size":0,"count":0,"type":"float","redop":"none","root":"    -1",)"
+    R"("out_of_place":{"time":5.120000,"alg_bw":0.000000,"bus_bw":0.000000,"nwrong":0.000000},)"
+    R"("in_place":{"time":5.010000,"alg_bw":0.000000,"bus_bw":0.000000,"nwrong":0.000000},"actual_iterations":20,"experiment_name":""},)"
+    R"({"size":1024,"count":128,"type":"float","redop":"none","root":"    -1",)"
+    R"("out_of_place":{"time":10.110000,"alg_bw":0.100000,"bus_bw":0.050000,"nwrong":0.000000},)"
+    R"("in_place":{"time":9.900000,"alg_bw":0.100000,"bus_bw":0.050000,"nwrong":0.000000},"actual_iterations":20,"experiment_name":""}],)"
+    R"("out_of_bounds":{"count":0,"okay":"true"},"average_bus_bandwidth":{"bandwidth":0.025000,"okay":"unchecked"},)"
+    R"("errors":[""],"end_time":"2025-11-02 10:00:01"})";
+
+std::string error_of(const std::string& text, const std::string& file) {
+  try {
+    import_nccl_tests(text, file);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ImportNcclTestsJson, ReadsTheBinarysOwnJsonFile) {
+  // Named so that nothing but the "args" can tell the binary.
+  const auto log = import_nccl_tests(kRealJson, "results-17.json");
+  EXPECT_EQ(log.op, "all_gather_perf");  // args[0], path and all
+  EXPECT_EQ(log.threads, 1);
+  EXPECT_EQ(log.gpus_per_thread, 2);
+  EXPECT_EQ(log.iterations, 20);
+  EXPECT_EQ(log.ranks, 2);  // two "devices"
+  ASSERT_EQ(log.records.size(), 4u);
+  EXPECT_EQ(log.records[2].variant, "out_of_place");
+  EXPECT_DOUBLE_EQ(log.records[2].size_bytes, 1024.0);
+  EXPECT_DOUBLE_EQ(log.records[2].time_s, 10.11e-6);
+  EXPECT_DOUBLE_EQ(log.records[2].bus_bandwidth_Bps, 0.05e9);
+  EXPECT_DOUBLE_EQ(log.records[3].time_s, 9.9e-6);
+  EXPECT_EQ(log.records[0].kind, "nccl:all_gather_perf");
+  EXPECT_DOUBLE_EQ(log.avg_bus_bandwidth_Bps, 0.025e9);
+}
+
+TEST(ImportNcclTestsJson, LinksimsOwnOutputIsNoMeasurement) {
+  Json doc = Json::parse(kRealJson);
+  doc["linksim"] = {{"simulated", true}};
+  EXPECT_EQ(error_of(doc.dump(), "sim.json"),
+            "sim.json: at /linksim: this is linksim's own -J output (a simulation), not a "
+            "measurement: fit needs a log from a real run");
+  // The printout: linksim numbers rank 0's bus from 0000:00:00, where no GPU sits.
+  const std::string printout =
+      "# nccl-tests version 2.19.6 nccl-headers=23007 nccl-library=23007\n"
+      "# Collective test starting: all_reduce_perf\n"
+      "#\n# Using devices\n"
+      "#  Rank  0 Group  0 Pid      0 on   dgx-h100 device  0 [0000:00:00] H100-SXM5-80GB\n";
+  EXPECT_EQ(error_of(printout, "log.txt"),
+            "log.txt: at line 5: this is linksim's own nccl-tests output (a simulation), not a "
+            "measurement: fit needs a log from a real run");
+  EXPECT_NE(error_of("# linksim simulation of nccl-tests all_reduce_perf on x\n", "old.txt")
+                .find("linksim's own nccl-tests output"),
+            std::string::npos);
+}
+
+TEST(ImportNcclTestsJson, FileColonBinaryNamesTheBinary) {
+  linksim::testing::TempDir dir;
+  const std::string text = linksim::testing::read_file(
+      linksim::testing::source_dir() + "/tests/data/calibrate/rtx2080ti-2x-all_reduce_perf.txt");
+  // A log whose name says nothing, and a text without a command line: strip the binary's name.
+  std::string anonymous = text;
+  for (std::size_t at; (at = anonymous.find("all_reduce_perf")) != std::string::npos;)
+    anonymous.replace(at, 15, "run");
+  const std::string path = dir.write("run3.log", anonymous);
+  EXPECT_EQ(split_nccl_tests_log_argument(path + ":all_reduce_perf").path, path);
+  EXPECT_EQ(split_nccl_tests_log_argument(path + ":all_reduce_perf").binary, "all_reduce_perf");
+  EXPECT_EQ(import_nccl_tests_file(path + ":all_reduce_perf").op, "all_reduce_perf");
+  EXPECT_EQ(split_nccl_tests_log_argument(path).binary, "");
+  try {
+    split_nccl_tests_log_argument(path + ":allreduce");
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"allreduce\" after the colon is not an nccl-tests "
+                                         "binary"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// hgx-h200 is dgx-h100 ("base") with its GPUs swapped ("replace_models").
+TEST(SelfContainedDocument, ABaseMachineBecomesItsOwnFile) {
+  const std::string path = topo::resolve_topology_path("hgx-h200");
+  const Json doc = self_contained_document(read_json_file(path), path);
+  EXPECT_FALSE(doc.contains("base"));
+  EXPECT_FALSE(doc.contains("replace_models"));
+  EXPECT_TRUE(doc.contains("links"));
+  const topo::Topology flat = topo::parse_topology(doc, path);
+  const topo::Topology loaded = topo::load_topology("hgx-h200");
+  ASSERT_EQ(flat.count(topo::NodeKind::gpu), 8u);
+  EXPECT_EQ(flat.links().size(), loaded.links().size());
+  for (const auto g : flat.nodes_of(topo::NodeKind::gpu))
+    EXPECT_EQ(flat.node(g).model, "H200-SXM-141GB");
+  EXPECT_EQ(flat.title, loaded.title);
+}
+
+TEST(SelfContainedDocument, FitWritesOneForABaseMachine) {
+  linksim::testing::TempDir dir;
+  const auto p2p = linksim::testing::run_linksim("p2p --topology hgx-h200");
+  ASSERT_EQ(p2p.exit_code, 0) << p2p.err;
+  const std::string log = dir.write("p2p.txt", p2p.out);
+  const std::string out = dir.path() + "/h200.json";
+  const auto r = linksim::testing::run_linksim("fit --topology hgx-h200 --p2p " +
+                                               linksim::testing::shell_quote(log) + " -o " +
+                                               linksim::testing::shell_quote(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json written = Json::parse(linksim::testing::read_file(out));
+  EXPECT_FALSE(written.contains("base"));
+  EXPECT_EQ(topo::load_topology(out).count(topo::NodeKind::gpu), 8u);
+}
+
+}  // namespace
+}  // namespace linksim::calibrate
