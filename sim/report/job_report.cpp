@@ -1,6 +1,7 @@
 #include "sim/report/job_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/core/units.hpp"
 
@@ -20,6 +21,19 @@ std::string plan_text(const work::Scenario& sc) {
   if (p.zero_stage >= 3 && !p.prefetch) s += " without prefetch";
   if (p.sequence_parallel) s += ", sequence parallel";
   if (p.micro_batches > 1) s += fmt::format(", {} micro-batches", p.micro_batches);
+  if (p.recompute != work::Recompute::none) {
+    s += fmt::format(", {} recompute", work::to_string(p.recompute));
+  }
+  if (p.flash_attention) s += *p.flash_attention ? ", FlashAttention" : ", no FlashAttention";
+  if (p.activation_offload) s += ", activations offloaded";
+  if (p.optimizer_offload) s += ", ZeRO-Offload";
+  const auto& q = sc.job.precision;
+  if (!q.weights.empty()) {
+    s += fmt::format(", weights {}", q.weights);
+    if (q.weights == "int8" || q.weights == "int4")
+      s += fmt::format(" (groups of {})", q.group_size);
+  }
+  if (!q.kv_cache.empty()) s += fmt::format(", KV cache {}", q.kv_cache);
   return s;
 }
 
@@ -27,13 +41,24 @@ std::string job_text(const work::Scenario& sc) {
   if (sc.gradient_sync) return "gradient sync";
   const auto& j = sc.job;
   switch (j.kind) {
-    case work::JobKind::training:
-      return fmt::format("training step, {} x {} tokens", j.global_batch, j.sequence_length);
+    case work::JobKind::training: {
+      std::string s =
+          fmt::format("training step, {} x {} tokens", j.global_batch, j.sequence_length);
+      if (j.finetune.adapters()) {
+        s += fmt::format(", {} rank {} on {}",
+                         j.finetune.method == work::FinetuneMethod::qlora ? "QLoRA" : "LoRA",
+                         j.finetune.rank, fmt::join(j.finetune.target_modules, ", "));
+      }
+      return s;
+    }
     case work::JobKind::prefill:
       return fmt::format("prefill, {} x {} tokens", j.global_batch, j.sequence_length);
     case work::JobKind::decode:
       return fmt::format("decode, batch {}, {} prompt + {} new tokens", j.global_batch,
                          j.sequence_length, j.decode_tokens);
+    case work::JobKind::serving:
+      return fmt::format("serving {} requests at {:g}/s", j.serving.requests,
+                         j.serving.request_rate_per_s);
   }
   return "";
 }
@@ -46,6 +71,7 @@ std::string step_label(const work::Scenario& sc) {
     case work::JobKind::prefill:
       return "request";
     case work::JobKind::decode:
+    case work::JobKind::serving:
       return "token";
   }
   return "step";
@@ -66,6 +92,7 @@ CostUnit cost_unit(const work::Scenario& sc) {
     case work::JobKind::prefill:
       return {"request", static_cast<double>(sc.job.global_batch)};
     case work::JobKind::decode:
+    case work::JobKind::serving:
       return {"token", static_cast<double>(sc.job.global_batch)};
   }
   return {"step", 1};
@@ -113,6 +140,10 @@ std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
         units::format_bytes_binary(r.memory.optimizer_bytes),
         units::format_bytes_binary(r.memory.activations_bytes),
         units::format_bytes_binary(r.memory.kv_cache_bytes));
+    if (r.memory.host_bytes > 0) {
+      out += fmt::format("  host memory    {} per GPU offloaded\n",
+                         units::format_bytes_binary(r.memory.host_bytes));
+    }
   }
   out += fmt::format("\n  {} time{:<10} {}", step_label(sc), "", format_time(r.step_s));
   if (r.step_range_s) {
