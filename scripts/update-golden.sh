@@ -17,3 +17,4 @@ g=tests/data/golden
 "$bin" nvbandwidth --topology rtx3090-4x-nvlink-pairs -j -t device_to_device_bidirectional_memcpy_read_ce all_to_host_memcpy_sm host_device_latency_sm > $g/nvbandwidth-rtx3090-4x-json.txt
 "$bin" nvbandwidth -l > $g/nvbandwidth-list.txt
 "$bin" plan default > $g/plan-default.txt
+"$bin" compare llama3-8b-serving > $g/compare-llama3-8b-serving.txt
