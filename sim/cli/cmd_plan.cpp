@@ -79,7 +79,9 @@ void register_plan(CLI::App& app) {
     progress.finish();
     if (result.ranked.empty()) {
       throw InputError(sc.file, "/plan",
-                       fmt::format("no plan of the {} enumerated runs and fits on these machines",
+                       fmt::format("none of the {} plans tried runs and fits in memory on these "
+                                   "machines; expected more GPUs (a cluster, or --nodes), or "
+                                   "less memory per GPU (recompute, offload, quantization)",
                                    result.enumerated));
     }
     std::string text;

@@ -51,6 +51,19 @@ TEST(ServingCli, CompareGoldenAndJson) {
   EXPECT_EQ(run_linksim("run llama3-70b-int4-tp4-4090 --trace /tmp/x.json").exit_code, 2);
 }
 
+TEST(PlanCli, NothingFitsSaysWhatWouldHelp) {
+  // Mixtral 8x7B full training: 46.7e9 × 16 B = 747 GB, more than 8 x 77.3 GB even at ZeRO-3.
+  testing::TempDir dir;
+  const std::string path = dir.write("s.json", R"({"title": "t", "topologies": ["dgx-h100"],
+    "model": "mixtral-8x7b", "job": {"kind": "training", "global_batch": 16,
+    "sequence_length": 2048}, "plan": {"data": 8}})");
+  const auto r = run_linksim("plan " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("at /plan: none of the"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expected more GPUs"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
 TEST(PlanCli, GradientSyncHasNoPlan) {
   const auto r = run_linksim("plan seed-gradient-sync");
   EXPECT_EQ(r.exit_code, 2);
