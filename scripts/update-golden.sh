@@ -21,3 +21,5 @@ g=tests/data/golden
 "$bin" bandwidth -t dgx-h100 --device=all > $g/bandwidth-dgx-h100-all.txt
 "$bin" bandwidth -t rtx2080ti-2x --mode=range --start=1000 --end=21000 --increment=5000 > $g/bandwidth-rtx2080ti-2x-range.txt
 "$bin" topo check dgx-1v > $g/topo-check-dgx-1v.txt
+"$bin" plan default > $g/plan-default.txt
+"$bin" compare llama3-8b-serving > $g/compare-llama3-8b-serving.txt

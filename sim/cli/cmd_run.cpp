@@ -14,9 +14,11 @@
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/job_report.hpp"
 #include "sim/report/plot.hpp"
+#include "sim/report/serving_report.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/uncertainty.hpp"
 #include "sim/work/model.hpp"
+#include "sim/work/serving.hpp"
 
 namespace linksim::cli {
 namespace {
@@ -36,10 +38,35 @@ struct Runs {
   work::Scenario scenario;
   std::vector<work::JobResult> jobs;
   std::vector<work::GradientSyncResult> syncs;
+  std::vector<work::ServingResult> servings;
 };
 
+bool serving(const Runs& runs) {
+  return !runs.scenario.gradient_sync && runs.scenario.job.kind == work::JobKind::serving;
+}
+
+// A serving scenario on one machine; a machine it does not fit is a finding, as for jobs.
+void run_serving(Runs& runs, const topo::Topology& machine, std::size_t machine_count) {
+  const work::ModelSpec model = work::load_model(runs.scenario.model);
+  try {
+    runs.servings.push_back(work::simulate_serving(machine, model, runs.scenario));
+  } catch (const work::DoesNotFit& e) {
+    if (machine_count == 1) throw;
+    work::ServingResult r;
+    r.machine = machine.name;
+    r.machine_title = machine.title;
+    r.gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
+    r.failure = e.message();
+    runs.servings.push_back(std::move(r));
+  }
+  work::JobResult j;  // for the checks below: whether anything ran
+  j.machine = machine.name;
+  j.failure = runs.servings.back().failure;
+  runs.jobs.push_back(std::move(j));
+}
+
 Runs run_all(const RunArgs& a) {
-  Runs runs{work::load_scenario(a.scenario), {}, {}};
+  Runs runs{work::load_scenario(a.scenario), {}, {}, {}};
   std::vector<std::string> machines =
       a.topologies.empty() ? runs.scenario.topologies : a.topologies;
   // Each machine is a whole simulation: a list is bounded, and a machine named twice would
@@ -63,7 +90,9 @@ Runs run_all(const RunArgs& a) {
   for (const auto& m : machines) {
     progress.update(runs.jobs.size(), m);
     const topo::Topology machine = load_machine(m, a.nodes);
-    if (runs.scenario.gradient_sync) {
+    if (serving(runs)) {
+      run_serving(runs, machine, machines.size());
+    } else if (runs.scenario.gradient_sync) {
       runs.syncs.push_back(work::simulate_gradient_sync(machine, runs.scenario));
       runs.syncs.back().realistic.step_range_s =
           topo::range_of(machine, [&](const topo::Topology& t) {
@@ -98,6 +127,13 @@ Runs run_all(const RunArgs& a) {
 
 // JSON and CSV are the same for run and compare; the table is each command's own.
 std::string format_runs(const RunArgs& a, const Runs& runs, const std::string& table) {
+  if (serving(runs) && a.format == "json") {
+    Json all = Json::array();
+    for (const auto& r : runs.servings)
+      all.push_back(report::serving_json(r, runs.scenario));
+    return all.dump(2) + "\n";
+  }
+  if (serving(runs) && a.format == "csv") return report::servings_csv(runs.servings, runs.scenario);
   if (a.format == "json") {
     Json all = Json::array();
     for (const auto& j : runs.jobs)
@@ -135,7 +171,11 @@ void register_run(CLI::App& app) {
     outputs.claim(a->output);
     const Runs runs = run_all(*a);
     std::string table;
-    if (runs.scenario.gradient_sync) {
+    if (serving(runs)) {
+      for (std::size_t i = 0; i < runs.servings.size(); ++i) {
+        table += (i ? "\n" : "") + report::format_serving(runs.servings[i], runs.scenario);
+      }
+    } else if (runs.scenario.gradient_sync) {
       table = report::format_gradient_sync(runs.syncs, runs.scenario);
     } else {
       for (std::size_t i = 0; i < runs.jobs.size(); ++i) {
@@ -167,7 +207,12 @@ void register_compare(CLI::App& app) {
     outputs.claim_picture(a->plot);
     outputs.claim(a->output);
     const Runs runs = run_all(*a);
-    std::string table = report::format_comparison(runs.jobs, runs.scenario);
+    if (serving(runs) && !a->plot.empty()) {
+      throw InputError(a->plot, "--plot", "a serving scenario has no step breakdown to plot");
+    }
+    std::string table = serving(runs)
+                            ? report::format_serving_comparison(runs.servings, runs.scenario)
+                            : report::format_comparison(runs.jobs, runs.scenario);
     if (runs.scenario.gradient_sync) {
       table += "\n" + report::format_gradient_sync(runs.syncs, runs.scenario);
     }

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   linksim::cli::register_accuracy(app);
   linksim::cli::register_run(app);
   linksim::cli::register_compare(app);
+  linksim::cli::register_plan(app);
   linksim::cli::register_calibrate(app);
   linksim::cli::register_fit(app);
   linksim::cli::register_completion(app);

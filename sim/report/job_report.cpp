@@ -1,6 +1,7 @@
 #include "sim/report/job_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/core/units.hpp"
 
@@ -20,6 +21,19 @@ std::string plan_text(const work::Scenario& sc) {
   if (p.zero_stage >= 3 && !p.prefetch) s += " without prefetch";
   if (p.sequence_parallel) s += ", sequence parallel";
   if (p.micro_batches > 1) s += fmt::format(", {} micro-batches", p.micro_batches);
+  if (p.recompute != work::Recompute::none) {
+    s += fmt::format(", {} recompute", work::to_string(p.recompute));
+  }
+  if (p.flash_attention) s += *p.flash_attention ? ", FlashAttention" : ", no FlashAttention";
+  if (p.activation_offload) s += ", activations offloaded";
+  if (p.optimizer_offload) s += ", ZeRO-Offload";
+  const auto& q = sc.job.precision;
+  if (!q.weights.empty()) {
+    s += fmt::format(", weights {}", q.weights);
+    if (q.weights == "int8" || q.weights == "int4")
+      s += fmt::format(" (groups of {})", q.group_size);
+  }
+  if (!q.kv_cache.empty()) s += fmt::format(", KV cache {}", q.kv_cache);
   return s;
 }
 
@@ -27,13 +41,24 @@ std::string job_text(const work::Scenario& sc) {
   if (sc.gradient_sync) return "gradient sync";
   const auto& j = sc.job;
   switch (j.kind) {
-    case work::JobKind::training:
-      return fmt::format("training step, {} x {} tokens", j.global_batch, j.sequence_length);
+    case work::JobKind::training: {
+      std::string s =
+          fmt::format("training step, {} x {} tokens", j.global_batch, j.sequence_length);
+      if (j.finetune.adapters()) {
+        s += fmt::format(", {} rank {} on {}",
+                         j.finetune.method == work::FinetuneMethod::qlora ? "QLoRA" : "LoRA",
+                         j.finetune.rank, fmt::join(j.finetune.target_modules, ", "));
+      }
+      return s;
+    }
     case work::JobKind::prefill:
       return fmt::format("prefill, {} x {} tokens", j.global_batch, j.sequence_length);
     case work::JobKind::decode:
       return fmt::format("decode, batch {}, {} prompt + {} new tokens", j.global_batch,
                          j.sequence_length, j.decode_tokens);
+    case work::JobKind::serving:
+      return fmt::format("serving {} requests at {:g}/s", j.serving.requests,
+                         j.serving.request_rate_per_s);
   }
   return "";
 }
@@ -46,6 +71,7 @@ std::string step_label(const work::Scenario& sc) {
     case work::JobKind::prefill:
       return "request";
     case work::JobKind::decode:
+    case work::JobKind::serving:
       return "token";
   }
   return "step";
@@ -66,6 +92,7 @@ CostUnit cost_unit(const work::Scenario& sc) {
     case work::JobKind::prefill:
       return {"request", static_cast<double>(sc.job.global_batch)};
     case work::JobKind::decode:
+    case work::JobKind::serving:
       return {"token", static_cast<double>(sc.job.global_batch)};
   }
   return {"step", 1};
@@ -113,6 +140,10 @@ std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
         units::format_bytes_binary(r.memory.optimizer_bytes),
         units::format_bytes_binary(r.memory.activations_bytes),
         units::format_bytes_binary(r.memory.kv_cache_bytes));
+    if (r.memory.host_bytes > 0) {
+      out += fmt::format("  host memory    {} per GPU offloaded\n",
+                         units::format_bytes_binary(r.memory.host_bytes));
+    }
   }
   out += fmt::format("\n  {} time{:<10} {}", step_label(sc), "", format_time(r.step_s));
   if (r.step_range_s) {
@@ -221,6 +252,7 @@ Json job_json(const work::JobResult& r, const work::Scenario& sc) {
                        {"optimizer", r.memory.optimizer_bytes},
                        {"activations", r.memory.activations_bytes},
                        {"kv_cache", r.memory.kv_cache_bytes}};
+  if (r.memory.host_bytes > 0) j["memory_bytes"]["host"] = r.memory.host_bytes;
   j["bottlenecks"] = r.bottlenecks;
   j["advice"] = r.advice;
   j["notes"] = r.notes;
@@ -307,6 +339,88 @@ std::string format_gradient_sync(const std::vector<work::GradientSyncResult>& re
     }
     for (const auto& a : r.realistic.advice)
       out += "  advice: " + a + "\n";
+  }
+  return out;
+}
+
+namespace {
+
+std::string plan_split(const work::ParallelPlan& p) {
+  return fmt::format("{:>3} {:>3} {:>3} {:>3} {:>5} {:>4}", p.data, p.tensor, p.pipeline, p.expert,
+                     p.zero_stage, p.micro_batches);
+}
+
+}  // namespace
+
+std::string format_plans(const work::PlanSearchResult& result, const work::Scenario& sc,
+                         std::size_t top) {
+  std::string out = fmt::format("{}\n{}\n", sc.title, job_text(sc));
+  out += fmt::format(
+      "{} plans tried, {} run and fit in memory, {} simulated; best {} by {}:\n\n",
+      result.enumerated, result.fitting, result.simulated, std::min(top, result.ranked.size()),
+      result.rank_by == work::PlanRanking::tokens_per_s      ? std::string("tokens/s")
+      : result.rank_by == work::PlanRanking::cost_per_mtoken ? std::string("$/Mtoken")
+                                                             : step_label(sc) + " time");
+  out += fmt::format(
+      "{:>4}  {:<22} {:>4}  {:>3} {:>3} {:>3} {:>3} {:>5} {:>4} {:>10} {:>10} {:>10} "
+      "{:>10} {:>11} {:>9} {:>10}\n",
+      "rank", "machine", "GPUs", "DP", "TP", "PP", "EP", "ZeRO", "mb", step_label(sc), "compute",
+      "exposed", "idle", "tokens/s", "$/Mtoken", "memory/GPU");
+  for (std::size_t i = 0; i < std::min(top, result.ranked.size()); ++i) {
+    const auto& r = result.ranked[i];
+    out += fmt::format(
+        "{:>4}  {:<22} {:>4}  {} {:>10} {:>10} {:>10} {:>10} {:>11.4g} {:>9} {:>10}\n", i + 1,
+        r.machine, r.result.gpus, plan_split(r.plan), format_time(r.result.step_s),
+        format_time(r.result.compute_s), format_time(r.result.exposed_comm_s),
+        format_time(r.result.idle_s), r.result.tokens_per_s, money(r.cost_per_mtoken_usd, 1, ""),
+        units::format_bytes_binary(r.result.memory.total_bytes()));
+  }
+  if (result.simulated < result.fitting) {
+    out += fmt::format("\n({} more plans fit and were not simulated; raise --max-plans)\n",
+                       result.fitting - result.simulated);
+  }
+  out +=
+      "\n(exposed: communication the GPU waits on; idle: waiting on another rank's compute; "
+      "$/Mtoken needs a cloud instance file with a price)\n";
+  return out;
+}
+
+Json plans_json(const work::PlanSearchResult& result, const work::Scenario& sc) {
+  Json plans = Json::array();
+  for (const auto& r : result.ranked) {
+    Json j = job_json(r.result, sc);
+    j["plan"] = {{"data", r.plan.data},
+                 {"tensor", r.plan.tensor},
+                 {"pipeline", r.plan.pipeline},
+                 {"expert", r.plan.expert},
+                 {"zero_stage", r.plan.zero_stage},
+                 {"micro_batches", r.plan.micro_batches}};
+    if (r.cost_per_mtoken_usd) j["cost_per_mtoken_usd"] = *r.cost_per_mtoken_usd;
+    plans.push_back(std::move(j));
+  }
+  return {{"scenario", sc.name},
+          {"enumerated", result.enumerated},
+          {"fitting", result.fitting},
+          {"simulated", result.simulated},
+          {"plans", plans}};
+}
+
+std::string plans_csv(const work::PlanSearchResult& result, const work::Scenario& sc) {
+  std::string out =
+      "scenario,rank,machine,gpus,data,tensor,pipeline,expert,zero_stage,micro_batches,step_s,"
+      "compute_s,exposed_comm_s,hidden_comm_s,idle_s,tokens_per_s,cost_per_mtoken_usd,"
+      "memory_bytes\n      ";
+  for (std::size_t i = 0; i < result.ranked.size(); ++i) {
+    const auto& r = result.ranked[i];
+    const auto& p = r.plan;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n        ", sc.name,
+                       i + 1, r.machine, r.result.gpus, p.data, p.tensor, p.pipeline, p.expert,
+                       p.zero_stage, p.micro_batches, units::exact(r.result.step_s),
+                       units::exact(r.result.compute_s), units::exact(r.result.exposed_comm_s),
+                       units::exact(r.result.hidden_comm_s), units::exact(r.result.idle_s),
+                       units::exact(r.result.tokens_per_s),
+                       r.cost_per_mtoken_usd ? units::exact(*r.cost_per_mtoken_usd) : "",
+                       units::exact(r.result.memory.total_bytes()));
   }
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include "sim/core/json_view.hpp"
 #include "sim/work/job_sim.hpp"
+#include "sim/work/plan_search.hpp"
 
 namespace linksim::report {
 
@@ -20,5 +21,12 @@ std::string format_comparison(const std::vector<work::JobResult>& results,
 // The seed's gradient example: simple model beside the simulated all-reduce, per machine.
 std::string format_gradient_sync(const std::vector<work::GradientSyncResult>& results,
                                  const work::Scenario& sc);
+
+// `linksim plan`: the `top` best plans, one row each with its split, and how many were
+// enumerated, fitted and simulated; as JSON and CSV every simulated plan, best first.
+std::string format_plans(const work::PlanSearchResult& result, const work::Scenario& sc,
+                         std::size_t top);
+Json plans_json(const work::PlanSearchResult& result, const work::Scenario& sc);
+std::string plans_csv(const work::PlanSearchResult& result, const work::Scenario& sc);
 
 }  // namespace linksim::report

@@ -5,14 +5,18 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <stdexcept>
 
 #include "sim/coll/collective_sim.hpp"
 #include "sim/coll/route_paths.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/topo/link_payload.hpp"
+#include "sim/topo/routing.hpp"
 #include "sim/work/advice.hpp"
+#include "sim/work/finetune.hpp"
 #include "sim/work/model_costs.hpp"
+#include "sim/work/plan_check.hpp"
 
 namespace linksim::work {
 namespace {
@@ -81,6 +85,22 @@ class JobBuilder {
     peak_ = peak_flops(gpu, model.dtype) * scenario.compute.efficiency;
     lc_ = layer_costs(model);
     bytes_ = dtype_bytes(model.dtype);
+    const Job& job = scenario.job;
+    adapters_ = adapter_params_per_layer(model, job.finetune);
+    active_adapters_ = active_adapter_params_per_layer(model, job.finetune);
+    std::string format = job.precision.weights;
+    if (format.empty() && job.finetune.method == FinetuneMethod::qlora) format = "nf4";
+    const double linear_bytes =
+        weight_bytes_per_param(format, job.precision.group_size, model.dtype);
+    layer_weight_bytes_ = lc_.linear_params * linear_bytes +
+                          (lc_.params - lc_.linear_params) * bytes_ + adapters_ * bytes_;
+    kv_bytes_per_token_ =
+        lc_.kv_bytes_per_token * kv_cache_bytes_per_element(job.precision, model.dtype) / bytes_;
+    MemoryOptions options;
+    options.flash_attention = uses_flash_attention(model, scenario.plan, gpu);
+    offload_bytes_per_layer_ = scenario.plan.activation_offload
+                                   ? layer_activation_bytes(model, job, scenario.plan, options)
+                                   : 0;
   }
 
   void build() {
@@ -212,17 +232,25 @@ class JobBuilder {
   // Roofline time of a layer half for `tokens` tokens on one TP rank.
   double half_layer_s(bool backward) const {
     const ParallelPlan& p = layout_.plan;
-    const double flops =
-        tokens_mb_ *
-        (lc_.fwd_flops_per_token + lc_.attention_flops_per_token_per_context_token * context_) /
-        p.tensor / 2;
-    double bytes = lc_.weight_bytes / p.tensor / 2;
+    const double per_rank = tokens_mb_ / p.tensor / 2;
+    const double base = per_rank * lc_.fwd_flops_per_token;
+    const double adapters = per_rank * 2 * active_adapters_;
+    const double scores = per_rank * lc_.attention_flops_per_token_per_context_token * context_;
+    const double fwd = base + adapters + scores;
+    double bytes = layer_weight_bytes_ / p.tensor / 2;
     if (sc_.job.kind == JobKind::decode)
-      bytes += tokens_mb_ * context_ * lc_.kv_bytes_per_token / p.tensor / 2;
-    const double t = std::max(flops / peak_, bytes / gpu_->hbm_bandwidth_Bps);
-    // Backward is twice the forward; with recomputation the forward runs again first.
+      bytes += tokens_mb_ * context_ * kv_bytes_per_token_ / p.tensor / 2;
+    const double t = std::max(fwd / peak_, bytes / gpu_->hbm_bandwidth_Bps);
     if (!backward) return t;
-    return layout_.plan.recompute ? 3 * t : 2 * t;
+    // Backward FLOPs over forward FLOPs (the roofline time scales with it): 2 in full
+    // training (input and weight gradients); with LoRA the frozen base matmuls skip dW (1x)
+    // while attention scores and adapters cost 2x (sim/work/finetune.hpp). Recomputation runs
+    // the forward (full) or the attention core (selective) again first.
+    double ratio = 2;
+    if (sc_.job.finetune.adapters() && fwd > 0) ratio = (base + 2 * adapters + 2 * scores) / fwd;
+    if (p.recompute == Recompute::full) ratio += 1;
+    if (p.recompute == Recompute::selective && fwd > 0) ratio += scores / fwd;
+    return ratio * t;
   }
 
   std::vector<int> tp_group(int s, int d) const {
@@ -311,7 +339,7 @@ class JobBuilder {
         }
       }
       ends.push_back(collective("DP", dp_group(s, t), coll::Op::all_gather,
-                                lc_.weight_bytes / p.tensor, deps));
+                                layer_weight_bytes_ / p.tensor, deps));
     }
     return ends;
   }
@@ -394,6 +422,9 @@ class JobBuilder {
       gather_weights(s, ready, prefetched, l + 1 < layers);
       layer_half(s, false, false, ready);
       layer_half(s, false, true, ready);
+      if (offload_bytes_per_layer_ > 0 && sc_.job.kind == JobKind::training) {
+        store_activations(s, mb, l);
+      }
     }
     fwd_out_[static_cast<std::size_t>(s)][static_cast<std::size_t>(mb)] = flatten_ends(s, ready);
   }
@@ -403,19 +434,22 @@ class JobBuilder {
     Ready ready = ready_from_stage_input(s, mb, true);
     const int layers = layers_[static_cast<std::size_t>(s)];
     double pending = 0;  // gradient bytes not yet in a bucket, per TP rank
-    const double grad_per_layer = lc_.params / p.tensor * bytes_;
-    // Embedding and LM head gradients belong to the first and last stages.
-    const double edge = embedding_params(model_) / p.tensor * bytes_ /
-                        (p.pipeline > 1 ? 2.0 : 1.0) * ((s == 0 || s == p.pipeline - 1) ? 1 : 0);
+    const double grad_per_layer = trained_params_per_layer() / p.tensor * bytes_;
+    // Embedding and LM head gradients belong to the first and last stages (frozen with LoRA).
+    const double edge = sc_.job.finetune.adapters() ? 0
+                                                    : embedding_params(model_) / p.tensor * bytes_ /
+                                                          (p.pipeline > 1 ? 2.0 : 1.0) *
+                                                          ((s == 0 || s == p.pipeline - 1) ? 1 : 0);
     if (last_micro_batch) pending += edge;
     std::vector<TaskId> prefetched;
     for (int l = 0; l < layers; ++l) {
       gather_weights(s, ready, prefetched, l + 1 < layers);
+      if (offload_bytes_per_layer_ > 0) fetch_activations(s, mb, layers - 1 - l, ready);
       layer_half(s, true, true, ready);
       layer_half(s, true, false, ready);
       if (!last_micro_batch || p.data < 2) continue;
       if (p.zero_stage >= 3) {
-        reduce_gradients(s, lc_.params / p.tensor * bytes_, coll::Op::reduce_scatter);
+        reduce_gradients(s, grad_per_layer, coll::Op::reduce_scatter);
         continue;
       }
       pending += grad_per_layer;
@@ -443,19 +477,99 @@ class JobBuilder {
     }
   }
 
+  // Parameters a training step updates: every one, or with LoRA only the adapters.
+  double trained_params_per_layer() const {
+    return sc_.job.finetune.adapters() ? adapters_ : lc_.params;
+  }
+
+  // Activation offload: one layer's saved activations to host memory after its forward.
+  void store_activations(int s, int mb, int layer) {
+    const ParallelPlan& p = layout_.plan;
+    for (int d = 0; d < p.data; ++d) {
+      for (int t = 0; t < p.tensor; ++t) {
+        const int r = layout_.rank(s, d, t);
+        stored_[{r, mb, layer}] =
+            host_copy(r, true, offload_bytes_per_layer_, {*last_[static_cast<std::size_t>(r)]});
+      }
+    }
+  }
+
+  // ... and back before its backward, after the previous copy back (one copy engine each way,
+  // so the copies run one after another, ahead of the compute that needs them).
+  void fetch_activations(int s, int mb, int layer, Ready& ready) {
+    const ParallelPlan& p = layout_.plan;
+    for (int d = 0; d < p.data; ++d) {
+      for (int t = 0; t < p.tensor; ++t) {
+        const int r = layout_.rank(s, d, t);
+        std::vector<TaskId> deps = {stored_.at({r, mb, layer})};
+        if (auto it = last_fetch_.find(r); it != last_fetch_.end()) deps.push_back(it->second);
+        const TaskId x = host_copy(r, false, offload_bytes_per_layer_, deps);
+        last_fetch_[r] = x;
+        ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)].push_back(x);
+      }
+    }
+  }
+
+  // A copy between rank r's GPU and its CPU socket's memory, recorded as "offload"
+  // communication of that GPU.
+  TaskId host_copy(int r, bool to_host, double bytes, const std::vector<TaskId>& deps) {
+    if (!router_) router_ = std::make_unique<topo::Router>(machine_);
+    const topo::NodeId g = gpus_[static_cast<std::size_t>(r)];
+    const auto cpu = router_->host_socket(g);
+    if (!cpu) {
+      throw InputError(sc_.file, "/plan",
+                       fmt::format("offloading needs a CPU socket reachable from {}; {} has none",
+                                   machine_.node(g).id, machine_.name));
+    }
+    const auto route = to_host ? router_->route(g, *cpu) : router_->route(*cpu, g);
+    const auto shares = coll::add_route_paths(*sim_, *route);
+    const int gi = gpu_index(r);
+    const TaskId first = static_cast<TaskId>(sim_->task_count());
+    const TaskId x = sim_->add_transfer(bytes, shares, to_host ? gi : engine::kNoGpu,
+                                        to_host ? engine::kNoGpu : gi, deps);
+    records_.push_back({"offload", coll::Op::sendrecv, first, x, bytes, {gi}});
+    return x;
+  }
+
+  // Memory bandwidth the CPU optimizer step of rank r gets: its socket's, shared by the GPUs
+  // attached to it (100 GB/s per socket assumed when the machine file gives none).
+  double host_memory_bandwidth_Bps(int r) {
+    if (!router_) router_ = std::make_unique<topo::Router>(machine_);
+    const auto cpu = router_->host_socket(gpus_[static_cast<std::size_t>(r)]);
+    double bw = cpu ? machine_.node(*cpu).cpu->memory_bandwidth_Bps : 0;
+    if (bw <= 0) bw = 100e9;
+    int sharing = 0;
+    for (auto g : gpus_)
+      sharing += router_->host_socket(g) == cpu ? 1 : 0;
+    return bw / std::max(sharing, 1);
+  }
+
   // Adam: read and write weights, master weights, moments and gradients (~16 B per parameter
-  // per GPU shard plus the dtype copy), memory-bound.
+  // per GPU shard plus the dtype copy), memory-bound: on the GPU, or with ZeRO-Offload on the
+  // CPU after the gradients came down (a delay: the GPU waits), the weights going back up.
   void optimizer_step() {
     const ParallelPlan& p = layout_.plan;
+    const bool adapters = sc_.job.finetune.adapters();
     for (int s = 0; s < p.pipeline; ++s) {
-      const double params = (layers_[static_cast<std::size_t>(s)] * lc_.params +
-                             ((s == 0 || s == p.pipeline - 1) ? embedding_params(model_) : 0)) /
-                            p.tensor / (p.zero_stage >= 1 ? p.data : 1);
+      const double edge =
+          adapters || (s != 0 && s != p.pipeline - 1) ? 0 : embedding_params(model_);
+      const double params =
+          (layers_[static_cast<std::size_t>(s)] * trained_params_per_layer() + edge) / p.tensor /
+          (p.zero_stage >= 1 ? p.data : 1);
       const double t = params * (16 + 2 * bytes_) / gpu_->hbm_bandwidth_Bps;
       for (int d = 0; d < p.data; ++d) {
         for (int tp = 0; tp < p.tensor; ++tp) {
           const int r = layout_.rank(s, d, tp);
-          compute(r, t, grad_syncs_[r]);
+          if (!p.optimizer_offload) {
+            compute(r, t, grad_syncs_[r]);
+            continue;
+          }
+          auto deps = grad_syncs_[r];
+          if (const auto& last = last_[static_cast<std::size_t>(r)]) deps.push_back(*last);
+          const TaskId down = host_copy(r, true, params * bytes_, deps);
+          const TaskId cpu_step = sim_->add_delay(
+              params * (16 + 2 * bytes_) / host_memory_bandwidth_Bps(r), {&down, 1});
+          last_[static_cast<std::size_t>(r)] = host_copy(r, false, params * bytes_, {cpu_step});
         }
       }
       if (p.zero_stage >= 1 && p.zero_stage < 3 && p.data > 1) {
@@ -481,6 +595,14 @@ class JobBuilder {
   double peak_ = 0;
   LayerCosts lc_;
   double bytes_ = 2;
+  double adapters_ = 0;            // LoRA adapter parameters per layer
+  double active_adapters_ = 0;     // ... that one token passes through
+  double layer_weight_bytes_ = 0;  // one layer's stored weights (quantized, with adapters)
+  double kv_bytes_per_token_ = 0;  // per layer, at the KV cache's dtype
+  double offload_bytes_per_layer_ = 0;
+  std::unique_ptr<topo::Router> router_;
+  std::map<std::tuple<int, int, int>, TaskId> stored_;  // (rank, micro-batch, layer) -> copy
+  std::map<int, TaskId> last_fetch_;
   double tokens_mb_ = 0;
   double context_ = 0;
   std::vector<int> layers_;
@@ -518,49 +640,47 @@ std::vector<double> overlap_fractions(const engine::Simulation& sim, const engin
 }
 
 void check_plan(const topo::Topology& machine, const ModelSpec& model, const Scenario& sc) {
-  const ParallelPlan& p = sc.plan;
-  const auto gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
-  auto fail = [&](const std::string& pointer, const std::string& msg) {
-    throw InputError(sc.file, pointer, msg);
-  };
-  if (p.gpus() > gpus) {
-    fail("/plan", fmt::format("the plan uses data {} x tensor {} x pipeline {} = {} GPUs but {} "
-                              "has {}; expected the degrees to multiply to at most {} (or run "
-                              "it on more nodes)",
-                              p.data, p.tensor, p.pipeline, p.gpus(), machine.name, gpus, gpus));
+  if (auto problem = plan_problem(machine, model, sc.job, sc.plan)) {
+    throw InputError(sc.file, problem->pointer, problem->message);
   }
-  if (machine.is_cluster() && p.tensor > machine.cluster->gpus_per_host) {
-    fail("/plan/tensor",
-         fmt::format("tensor parallelism {} spans nodes of {} GPUs; linksim keeps a tensor group "
-                     "inside one node, as its all-reduces need NVLink",
-                     p.tensor, machine.cluster->gpus_per_host));
+}
+
+// The message of a plan that does not fit: the breakdown, then the smallest plan that fits and
+// that this machine can run, or how many GPUs the job needs.
+std::string does_not_fit_message(const topo::Topology& machine, const ModelSpec& model,
+                                 const Scenario& sc, const topo::GpuModel& gpu,
+                                 const FitResult& fit) {
+  std::string msg =
+      fmt::format("{} does not fit on {}: {}", model.name, machine.name, fit.explanation);
+  const int max_tensor = machine.is_cluster() ? machine.cluster->gpus_per_host : 8;
+  const auto machine_gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
+  const auto better = smallest_fitting_plan(
+      model, sc.job, gpu, machine_gpus, 0.9, sc.plan, max_tensor,
+      [&](const ParallelPlan& p) { return !plan_problem(machine, model, sc.job, p); });
+  if (better) {
+    return msg + fmt::format(
+                     "; the smallest plan that fits is data {} x tensor {} x pipeline {} with "
+                     "ZeRO stage {} and {} micro-batches (`linksim plan` ranks every plan "
+                     "that fits)",
+                     better->data, better->tensor, better->pipeline, better->zero_stage,
+                     better->micro_batches);
   }
-  if (p.pipeline > model.layers) {
-    fail("/plan/pipeline",
-         fmt::format("{} pipeline stages for {} layers", p.pipeline, model.layers));
-  }
-  if (model.heads > 0 && model.heads % p.tensor != 0) {
-    fail("/plan/tensor", fmt::format("tensor parallelism {} does not divide {}'s {} heads",
-                                     p.tensor, model.name, model.heads));
-  }
-  if (p.expert > 1 &&
-      (!model.is_moe() || p.data % p.expert != 0 || model.experts % p.expert != 0)) {
-    fail("/plan/expert", fmt::format("expert parallelism {} needs an MoE model whose experts and "
-                                     "data-parallel degree it divides",
-                                     p.expert));
-  }
-  const int m = sc.job.kind == JobKind::decode ? 1 : p.micro_batches;
-  if (sc.job.global_batch % (p.data * m) != 0) {
-    fail("/job/global_batch",
-         fmt::format("global batch {} does not split into data {} x micro-batches {}",
-                     sc.job.global_batch, p.data, m));
-  }
+  const auto any = smallest_fitting_plan(model, sc.job, gpu, 4096, 0.9, sc.plan, max_tensor);
+  return msg + (any ? fmt::format("; no plan on {}'s {} GPUs fits: it needs at least {} GPUs "
+                                  "(data {} x tensor {} x pipeline {}), which takes several "
+                                  "nodes: run it on a cluster (a cluster file, or --nodes)",
+                                  machine.name, machine_gpus, any->gpus(), any->data, any->tensor,
+                                  any->pipeline)
+                    : std::string("; no plan fits even on 4096 GPUs"));
 }
 
 }  // namespace
 
 JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
-                       const Scenario& scenario) {
+                       const Scenario& scenario, const JobOptions& options) {
+  if (scenario.job.kind == JobKind::serving) {
+    throw std::invalid_argument("simulate_job: a serving job is simulate_serving's");
+  }
   Scenario sc = scenario;
   if (sc.plan.data_fills) {
     const auto gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
@@ -588,30 +708,11 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
     res.price_per_hour_usd = price;
   }
 
-  MemoryOptions memory_options;
-  memory_options.recompute = sc.plan.recompute;
-  const FitResult fit = check_fit(model, sc.job, sc.plan, gpu, 0.9, memory_options);
+  const FitResult fit = check_fit(model, sc.job, sc.plan, gpu, 0.9);
   res.memory = fit.need;
   res.fit_explanation = fit.explanation;
-  if (!fit.fits) {
-    std::string msg =
-        fmt::format("{} does not fit on {}: {}", model.name, machine.name, fit.explanation);
-    const auto better = smallest_fitting_plan(model, sc.job, gpu, res.gpus, 0.9, memory_options);
-    if (better) {
-      msg += fmt::format(
-          "; the smallest plan that fits is data {} x tensor {} x pipeline {} with "
-          "ZeRO stage {}",
-          better->data, better->tensor, better->pipeline, better->zero_stage);
-    } else {
-      const auto any = smallest_fitting_plan(model, sc.job, gpu, 4096, 0.9, memory_options);
-      msg += any ? fmt::format(
-                       "; no plan on {} GPUs fits: it needs at least {} GPUs "
-                       "(data {} x tensor {} x pipeline {}), which takes several nodes: run it "
-                       "on a cluster (a cluster file, or --nodes)",
-                       res.gpus, any->gpus(), any->data, any->tensor, any->pipeline)
-                 : "; no plan fits even on 4096 GPUs";
-    }
-    throw DoesNotFit(sc.file, "/plan", msg);
+  if (!fit.fits && options.check_memory) {
+    throw DoesNotFit(sc.file, "/plan", does_not_fit_message(machine, model, sc, gpu, fit));
   }
 
   std::vector<int> gpu_of_rank;
@@ -690,6 +791,7 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   switch (sc.job.kind) {
     case JobKind::training:
     case JobKind::prefill:
+    case JobKind::serving:  // refused above
       res.tokens_per_step = static_cast<double>(sc.job.global_batch) * sc.job.sequence_length;
       res.request_s = res.step_s;
       break;

@@ -86,10 +86,16 @@ class DoesNotFit : public InputError {
   using InputError::InputError;
 };
 
+struct JobOptions {
+  // false: time the job without checking that it fits (the serving simulation keeps its own
+  // KV-cache account, sim/work/serving.hpp).
+  bool check_memory = true;
+};
+
 // Throws InputError (naming the scenario file) for a plan that does not match the machine, and
 // DoesNotFit when it does not fit in memory.
 JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
-                       const Scenario& scenario);
+                       const Scenario& scenario, const JobOptions& options = {});
 
 // The seed's gradient example on one machine: `compute_s` of compute, then the gradient
 // synchronised. Two results: the seed's simple model (every byte at the GPU's line rate, no

@@ -8,36 +8,54 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/work/finetune.hpp"
 #include "sim/work/model_costs.hpp"
+#include "sim/work/precision.hpp"
 
 namespace linksim::work {
 namespace {
 
 // Parameters on the busiest GPU, after TP, PP and EP (before ZeRO).
 struct GpuParams {
-  double dense = 0;   // replicated over DP
-  double expert = 0;  // MoE experts: replicated over DP / EP
+  double dense_linear = 0;  // replicated over DP, quantizable
+  double dense_other = 0;   // norms, router, embeddings: the model's dtype
+  double expert = 0;        // MoE experts: replicated over DP / EP, quantizable
+  double adapters = 0;      // LoRA/QLoRA: trained, the model's dtype
+  double all() const { return dense_linear + dense_other + expert; }
 };
 
 int layers_per_stage(const ModelSpec& m, const ParallelPlan& plan) {
   return (m.layers + plan.pipeline - 1) / plan.pipeline;
 }
 
-GpuParams gpu_params(const ModelSpec& m, const ParallelPlan& plan) {
+GpuParams gpu_params(const ModelSpec& m, const Job& job, const ParallelPlan& plan) {
   const LayerCosts c = layer_costs(m);
   const double layers = layers_per_stage(m, plan);
   const double tp = plan.tensor;
   GpuParams p;
-  p.dense = layers * (c.params - c.expert_params) / tp;
+  p.dense_linear = layers * (c.linear_params - c.expert_params) / tp;
+  p.dense_other = layers * (c.params - c.linear_params) / tp;
   p.expert = layers * c.expert_params / (tp * plan.expert);
+  p.adapters = layers * adapter_params_per_layer(m, job.finetune) / tp;
   if (!m.is_plain()) {
     const double table = static_cast<double>(m.vocab) * m.hidden;
     // One stage holds everything; else the first holds the input embedding and the last the
     // LM head (a copy of the table when tied) and the final norm: the larger counts.
     const double outside = plan.pipeline == 1 ? embedding_params(m) : table + m.hidden;
-    p.dense += outside / tp;
+    p.dense_other += outside / tp;
   }
   return p;
+}
+
+// Bytes of the base weights on the GPU, each part divided by its replication `shard`.
+double base_weight_bytes(const ModelSpec& m, const Job& job, const GpuParams& p, double dense_dp,
+                         double expert_dp) {
+  const Precision& q = job.precision;
+  std::string format = q.weights;
+  if (format.empty() && job.finetune.method == FinetuneMethod::qlora) format = "nf4";
+  const double linear = weight_bytes_per_param(format, q.group_size, m.dtype);
+  return linear * (p.dense_linear / dense_dp + p.expert / expert_dp) +
+         dtype_bytes(m.dtype) * p.dense_other / dense_dp;
 }
 
 void check_plan(const ParallelPlan& plan) {
@@ -54,54 +72,74 @@ double ceil_div(double a, double b) {
   return std::ceil(a / b);
 }
 
-// Korthikanti et al. 2022, per layer and micro-batch, for 2-byte activations.
+// Korthikanti et al. 2022, per layer and micro-batch (see memory.hpp), in bytes.
 double activation_bytes_per_layer(const ModelSpec& m, double s, double b, const ParallelPlan& plan,
-                                  bool recompute) {
+                                  bool flash_attention) {
   const double h = m.hidden;
   const double a = m.heads;
   const double t = plan.tensor;
+  const double scale = dtype_bytes(m.dtype) / 2;
   if (h == 0) return 0;
-  if (recompute) return 2 * s * b * h;
-  if (plan.sequence_parallel) return s * b * h * (34 + 5 * a * s / h) / t;
-  return s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
+  if (plan.recompute == Recompute::full) return 2 * s * b * h * scale;
+  const bool keeps_scores = !flash_attention && plan.recompute != Recompute::selective;
+  const double scores = keeps_scores ? 5 * a * s / h : 0;
+  const double stored = plan.sequence_parallel ? s * b * h * (34 + scores) / t
+                                               : s * b * h * (10 + 24 / t + scores / t);
+  const double softmax_stats = flash_attention ? 4 * a * s * b / t : 0;
+  return stored * scale + softmax_stats;
 }
 
 MemoryBreakdown training_memory(const ModelSpec& m, const Job& job, const ParallelPlan& plan,
                                 const MemoryOptions& options) {
   const double bytes = dtype_bytes(m.dtype);
   const double optimizer_bytes_per_param = m.dtype == "fp32" ? 8 : 12;
-  const GpuParams p = gpu_params(m, plan);
+  const GpuParams p = gpu_params(m, job, plan);
   const double dp = plan.data;
   const double expert_dp = std::max(1.0, dp / plan.expert);
-  auto params = [&](bool sharded) {
-    return sharded ? p.dense / dp + p.expert / expert_dp : p.dense + p.expert;
-  };
+  const bool zero3 = plan.zero_stage >= 3;
   MemoryBreakdown out;
-  out.weights_bytes = bytes * params(plan.zero_stage >= 3);
-  out.gradients_bytes = bytes * params(plan.zero_stage >= 2);
-  out.optimizer_bytes = optimizer_bytes_per_param * params(plan.zero_stage >= 1);
+  out.weights_bytes = base_weight_bytes(m, job, p, zero3 ? dp : 1, zero3 ? expert_dp : 1) +
+                      bytes * p.adapters / (zero3 ? dp : 1);
+  if (job.finetune.adapters()) {
+    out.gradients_bytes = bytes * p.adapters / (plan.zero_stage >= 2 ? dp : 1);
+    out.optimizer_bytes = optimizer_bytes_per_param * p.adapters / (plan.zero_stage >= 1 ? dp : 1);
+  } else {
+    auto params = [&](bool sharded) {
+      return sharded ? (p.dense_linear + p.dense_other) / dp + p.expert / expert_dp : p.all();
+    };
+    out.gradients_bytes = bytes * params(plan.zero_stage >= 2);
+    out.optimizer_bytes = optimizer_bytes_per_param * params(plan.zero_stage >= 1);
+  }
+  if (plan.optimizer_offload) {
+    out.host_bytes += out.optimizer_bytes;
+    out.optimizer_bytes = 0;
+  }
 
-  const double micro_batch = ceil_div(job.global_batch, dp * plan.micro_batches);
   const double in_flight = std::min(plan.pipeline, plan.micro_batches);
-  out.activations_bytes = activation_bytes_per_layer(m, job.sequence_length, micro_batch, plan,
-                                                     options.recompute || plan.recompute) *
-                          (bytes / 2) * layers_per_stage(m, plan) * in_flight;
+  const double per_layer = layer_activation_bytes(m, job, plan, options);
+  const double layers = layers_per_stage(m, plan);
+  if (plan.activation_offload) {
+    out.activations_bytes = per_layer * std::min(layers, 2.0);
+    out.host_bytes += per_layer * layers * in_flight;
+  } else {
+    out.activations_bytes = per_layer * layers * in_flight;
+  }
   return out;
 }
 
 MemoryBreakdown inference_memory(const ModelSpec& m, const Job& job, const ParallelPlan& plan) {
   const double bytes = dtype_bytes(m.dtype);
-  const GpuParams p = gpu_params(m, plan);
+  const GpuParams p = gpu_params(m, job, plan);
   MemoryBreakdown out;
-  out.weights_bytes = bytes * (p.dense + p.expert);
+  out.weights_bytes = base_weight_bytes(m, job, p, 1, 1);
 
   const double batch = ceil_div(job.global_batch, plan.data);
-  const bool decode = job.kind == JobKind::decode;
+  const bool decode = job.kind == JobKind::decode || job.kind == JobKind::serving;
   const double cached_tokens = job.sequence_length + (decode ? job.decode_tokens : 0);
   if (!m.is_plain()) {
     const double kv_heads_per_gpu = ceil_div(m.kv_heads, plan.tensor);
     out.kv_cache_bytes = layers_per_stage(m, plan) * batch * cached_tokens * 2 * kv_heads_per_gpu *
-                         m.head_dim() * bytes;
+                         m.head_dim() * kv_cache_bytes_per_element(job.precision, m.dtype);
   }
   const double step_tokens = batch * (decode ? 1 : job.sequence_length);
   double per_token = 2.0 * m.hidden;
@@ -124,6 +162,24 @@ std::vector<int> divisors(int n) {
 
 }  // namespace
 
+double layer_activation_bytes(const ModelSpec& model, const Job& job, const ParallelPlan& plan,
+                              const MemoryOptions& options) {
+  check_plan(plan);
+  const double micro_batch = ceil_div(job.global_batch, plan.data * plan.micro_batches);
+  return activation_bytes_per_layer(model, job.sequence_length, micro_batch, plan,
+                                    options.flash_attention);
+}
+
+bool uses_flash_attention(const ModelSpec& model, const ParallelPlan& plan,
+                          const topo::GpuModel& gpu) {
+  if (plan.flash_attention) return *plan.flash_attention;
+  if (model.is_plain() || model.heads == 0 || model.head_dim() > 256) return false;
+  const std::string& arch = gpu.architecture;
+  const bool fa2_gpu = arch == "ampere" || arch == "ada" || arch == "hopper" || arch == "blackwell";
+  if (model.dtype == "fp16" || model.dtype == "bf16") return fa2_gpu;
+  return model.dtype == "fp8" && arch == "hopper";
+}
+
 MemoryBreakdown memory_per_gpu(const ModelSpec& model, const Job& job, const ParallelPlan& plan,
                                const MemoryOptions& options) {
   check_plan(plan);
@@ -132,9 +188,10 @@ MemoryBreakdown memory_per_gpu(const ModelSpec& model, const Job& job, const Par
 }
 
 FitResult check_fit(const ModelSpec& model, const Job& job, const ParallelPlan& plan,
-                    const topo::GpuModel& gpu, double usable_fraction,
-                    const MemoryOptions& options) {
+                    const topo::GpuModel& gpu, double usable_fraction) {
   FitResult r;
+  MemoryOptions options;
+  options.flash_attention = uses_flash_attention(model, plan, gpu);
   r.need = memory_per_gpu(model, job, plan, options);
   r.capacity_bytes = usable_fraction * gpu.memory_bytes;
   r.fits = r.need.total_bytes() <= r.capacity_bytes;
@@ -147,32 +204,37 @@ FitResult check_fit(const ModelSpec& model, const Job& job, const ParallelPlan& 
   part("optimizer", r.need.optimizer_bytes);
   part("activations", r.need.activations_bytes);
   part("KV cache", r.need.kv_cache_bytes);
+  const std::string host =
+      r.need.host_bytes > 0
+          ? fmt::format("; {} offloaded to host memory", units::format_bytes(r.need.host_bytes))
+          : std::string();
   r.explanation =
-      fmt::format("{} needs {} per GPU ({}) {} {} usable on {} ({:g}% of {})", model.name,
+      fmt::format("{} needs {} per GPU ({}) {} {} usable on {} ({:g}% of {}){}", model.name,
                   units::format_bytes(r.need.total_bytes()), fmt::join(parts, ", "),
                   r.fits ? "<=" : ">", units::format_bytes(r.capacity_bytes), gpu.name,
-                  usable_fraction * 100, units::format_bytes_binary(gpu.memory_bytes));
+                  usable_fraction * 100, units::format_bytes_binary(gpu.memory_bytes), host);
   return r;
 }
 
 std::optional<ParallelPlan> smallest_fitting_plan(const ModelSpec& model, const Job& job,
                                                   const topo::GpuModel& gpu, int max_gpus,
-                                                  double usable_fraction,
-                                                  const MemoryOptions& options) {
+                                                  double usable_fraction, const ParallelPlan& like,
+                                                  int max_tensor, const PlanFilter& allowed) {
   const bool training = job.kind == JobKind::training;
-  const double capacity = usable_fraction * gpu.memory_bytes;
   const std::vector<int> pipelines = divisors(model.layers);
   auto fits = [&](int dp, int zero, int tp, int pp) -> std::optional<ParallelPlan> {
-    if (!model.is_plain() && model.heads % tp != 0) return std::nullopt;
+    if (tp > max_tensor || (!model.is_plain() && model.heads % tp != 0)) return std::nullopt;
     if (std::find(pipelines.begin(), pipelines.end(), pp) == pipelines.end()) return std::nullopt;
-    ParallelPlan p;
+    ParallelPlan p = like;
+    p.expert = 1;
+    p.data_fills = false;
     p.data = dp;
     p.tensor = tp;
     p.pipeline = pp;
     p.zero_stage = zero;
     p.micro_batches = training ? job.global_batch / dp : 1;
-    p.recompute = options.recompute;
-    if (memory_per_gpu(model, job, p, options).total_bytes() > capacity) return std::nullopt;
+    if (allowed && !allowed(p)) return std::nullopt;
+    if (!check_fit(model, job, p, gpu, usable_fraction).fits) return std::nullopt;
     return p;
   };
   for (int n = 1; n <= max_gpus; ++n) {

@@ -3,29 +3,39 @@
 // "Memory"). Figures are for the busiest GPU: a GPU of the first or last pipeline stage
 // (whichever holds more: the input embedding or the LM head), with ceil(layers / PP) layers.
 //
-// Training, mixed-precision Adam:
-//   weights      dtype bytes per parameter
-//   gradients    dtype bytes per parameter
-//   optimizer    12 B per parameter: fp32 master weights + two fp32 moments (8 B for an fp32
-//                model, whose weights are the master copy)
+// Weights: the linear layers at the precision's bytes per weight (sim/work/precision.hpp),
+// embeddings, norms and routers at the model's dtype bytes.
+// Training, mixed-precision Adam, per trained parameter:
+//   gradients    dtype bytes
+//   optimizer    12 B: fp32 master weights + two fp32 moments (8 B for an fp32 model, whose
+//                weights are the master copy)
+// Trained parameters are all of them, or with LoRA/QLoRA only the adapters
+// (sim/work/finetune.hpp), which add their weights in the model's dtype.
 // Parameters are split by TP × PP, the MoE experts also by EP. ZeRO stage z then shards over
 // DP (expert parameters over DP / EP): z ≥ 1 the optimizer, z ≥ 2 the gradients, z = 3 the
-// weights.
+// weights. ZeRO-Offload (plan.optimizer_offload) moves the optimizer state to host memory.
 // Activations (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
 // Models", arXiv:2205.05198, Sec. 4), per layer and micro-batch of b sequences of s tokens, with
 // h = hidden, a = heads, t = TP, for 2-byte activations (scaled by dtype bytes / 2):
 //   TP only:                s·b·h·(10 + 24/t + 5·a·s/(h·t))
 //   TP + sequence parallel: s·b·h·(34 + 5·a·s/h) / t
+//   selective recompute:    the same without the 5·a·s terms (the attention core's s² softmax,
+//                           dropout mask and output are recomputed in the backward)
+//   FlashAttention:         the same without the 5·a·s terms, plus the kernel's fp32 softmax
+//                           statistics (log-sum-exp), 4·a·s·b / t bytes (Dao et al. 2022,
+//                           arXiv:2205.14135: it never writes the s×s matrix)
 //   full recompute:         2·s·b·h (the layer input only)
 // The micro-batch holds b = ceil(global_batch / (DP × micro_batches)) sequences; under 1F1B the
-// first stage holds min(PP, micro_batches) micro-batches in flight, each for its layers. The
-// formula assumes a 4h GPT FFN; a gated 8/3·h FFN stores about as much. Embedding and loss
-// activations are left out (a few percent at most).
+// first stage holds min(PP, micro_batches) micro-batches in flight, each for its layers. With
+// activation offload the GPU keeps two layers of one micro-batch (the one computing, the one
+// being copied) and host memory the rest. The formula assumes a 4h GPT FFN; a gated 8/3·h FFN
+// stores about as much. Embedding and loss activations and LoRA's rank-r intermediates are
+// left out (a few percent at most).
 //
-// Inference (prefill, decode): weights + KV cache + one layer's working activations; no
-// gradients or optimizer. Each DP replica serves ceil(global_batch / DP) sequences of
+// Inference (prefill, decode, serving): weights + KV cache + one layer's working activations;
+// no gradients or optimizer. Each DP replica serves ceil(global_batch / DP) sequences of
 //   sequence_length (+ decode_tokens for decode) tokens in the KV cache:
-//   kv = layers/PP × batch × tokens × 2 × ceil(kv_heads / t) × head_dim × dtype bytes
+//   kv = layers/PP × batch × tokens × 2 × ceil(kv_heads / t) × head_dim × KV dtype bytes
 // (TP splits KV heads; beyond kv_heads they are replicated). Working activations: the tokens
 // of one step (batch × sequence_length for prefill, batch for decode) × (2·h + FFN
 // intermediate outputs / t) × dtype bytes.
@@ -33,6 +43,7 @@
 // A plain model (only a parameter count) has no activation or KV figures unless it gives
 // "hidden"; then activations use a = 0.
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -48,21 +59,36 @@ struct MemoryBreakdown {
   double optimizer_bytes = 0;
   double activations_bytes = 0;
   double kv_cache_bytes = 0;
+  // Host memory the GPU's offloaded state takes (optimizer, activations); not in the total.
+  double host_bytes = 0;
   double total_bytes() const {
     return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + kv_cache_bytes;
   }
 };
 
 struct MemoryOptions {
-  // Full activation recomputation (keep only each layer's input); either this or
-  // ParallelPlan::recompute turns it on. smallest_fitting_plan copies it into its plans.
-  bool recompute = false;
+  // FlashAttention-style activations (no s² term); check_fit decides it by
+  // uses_flash_attention.
+  bool flash_attention = false;
 };
+
+// Whether attention runs as a FlashAttention kernel, which stores no s² activations. The
+// plan's flash_attention decides when it is set; otherwise the rule is what FlashAttention-2
+// (github.com/Dao-AILab/flash-attention, README "Installation and features") supports: an
+// architecture model (heads known) in fp16 or bf16 with head_dim ≤ 256, on an Ampere, Ada,
+// Hopper or Blackwell GPU (FlashAttention-3 adds fp8 on Hopper: fp8 counts there too).
+bool uses_flash_attention(const ModelSpec& model, const ParallelPlan& plan,
+                          const topo::GpuModel& gpu);
 
 // Memory of the busiest GPU (see above). Throws std::invalid_argument for a plan with a degree
 // below 1 or a ZeRO stage outside 0..3 (plans are validated where they are read).
 MemoryBreakdown memory_per_gpu(const ModelSpec& model, const Job& job, const ParallelPlan& plan,
                                const MemoryOptions& options = {});
+
+// One layer's saved activations for one micro-batch on the busiest GPU: what activation
+// offload copies to host memory after the layer's forward.
+double layer_activation_bytes(const ModelSpec& model, const Job& job, const ParallelPlan& plan,
+                              const MemoryOptions& options);
 
 struct FitResult {
   bool fits = false;
@@ -72,22 +98,27 @@ struct FitResult {
 };
 
 // usable_fraction (default 0.9) leaves room for the CUDA context, NCCL buffers, the caching
-// allocator's fragmentation and temporary workspaces.
+// allocator's fragmentation and temporary workspaces. FlashAttention by uses_flash_attention.
 FitResult check_fit(const ModelSpec& model, const Job& job, const ParallelPlan& plan,
-                    const topo::GpuModel& gpu, double usable_fraction = 0.9,
-                    const MemoryOptions& options = {});
+                    const topo::GpuModel& gpu, double usable_fraction = 0.9);
+
+// Says whether a candidate plan may be used (on a given machine, say); empty: every plan.
+using PlanFilter = std::function<bool(const ParallelPlan&)>;
 
 // Fewest GPUs (1 ≤ n ≤ max_gpus) on which the job fits. For each n, searched: TP in
-// {1, 2, 4, 8} dividing heads (any of these for a plain model), PP dividing layers, DP = n /
-// (TP × PP), EP = 1; training: DP must divide global_batch, micro-batches of one sequence
-// (micro_batches = global_batch / DP), ZeRO stage 0..3 (only 0 when DP = 1); inference:
-// DP ≤ global_batch, micro_batches = 1, ZeRO 0. Among fits with the same n, the one with less
-// communication wins, in this order: higher DP (fewer GPUs per model copy), then lower ZeRO
-// stage (stage 3 gathers weights every step), then lower TP (TP all-reduces every layer; PP
-// only sends activations across stage boundaries). nullopt when nothing fits.
+// {1, 2, 4, 8} dividing heads (any of these for a plain model) and at most `max_tensor`, PP
+// dividing layers, DP = n / (TP × PP), EP = 1; training: DP must divide global_batch,
+// micro-batches of one sequence (micro_batches = global_batch / DP), ZeRO stage 0..3 (only 0
+// when DP = 1); inference: DP ≤ global_batch, micro_batches = 1, ZeRO 0. Recompute, sequence
+// parallelism, FlashAttention and offloads are taken from `like`. Among fits with the same n,
+// the one with less communication wins, in this order: higher DP (fewer GPUs per model copy),
+// then lower ZeRO stage (stage 3 gathers weights every step), then lower TP (TP all-reduces
+// every layer; PP only sends activations across stage boundaries). Plans `allowed` refuses
+// are skipped. nullopt when nothing fits.
 std::optional<ParallelPlan> smallest_fitting_plan(const ModelSpec& model, const Job& job,
                                                   const topo::GpuModel& gpu, int max_gpus,
                                                   double usable_fraction = 0.9,
-                                                  const MemoryOptions& options = {});
+                                                  const ParallelPlan& like = {}, int max_tensor = 8,
+                                                  const PlanFilter& allowed = {});
 
 }  // namespace linksim::work

@@ -141,8 +141,10 @@ ModelSpec parse_model(const Json& document, const std::string& file,
     m.dtype = d->as_string();
     const auto& names = dtype_names();
     if (std::find(names.begin(), names.end(), m.dtype) == names.end()) {
-      d->fail(fmt::format("unknown dtype \"{}\"; expected one of: {}", m.dtype,
-                          fmt::join(names, ", ")));
+      d->fail(
+          fmt::format("unknown dtype \"{}\"; expected one of: {} (quantized weights, "
+                      "int8, int4 or nf4, are a scenario's precision.weights)",
+                      m.dtype, fmt::join(names, ", ")));
     }
   }
   if (plain) {

@@ -43,6 +43,7 @@ LayerCosts layer_costs(const ModelSpec& m) {
   if (m.is_plain()) {
     c.params = *m.plain_parameters / m.layers;
     c.fwd_flops_per_token = 2 * c.params;
+    c.linear_params = c.params;
     c.activation_bytes_per_token = m.hidden * bytes;
   } else {
     const LayerParts p = layer_parts(m);
@@ -52,6 +53,7 @@ LayerCosts layer_costs(const ModelSpec& m) {
     c.activation_bytes_per_token = m.hidden * bytes;
     c.kv_bytes_per_token = 2.0 * m.kv_heads * m.head_dim() * bytes;
     c.expert_params = m.is_moe() ? m.experts * p.ffn_expert : 0;
+    c.linear_params = p.attention + ffn_count(m) * p.ffn_expert;
   }
   c.weight_bytes = c.params * bytes;
   return c;

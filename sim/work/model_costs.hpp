@@ -32,6 +32,9 @@ struct LayerCosts {
   double kv_bytes_per_token = 0;
   // Parameters of the MoE experts alone (0 for dense); sharded over EP instead of replicated.
   double expert_params = 0;
+  // Parameters of the linear layers (attention projections and every FFN matrix): what weight
+  // quantization applies to (sim/work/precision.hpp). The rest are norms and the router.
+  double linear_params = 0;
 };
 
 // Every parameter (all experts for MoE); for a plain model, its given count.

@@ -1,11 +1,16 @@
 #pragma once
 // What a job is and how it is split over GPUs: the scenario's "job" and "plan" sections.
 
+#include <optional>
 #include <string>
+
+#include "sim/work/finetune.hpp"
+#include "sim/work/precision.hpp"
+#include "sim/work/serving_load.hpp"
 
 namespace linksim::work {
 
-enum class JobKind { training, prefill, decode };
+enum class JobKind { training, prefill, decode, serving };
 std::string_view to_string(JobKind kind);
 
 struct Job {
@@ -13,7 +18,16 @@ struct Job {
   int global_batch = 1;     // sequences per step (training) or per request batch (inference)
   int sequence_length = 1;  // tokens per sequence (prompt length for inference)
   int decode_tokens = 1;    // decode: tokens generated per request
+  Finetune finetune;        // training: full, or LoRA / QLoRA adapters on a frozen base
+  Precision precision;      // weight and KV-cache formats
+  ServingLoad serving;      // serving: the request stream
 };
+
+// Activation recomputation (Korthikanti et al. 2022, arXiv:2205.05198): none; selective (the
+// attention core, whose s² activations it stops storing, is recomputed in the backward); full
+// (only each layer's input is kept; the whole forward runs again in the backward).
+enum class Recompute { none, selective, full };
+std::string_view to_string(Recompute recompute);
 
 struct ParallelPlan {
   int data = 1;        // DP degree
@@ -24,8 +38,16 @@ struct ParallelPlan {
   bool sequence_parallel = false;  // TP with reduce-scatter/all-gather instead of all-reduce
   int micro_batches = 1;           // per pipeline (1F1B); per DP rank gradient accumulation
   double bucket_bytes = 25e6;      // DDP gradient bucket (PyTorch default 25 MB)
-  // Full activation recomputation: keep only each layer's input, redo the forward in backward.
-  bool recompute = false;
+  Recompute recompute = Recompute::none;
+  // FlashAttention-style attention (no s² activations): nullopt follows the rule of
+  // uses_flash_attention (sim/work/memory.hpp); true or false forces it.
+  std::optional<bool> flash_attention;
+  // Training: each layer's saved activations go to host memory after its forward and come
+  // back before its backward, over the GPU's link to its CPU socket.
+  bool activation_offload = false;
+  // ZeRO-Offload (Ren et al. 2021, arXiv:2101.06840): fp32 master weights and Adam moments in
+  // host memory, the optimizer step on the CPU; gradients go down and weights come back up.
+  bool optimizer_offload = false;
   // ZeRO-3: all-gather the next layer's weights while this layer computes (one layer ahead, as
   // FSDP's forward/backward prefetch and DeepSpeed's stage-3 prefetch do); false gathers each
   // layer's weights only when it needs them.

@@ -12,6 +12,7 @@
 #include "sim/core/schema_check.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/work/model.hpp"
+#include "sim/work/scenario_parts.hpp"
 
 namespace linksim::work {
 namespace fs = std::filesystem;
@@ -24,6 +25,8 @@ std::string_view to_string(JobKind kind) {
       return "prefill";
     case JobKind::decode:
       return "decode";
+    case JobKind::serving:
+      return "serving";
   }
   return "?";
 }
@@ -83,7 +86,7 @@ Scenario load_scenario(const std::string& path_in) {
   const Json doc = read_json_file(path);
   const JsonView root(doc, path);
   root.expect_only({"$schema", "title", "description", "topologies", "model", "job", "plan",
-                    "compute", "overrides", "notes"});
+                    "compute", "overrides", "notes", "precision"});
   Scenario s;
   s.file = path;
   s.name = fs::path(path).stem().string();
@@ -107,8 +110,17 @@ Scenario load_scenario(const std::string& path_in) {
     if (g.compute_s < 0) job.at("compute_time").fail("expected a time >= 0");
     if (!(g.gradient_bytes > 0)) job.at("gradient_size").fail("expected a size > 0");
     s.gradient_sync = g;
+  } else if (kind == "serving") {
+    job.expect_only(
+        {"kind", "request_rate", "requests", "input_tokens", "output_tokens", "max_batch", "seed"});
+    s.job.kind = JobKind::serving;
+    s.job.serving = parse_serving(job);
+    // What must fit beside the weights: one request of the longest input and output.
+    s.job.global_batch = 1;
+    s.job.sequence_length = s.job.serving.input_tokens.max;
+    s.job.decode_tokens = s.job.serving.output_tokens.max;
   } else {
-    job.expect_only({"kind", "global_batch", "sequence_length", "decode_tokens"});
+    job.expect_only({"kind", "global_batch", "sequence_length", "decode_tokens", "finetune"});
     if (kind == "training") {
       s.job.kind = JobKind::training;
     } else if (kind == "prefill") {
@@ -118,13 +130,19 @@ Scenario load_scenario(const std::string& path_in) {
     } else {
       job.at("kind").fail(
           fmt::format("unknown job kind \"{}\"; expected training, prefill, "
-                      "decode or gradient_sync",
+                      "decode, serving or gradient_sync",
                       kind));
     }
     s.job.global_batch = positive_int(job, "global_batch", 1);
     s.job.sequence_length = positive_int(job, "sequence_length", 2048);
     s.job.decode_tokens = positive_int(job, "decode_tokens", 1);
+    if (auto f = job.get("finetune")) s.job.finetune = parse_finetune(*f);
   }
+  if (auto p = root.get("precision")) {
+    if (s.gradient_sync) p->fail("a gradient_sync job takes no \"precision\"");
+    s.job.precision = parse_precision(*p);
+  }
+  if (!s.gradient_sync) check_precision_and_finetune(root, s.job);
 
   if (s.gradient_sync) {
     if (auto plan = root.get("plan")) {
@@ -138,7 +156,8 @@ Scenario load_scenario(const std::string& path_in) {
   }
   if (auto plan = root.get("plan")) {
     plan->expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "sequence_parallel",
-                       "micro_batches", "bucket_size", "recompute", "prefetch"});
+                       "micro_batches", "bucket_size", "recompute", "prefetch", "flash_attention",
+                       "activation_offload", "optimizer_offload"});
     if (auto dv = plan->get("data"); dv && dv->is_string()) {
       if (dv->as_string() != "fill") {
         dv->fail("expected a data-parallel degree (a positive integer) or \"fill\"");
@@ -152,7 +171,15 @@ Scenario load_scenario(const std::string& path_in) {
     s.plan.expert = positive_int(*plan, "expert", 1);
     s.plan.micro_batches = positive_int(*plan, "micro_batches", 1);
     s.plan.sequence_parallel = plan->bool_or("sequence_parallel", false);
-    s.plan.recompute = plan->bool_or("recompute", false);
+    if (auto r = plan->get("recompute")) s.plan.recompute = parse_recompute(*r);
+    if (auto f = plan->get("flash_attention")) s.plan.flash_attention = f->as_bool();
+    s.plan.activation_offload = plan->bool_or("activation_offload", false);
+    s.plan.optimizer_offload = plan->bool_or("optimizer_offload", false);
+    for (const char* key : {"activation_offload", "optimizer_offload"}) {
+      if (plan->bool_or(key, false) && s.job.kind != JobKind::training) {
+        plan->at(key).fail(fmt::format("\"{}\" applies to a training job", key));
+      }
+    }
     s.plan.prefetch = plan->bool_or("prefetch", true);
     if (auto z = plan->get("zero_stage")) {
       const auto stage = z->as_integer();

@@ -26,6 +26,7 @@ topo::Topology with_links_faster(topo::Topology machine, double bandwidth_factor
 // The exposed communication of a scenario on a machine, or nullopt when it does not fit.
 std::optional<double> exposed_s(const topo::Topology& machine, const Scenario& sc) {
   if (sc.gradient_sync) return simulate_gradient_sync(machine, sc).realistic.exposed_comm_s;
+  if (sc.job.kind == JobKind::serving) return std::nullopt;  // latencies, not a step split
   try {
     return simulate_job(machine, load_model(sc.model), sc).exposed_comm_s;
   } catch (const DoesNotFit&) {

@@ -242,8 +242,8 @@ TEST(ScenarioTest, BadScenarioFiles) {
             "`linksim topo list`) nor a file");
   EXPECT_EQ(error_of(R"({"title": "t", "topologies": ["dgx-a100"], "model": "x",
                         "job": {"kind": "fishing"}, "plan": {}})"),
-            ": at /job/kind: unknown job kind \"fishing\"; expected training, prefill, decode or "
-            "gradient_sync");
+            ": at /job/kind: unknown job kind \"fishing\"; expected training, prefill, decode, "
+            "serving or gradient_sync");
   EXPECT_EQ(error_of(R"({"title": "t", "topologies": ["dgx-a100"], "model": "x",
                         "job": {"kind": "training"}, "plan": {"data": 0}})"),
             ": at /plan/data: expected a positive integer");

@@ -197,7 +197,8 @@ TEST(ModelLoad, BadInputNamesFilePointerAndExpectation) {
             "MoE model, neither for a dense one");
   EXPECT_EQ(error_of(R"({"title": "x", "layers": 2, "hidden": 8, "heads": 2, "ffn_hidden": 16,
                          "vocab": 10, "dtype": "fp4"})"),
-            "bad.json: at /dtype: unknown dtype \"fp4\"; expected one of: bf16, fp16, fp32, fp8");
+            "bad.json: at /dtype: unknown dtype \"fp4\"; expected one of: bf16, fp16, fp32, fp8 "
+            "(quantized weights, int8, int4 or nf4, are a scenario's precision.weights)");
   EXPECT_EQ(error_of(R"({"title": "x", "layers": 2, "hidden": 8, "heads": 2, "vocab": 10})"),
             "bad.json: at /: missing required field \"ffn_hidden\"");
   EXPECT_EQ(error_of(R"({"title": "x", "parameters": 7e9, "heads": 2})"),

@@ -1,0 +1,74 @@
+#include "sim/work/plan_check.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace linksim::work {
+namespace {
+
+std::optional<PlanProblem> finetune_problem(const ModelSpec& model, const Job& job) {
+  if (!job.finetune.adapters()) return std::nullopt;
+  if (model.is_plain()) {
+    return PlanProblem{"/job/finetune",
+                       fmt::format("LoRA adapters need an architecture model; {} gives only a "
+                                   "parameter count",
+                                   model.name)};
+  }
+  const auto& targets = job.finetune.target_modules;
+  const auto gate = std::find(targets.begin(), targets.end(), "gate_proj");
+  if (!model.gated_ffn && gate != targets.end()) {
+    return PlanProblem{fmt::format("/job/finetune/target_modules/{}", gate - targets.begin()),
+                       fmt::format("{} has a GPT-style FFN without gate_proj; expected one of "
+                                   "q_proj, k_proj, v_proj, o_proj, up_proj, down_proj",
+                                   model.name)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const ModelSpec& model,
+                                        const Job& job, const ParallelPlan& p) {
+  const auto gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
+  if (p.gpus() > gpus) {
+    return PlanProblem{
+        "/plan", fmt::format("the plan uses data {} x tensor {} x pipeline {} = {} GPUs but {} "
+                             "has {}; expected the degrees to multiply to at most {} (or run "
+                             "it on more nodes)",
+                             p.data, p.tensor, p.pipeline, p.gpus(), machine.name, gpus, gpus)};
+  }
+  if (machine.is_cluster() && p.tensor > machine.cluster->gpus_per_host) {
+    return PlanProblem{
+        "/plan/tensor",
+        fmt::format("tensor parallelism {} spans nodes of {} GPUs; linksim keeps a tensor group "
+                    "inside one node, as its all-reduces need NVLink",
+                    p.tensor, machine.cluster->gpus_per_host)};
+  }
+  if (p.pipeline > model.layers) {
+    return PlanProblem{"/plan/pipeline",
+                       fmt::format("{} pipeline stages for {} layers", p.pipeline, model.layers)};
+  }
+  if (model.heads > 0 && model.heads % p.tensor != 0) {
+    return PlanProblem{"/plan/tensor",
+                       fmt::format("tensor parallelism {} does not divide {}'s {} heads", p.tensor,
+                                   model.name, model.heads)};
+  }
+  if (p.expert > 1 &&
+      (!model.is_moe() || p.data % p.expert != 0 || model.experts % p.expert != 0)) {
+    return PlanProblem{"/plan/expert",
+                       fmt::format("expert parallelism {} needs an MoE model whose experts and "
+                                   "data-parallel degree it divides",
+                                   p.expert)};
+  }
+  const bool one_micro_batch = job.kind == JobKind::decode || job.kind == JobKind::serving;
+  const int m = one_micro_batch ? 1 : p.micro_batches;
+  if (job.global_batch % (p.data * m) != 0) {
+    return PlanProblem{"/job/global_batch",
+                       fmt::format("global batch {} does not split into data {} x micro-batches {}",
+                                   job.global_batch, p.data, m)};
+  }
+  return finetune_problem(model, job);
+}
+
+}  // namespace linksim::work

@@ -1,0 +1,25 @@
+#pragma once
+// Whether a parallel plan can run a job on a machine at all (memory aside): its GPUs, its
+// tensor groups inside a node, stages no more than layers, heads split evenly, experts and
+// batch splitting, and the fine-tuning targets the model has. simulate_job refuses a plan
+// with a problem; the plan search (sim/work/plan_search.hpp) and the "smallest plan that
+// fits" advice skip one.
+
+#include <optional>
+#include <string>
+
+#include "sim/topo/topology.hpp"
+#include "sim/work/model.hpp"
+#include "sim/work/parallel_plan.hpp"
+
+namespace linksim::work {
+
+struct PlanProblem {
+  std::string pointer;  // the scenario field at fault, e.g. "/plan/tensor"
+  std::string message;  // what is wrong and what was expected
+};
+
+std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const ModelSpec& model,
+                                        const Job& job, const ParallelPlan& plan);
+
+}  // namespace linksim::work

@@ -1,0 +1,142 @@
+#include "sim/work/plan_search.hpp"
+
+#include <algorithm>
+
+#include "sim/work/memory.hpp"
+#include "sim/work/plan_check.hpp"
+
+namespace linksim::work {
+namespace {
+
+std::vector<int> powers_of_two_up_to(int n) {
+  std::vector<int> out;
+  for (int v = 1; v <= n; v *= 2)
+    out.push_back(v);
+  return out;
+}
+
+int largest_divisor_at_most(int n, int cap) {
+  for (int d = std::min(n, cap); d >= 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
+struct Candidate {
+  const topo::Topology* machine;
+  ParallelPlan plan;
+};
+
+// The first ZeRO stage (from 0) at which `p` runs and fits; false when none does.
+bool lowest_fitting_stage(const topo::Topology& machine, const ModelSpec& model, const Job& job,
+                          ParallelPlan& p, const topo::GpuModel& gpu) {
+  const int top = job.kind == JobKind::training && p.data > 1 ? 3 : 0;
+  for (int z = 0; z <= top; ++z) {
+    p.zero_stage = z;
+    if (plan_problem(machine, model, job, p)) return false;
+    if (check_fit(model, job, p, gpu).fits) return true;
+  }
+  return false;
+}
+
+std::vector<int> micro_batch_choices(const Job& job, int dp, int pp) {
+  if (job.kind != JobKind::training) return {1};
+  const int per_replica = job.global_batch / dp;
+  std::vector<int> out;
+  if (pp == 1) {
+    for (int m = 1; m <= per_replica; ++m) {
+      if (per_replica % m == 0) out.push_back(m);
+    }
+    return out;  // the caller keeps the first that fits
+  }
+  for (int m : {pp, 2 * pp, 4 * pp}) {
+    if (m <= per_replica && per_replica % m == 0) out.push_back(m);
+  }
+  return out;
+}
+
+// Enumerates one machine's candidates; `fitting` receives those that run and fit.
+std::size_t enumerate(const topo::Topology& machine, const ModelSpec& model, const Scenario& sc,
+                      std::vector<Candidate>& fitting) {
+  const auto gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
+  const int max_tp = machine.is_cluster() ? machine.cluster->gpus_per_host : gpus;
+  const topo::GpuModel& gpu = *machine.node(machine.nodes_of(topo::NodeKind::gpu).front()).gpu;
+  std::size_t count = 0;
+  for (int tp : powers_of_two_up_to(std::min(max_tp, gpus))) {
+    if (model.heads > 0 && model.heads % tp != 0) continue;
+    for (int pp : powers_of_two_up_to(std::min(model.layers, gpus / tp))) {
+      const int dp = largest_divisor_at_most(sc.job.global_batch, gpus / (tp * pp));
+      for (int ep : powers_of_two_up_to(model.is_moe() ? dp : 1)) {
+        if (dp % ep != 0 || (model.is_moe() && model.experts % ep != 0)) continue;
+        for (int m : micro_batch_choices(sc.job, dp, pp)) {
+          ++count;
+          ParallelPlan p = sc.plan;
+          p.data_fills = false;
+          p.tensor = tp;
+          p.pipeline = pp;
+          p.data = dp;
+          p.expert = ep;
+          p.micro_batches = m;
+          if (lowest_fitting_stage(machine, model, sc.job, p, gpu)) {
+            fitting.push_back({&machine, p});
+            if (pp == 1) break;  // more micro-batches only add steps
+          }
+        }
+      }
+    }
+  }
+  return count;
+}
+
+double rank_key(const RankedPlan& r, PlanRanking by) {
+  switch (by) {
+    case PlanRanking::step_time:
+      return r.result.step_s;
+    case PlanRanking::tokens_per_s:
+      return -r.result.tokens_per_s;
+    case PlanRanking::cost_per_mtoken:
+      return r.cost_per_mtoken_usd.value_or(1e300);
+  }
+  return 0;
+}
+
+}  // namespace
+
+PlanSearchResult search_plans(const Scenario& scenario, const ModelSpec& model,
+                              const std::vector<const topo::Topology*>& machines,
+                              const PlanSearchOptions& options) {
+  if (scenario.gradient_sync || scenario.job.kind == JobKind::serving) {
+    throw InputError(scenario.file, "/job/kind",
+                     "a plan search needs a training, prefill or decode job");
+  }
+  PlanSearchResult out;
+  out.rank_by = options.rank_by;
+  std::vector<Candidate> fitting;
+  for (const auto* m : machines)
+    out.enumerated += enumerate(*m, model, scenario, fitting);
+  out.fitting = fitting.size();
+  const std::size_t total = std::min(fitting.size(), options.max_simulated);
+  for (std::size_t i = 0; i < total; ++i) {
+    if (options.progress) options.progress(i, total);
+    Scenario sc = scenario;
+    sc.plan = fitting[i].plan;
+    RankedPlan r{fitting[i].machine->name, fitting[i].plan,
+                 simulate_job(*fitting[i].machine, model, sc), std::nullopt};
+    r.result.simulation.reset();  // a search keeps figures, not timelines
+    r.result.timeline.reset();
+    r.result.names.reset();
+    if (r.result.price_per_hour_usd && r.result.tokens_per_s > 0) {
+      r.cost_per_mtoken_usd = *r.result.price_per_hour_usd / 3600 / r.result.tokens_per_s * 1e6;
+    }
+    out.ranked.push_back(std::move(r));
+  }
+  if (options.progress) options.progress(total, total);
+  out.simulated = total;
+  std::stable_sort(out.ranked.begin(), out.ranked.end(),
+                   [&](const RankedPlan& a, const RankedPlan& b) {
+                     return rank_key(a, options.rank_by) < rank_key(b, options.rank_by);
+                   });
+  return out;
+}
+
+}  // namespace linksim::work

@@ -1,0 +1,55 @@
+#pragma once
+// `linksim plan`: the parallel plans that fit a job on each of the scenario's machines, each
+// simulated and ranked (docs/scenario-format.md, "Finding a plan").
+//
+// Enumerated per machine of N GPUs: TP in {1, 2, 4, 8, ...} up to a node's GPUs, dividing the
+// heads; PP in {1, 2, 4, ...} up to the layers; DP the largest divisor of global_batch with
+// TP × PP × DP ≤ N (a plan fills the machine as far as the batch splits); for MoE, EP dividing
+// DP and the experts; micro-batches: for PP = 1 the fewest (gradient accumulation only saves
+// memory), for PP > 1 PP, 2·PP and 4·PP (fewer bubbles against more, smaller steps) where the
+// batch splits so; ZeRO stage: the lowest that fits (a higher one only adds communication).
+// Everything else (recompute, sequence parallelism, FlashAttention, offloads, precision,
+// fine-tuning, bucket size, prefetch) is the scenario's. Inference plans have one micro-batch
+// and no ZeRO. A candidate must pass plan_problem and check_fit; those that do are simulated,
+// at most `max_simulated` of them, in the order above (TP, then PP, then EP, then micro-
+// batches, ascending), and ranked.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/topo/topology.hpp"
+#include "sim/work/job_sim.hpp"
+
+namespace linksim::work {
+
+enum class PlanRanking { step_time, tokens_per_s, cost_per_mtoken };
+
+struct PlanSearchOptions {
+  PlanRanking rank_by = PlanRanking::step_time;
+  std::size_t max_simulated = 64;  // per search, over all machines
+  // Called as candidates are simulated: (done, total).
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+struct RankedPlan {
+  std::string machine;
+  ParallelPlan plan;
+  JobResult result;
+  std::optional<double> cost_per_mtoken_usd;  // machines with a price
+};
+
+struct PlanSearchResult {
+  std::size_t enumerated = 0;  // candidates tried over all machines
+  std::size_t fitting = 0;     // of those, runnable and fitting in memory
+  std::size_t simulated = 0;
+  PlanRanking rank_by = PlanRanking::step_time;
+  std::vector<RankedPlan> ranked;  // best first; ties keep enumeration order
+};
+
+// Throws InputError for a scenario kind without a plan (gradient_sync, serving).
+PlanSearchResult search_plans(const Scenario& scenario, const ModelSpec& model,
+                              const std::vector<const topo::Topology*>& machines,
+                              const PlanSearchOptions& options = {});
+
+}  // namespace linksim::work

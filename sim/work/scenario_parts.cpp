@@ -1,0 +1,144 @@
+#include "sim/work/scenario_parts.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+namespace linksim::work {
+namespace {
+
+int int_in(const JsonView& v, std::int64_t lo, std::int64_t hi) {
+  const auto i = v.as_integer();
+  if (i < lo || i > hi) v.fail(fmt::format("expected an integer from {} to {}", lo, hi));
+  return static_cast<int>(i);
+}
+
+std::string one_of(const JsonView& v, const std::vector<std::string>& names, const char* what) {
+  const std::string s = v.as_string();
+  if (std::find(names.begin(), names.end(), s) == names.end()) {
+    v.fail(fmt::format("unknown {} \"{}\"; expected one of: {}", what, s, fmt::join(names, ", ")));
+  }
+  return s;
+}
+
+// A token count: an integer, or {"min": a, "max": b} drawn uniformly.
+LengthRange length_range(const JsonView& v) {
+  constexpr int kMaxTokens = 10'000'000;
+  if (v.is_number()) {
+    const int n = int_in(v, 1, kMaxTokens);
+    return {n, n};
+  }
+  if (!v.is_object()) v.fail("expected a token count or {\"min\": ..., \"max\": ...}");
+  v.expect_only({"min", "max"});
+  LengthRange r;
+  r.min = int_in(v.at("min"), 1, kMaxTokens);
+  r.max = int_in(v.at("max"), 1, kMaxTokens);
+  if (r.max < r.min) v.at("max").fail(fmt::format("expected max >= min ({})", r.min));
+  return r;
+}
+
+}  // namespace
+
+std::string_view to_string(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full:
+      return "full";
+  }
+  return "?";
+}
+
+Finetune parse_finetune(const JsonView& view) {
+  view.expect_only({"method", "rank", "target_modules"});
+  Finetune f;
+  const std::string method = one_of(view.at("method"), {"full", "lora", "qlora"}, "method");
+  f.method = method == "lora"    ? FinetuneMethod::lora
+             : method == "qlora" ? FinetuneMethod::qlora
+                                 : FinetuneMethod::full;
+  if (!f.adapters()) {
+    for (const char* key : {"rank", "target_modules"}) {
+      if (auto v = view.get(key)) v->fail(fmt::format("\"{}\" applies to lora and qlora", key));
+    }
+    return f;
+  }
+  if (auto r = view.get("rank")) f.rank = int_in(*r, 1, 65536);
+  if (auto t = view.get("target_modules")) {
+    f.target_modules.clear();
+    std::set<std::string> seen;
+    for (const auto& e : t->elements()) {
+      const std::string name = one_of(e, lora_module_names(), "target module");
+      if (!seen.insert(name).second) e.fail(fmt::format("target module \"{}\" named twice", name));
+      f.target_modules.push_back(name);
+    }
+    if (f.target_modules.empty()) t->fail("expected at least one target module");
+  }
+  return f;
+}
+
+Precision parse_precision(const JsonView& view) {
+  view.expect_only({"weights", "group_size", "kv_cache"});
+  Precision p;
+  if (auto w = view.get("weights")) p.weights = one_of(*w, weight_format_names(), "weight format");
+  if (auto g = view.get("group_size")) {
+    if (p.weights != "int8" && p.weights != "int4") {
+      g->fail("\"group_size\" applies to int8 and int4 weights (expected weights int8 or int4)");
+    }
+    p.group_size = int_in(*g, 1, 1'000'000);
+  }
+  if (auto k = view.get("kv_cache")) p.kv_cache = one_of(*k, kv_cache_dtype_names(), "KV dtype");
+  return p;
+}
+
+ServingLoad parse_serving(const JsonView& job) {
+  ServingLoad s;
+  const JsonView rate = job.at("request_rate");
+  s.request_rate_per_s = rate.as_number();
+  if (!(s.request_rate_per_s > 0) || s.request_rate_per_s > 1e6) {
+    rate.fail("expected requests per second above 0, at most 1e6");
+  }
+  if (auto r = job.get("requests")) s.requests = int_in(*r, 1, 100'000);
+  if (auto i = job.get("input_tokens")) s.input_tokens = length_range(*i);
+  if (auto o = job.get("output_tokens")) s.output_tokens = length_range(*o);
+  if (auto m = job.get("max_batch")) s.max_batch = int_in(*m, 1, 100'000);
+  if (auto seed = job.get("seed")) s.seed = static_cast<std::uint64_t>(int_in(*seed, 0, 1 << 30));
+  return s;
+}
+
+Recompute parse_recompute(const JsonView& view) {
+  if (!view.is_string()) return view.as_bool() ? Recompute::full : Recompute::none;
+  const std::string s = view.as_string();
+  if (s == "none") return Recompute::none;
+  if (s == "selective") return Recompute::selective;
+  if (s == "full") return Recompute::full;
+  view.fail(fmt::format(
+      "unknown recompute \"{}\"; expected true, false, \"none\", \"selective\" or \"full\"", s));
+}
+
+void check_precision_and_finetune(const JsonView& root, const Job& job) {
+  const std::string& w = job.precision.weights;
+  const bool quantized = !w.empty() && w != "bf16" && w != "fp16" && w != "fp32";
+  if (job.finetune.adapters() && job.kind != JobKind::training) {
+    root.at("job").at("finetune").fail("\"finetune\" with adapters applies to a training job");
+  }
+  if (job.kind == JobKind::training && !job.finetune.adapters() && quantized) {
+    root.at("precision")
+        .at("weights")
+        .fail(fmt::format(
+            "training updates every weight, which {} cannot hold; expected a LoRA or QLoRA job "
+            "(job.finetune) to train adapters on a quantized base",
+            w));
+  }
+  if (job.finetune.method == FinetuneMethod::qlora && !w.empty() && w != "nf4" && w != "int4") {
+    root.at("precision")
+        .at("weights")
+        .fail(fmt::format(
+            "QLoRA's base is 4-bit; expected weights nf4 (its default) or int4, got {}", w));
+  }
+}
+
+}  // namespace linksim::work

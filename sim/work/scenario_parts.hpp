@@ -1,0 +1,24 @@
+#pragma once
+// Readers for the parts of a scenario beyond the core job and plan (sim/work/scenario.cpp):
+// fine-tuning, precision, the serving load, and the plan's memory switches. Each throws
+// InputError at the JSON pointer of the value it refuses, saying what was expected.
+
+#include "sim/core/json_view.hpp"
+#include "sim/work/parallel_plan.hpp"
+
+namespace linksim::work {
+
+// "job/finetune": {"method", "rank", "target_modules"}.
+Finetune parse_finetune(const JsonView& view);
+// "precision": {"weights", "group_size", "kv_cache"}.
+Precision parse_precision(const JsonView& view);
+// The serving fields of "job": request_rate, requests, input_tokens, output_tokens,
+// max_batch, seed.
+ServingLoad parse_serving(const JsonView& job);
+// "plan/recompute": true, false, "none", "selective" or "full".
+Recompute parse_recompute(const JsonView& view);
+// Checks that need the job and precision together (quantized weights are only trained
+// through adapters; QLoRA's base is 4-bit); `root` is the scenario document.
+void check_precision_and_finetune(const JsonView& root, const Job& job);
+
+}  // namespace linksim::work

@@ -1,0 +1,77 @@
+#pragma once
+// Inference serving: prefill and decode together under continuous batching, at a request rate
+// (the scenario's job kind "serving"; docs/scenario-format.md, "Serving").
+//
+// Requests arrive as a Poisson process at request_rate, with input and output lengths drawn
+// uniformly from their ranges; all from the seed (std::mt19937_64, whose sequence the C++
+// standard fixes), so the same scenario gives the same result everywhere. Each of the plan's DP
+// replicas (TP × PP GPUs) serves every DP-th request, alone.
+//
+// A replica runs iteration-level scheduling (Orca, OSDI 2022; vLLM without chunked prefill):
+// at each iteration it admits waiting requests in arrival order while the sequences stay within
+// max_batch, the prefill within kPrefillTokenBudget tokens, and the KV cache within its
+// capacity — a request reserves KV for its whole input + output at admission, so nothing is
+// ever preempted. If it admitted any, the iteration is their prefill (which makes each one's
+// first token); otherwise one decode step for every running sequence. Iteration times come from
+// the engine: simulate_job (sim/work/job_sim.hpp) of a prefill of T tokens and of a decode step
+// at batch b (context: mean input + mean output / 2), each at powers of two and interpolated
+// linearly between them.
+//
+// KV capacity per GPU: usable memory (90%) - weights - working activations of a full prefill
+// budget, over the KV bytes of one token on the GPU (its layers, its share of KV heads).
+//
+// Reported: time to first token (arrival to the end of its prefill), time per output token
+// ((finish - first token) / (output - 1)), end-to-end latency; mean, p50, p90, p99 (nearest
+// rank); output tokens per second in all and per GPU; $ per million output tokens.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/topo/topology.hpp"
+#include "sim/work/job_sim.hpp"
+
+namespace linksim::work {
+
+// Most prompt tokens one prefill iteration takes (vLLM's max_num_batched_tokens); a longer
+// prompt is prefilled alone.
+inline constexpr int kPrefillTokenBudget = 8192;
+
+struct LatencyStats {
+  double mean_s = 0;
+  double p50_s = 0;
+  double p90_s = 0;
+  double p99_s = 0;
+};
+
+// Nearest-rank percentiles and the mean of `values` (all 0 when empty).
+LatencyStats latency_stats(std::vector<double> values);
+
+struct ServingResult {
+  std::string machine;
+  std::string machine_title;
+  std::optional<double> price_per_hour_usd;
+  int gpus = 0;
+  MemoryBreakdown memory;         // weights, working activations, KV cache at capacity
+  double kv_capacity_tokens = 0;  // per replica
+  int requests = 0;
+  double duration_s = 0;  // first arrival (t = 0) to the last request's finish
+  LatencyStats ttft;
+  LatencyStats tpot;
+  LatencyStats e2e;
+  double mean_batch = 0;  // sequences per decode step, averaged over decode steps
+  int max_batch_seen = 0;
+  double output_tokens_per_s = 0;
+  double output_tokens_per_s_per_gpu = 0;
+  double input_tokens_per_s = 0;
+  std::optional<double> cost_per_mtoken_usd;  // per million output tokens
+  std::vector<std::string> notes;
+  std::string failure;  // set when it does not fit (compare goes on)
+};
+
+// Throws InputError for a plan that does not match the machine and DoesNotFit when one
+// request of the longest input and output does not fit beside the weights.
+ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& model,
+                               const Scenario& scenario);
+
+}  // namespace linksim::work
