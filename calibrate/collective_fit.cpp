@@ -66,8 +66,9 @@ class Predictions {
     req.op = *op;
     req.size_bytes = r.size_bytes;
     try {
-      return coll::with_host_launch_floor(coll::simulate_collective(*it->second, req), machine_,
-                                          gpus_per_thread_of(r), iterations(r), r.size_bytes)
+      return coll::with_host_launch_floor(coll::simulate_collective_as_in_jobs(*it->second, req),
+                                          machine_, gpus_per_thread_of(r), iterations(r),
+                                          r.size_bytes)
           .time_s;
     } catch (const std::invalid_argument&) {
       return std::nullopt;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/coll/collective_sim.hpp"
+#include "sim/coll/host_launch_cost.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/topo/loader.hpp"
 
@@ -49,7 +50,16 @@ AccuracyRow predict(const coll::Communicator& comm, coll::Op op, double size, do
   r.algorithm = algorithm;
   coll::Outcome o = coll::simulate_collective(comm, r);
   if (gpus_per_thread > 0) {
-    o = coll::with_host_launch_floor(o, comm.topology(), gpus_per_thread, iterations, size);
+    // Paced as nccl-tests times it, at the launch cost in force (the table's default here:
+    // no shipped machine carries a fitted one).
+    coll::LaunchPacing pacing;
+    pacing.gpus_per_thread = gpus_per_thread;
+    pacing.iterations = iterations;
+    const coll::PacedTime paced =
+        coll::pace_like_nccl_tests(o.time_s, coll::host_launch_per_gpu_s(comm.topology()), pacing);
+    o.time_s = paced.time_s;
+    o.host_bound = paced.host_bound;
+    o.algbw_Bps = size / o.time_s;
     o.busbw_Bps = o.algbw_Bps * coll::busbw_factor(op, comm.size());
   }
   AccuracyRow row;

@@ -36,13 +36,9 @@ std::string band_cell(std::vector<double> errors) {
 std::string band_table(const std::vector<AccuracySet>& sets) {
   std::string out =
       "Per machine and operation, signed error in each size band, median / worst (counted "
-      "sizes):
-
-"
-      "| machine file | op | below 256 KiB | 256 KiB - 128 MiB | above 128 MiB |
-"
-      "|---|---|---|---|---|
-";
+      "sizes):\n\n"
+      "| machine file | op | below 256 KiB | 256 KiB - 128 MiB | above 128 MiB |\n"
+      "|---|---|---|---|---|\n";
   for (const auto& s : sets) {
     std::set<coll::Op> ops;
     for (const auto& r : s.rows)
@@ -52,8 +48,7 @@ std::string band_table(const std::vector<AccuracySet>& sets) {
       for (const auto& r : s.rows) {
         if (r.op == op && r.counted) bands[band_of(r.size_bytes)].push_back(r.error());
       }
-      out += fmt::format("| `{}` | {} | {} | {} | {} |
-", s.topology, coll::to_string(op),
+      out += fmt::format("| `{}` | {} | {} | {} | {} |\n", s.topology, coll::to_string(op),
                          band_cell(bands[0]), band_cell(bands[1]), band_cell(bands[2]));
     }
   }
@@ -63,15 +58,10 @@ std::string band_table(const std::vector<AccuracySet>& sets) {
 std::string constants_table() {
   std::string out =
       "The data-movement model's fitted constants (sim/coll/pipeline_constants.cpp; everything "
-      "else in it is NCCL's own chunk, slice and slot sizes):
-
-"
-      "| constant | value | basis |
-|---|---|---|
-";
+      "else in it is NCCL's own chunk, slice and slot sizes):\n\n"
+      "| constant | value | basis |\n|---|---|---|\n";
   for (const auto& c : coll::fitted_pipeline_constants())
-    out += fmt::format("| {} | {:g} {} | {} |
-", c.name, c.value, c.unit, c.basis);
+    out += fmt::format("| {} | {:g} {} | {} |\n", c.name, c.value, c.unit, c.basis);
   return out;
 }
 

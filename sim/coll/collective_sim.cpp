@@ -174,10 +174,11 @@ engine::TaskId lower_collective(const Communicator& comm, const Request& request
   return extra_s > 0 ? sim.add_delay(extra_s, {&end, 1}) : end;
 }
 
-Outcome simulate_choice(const Communicator& comm, const Request& request, const Choice& choice) {
+Outcome simulate_choice(const Communicator& comm, const Request& request, const Choice& choice,
+                        Granularity granularity) {
   engine::Simulation sim(comm.capacities_Bps(), comm.topology().count(topo::NodeKind::gpu));
   std::vector<double> apart_s;
-  lower_as(comm, request, choice, sim, {}, /*alone=*/true, Granularity::slices, &apart_s);
+  lower_as(comm, request, choice, sim, {}, /*alone=*/true, granularity, &apart_s);
   engine::RunOptions options;
   options.record_intervals = false;
   const engine::Timeline t = sim.run(options);
@@ -197,6 +198,21 @@ Outcome simulate_choice(const Communicator& comm, const Request& request, const 
     }
   }
   return o;
+}
+
+Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& request) {
+  std::string why;
+  const auto choices = candidate_choices(comm, request, &why);
+  if (choices.empty()) throw std::invalid_argument(why);
+  std::optional<Outcome> best;
+  for (const auto& c : choices) {
+    Outcome o = simulate_choice(comm, request, c, Granularity::steps);
+    o.time_s += slice_overhead_s(comm, request, c);
+    o.algbw_Bps = o.time_s > 0 ? request.size_bytes / o.time_s : 0;
+    o.busbw_Bps = o.algbw_Bps * busbw_factor(request.op, comm.size());
+    if (!best || o.time_s < best->time_s) best = o;
+  }
+  return *best;
 }
 
 Outcome simulate_collective(const Communicator& comm, const Request& request) {

@@ -68,7 +68,15 @@ struct Outcome {
 // NCCL's tuner picks the minimum predicted time. Throws std::invalid_argument when no
 // candidate remains (see candidate_choices).
 Outcome simulate_collective(const Communicator& comm, const Request& request);
-// Simulates one given choice.
-Outcome simulate_choice(const Communicator& comm, const Request& request, const Choice& choice);
+// The same as a job pays it: every candidate by steps plus its slices' overhead, worked out
+// once per communicator, size and choice (see Granularity above). Much cheaper when one
+// communicator simulates many calls, as `linksim fit` does while it varies the calibration: the
+// overhead then stays at the calibration of its first call (fill and synchronisation, which the
+// fitted scales barely move).
+Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& request);
+// Simulates one given choice, alone, by slices (as sweeps run) or by steps (the bulk form a
+// job's collectives take before their slices' overhead is added).
+Outcome simulate_choice(const Communicator& comm, const Request& request, const Choice& choice,
+                        Granularity granularity = Granularity::slices);
 
 }  // namespace linksim::coll
