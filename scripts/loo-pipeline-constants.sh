@@ -17,7 +17,7 @@ for sync in 3.5 4.5 5.5 6.5 8; do
       >/dev/null
     cmake --build "$build" --target linksim >/dev/null
     "$build/linksim" accuracy | awk -F'|' -v s="$sync" -v c="$copy" \
-      '/^\| .*`/ && $4+0 > 1 { gsub(/[ `%]/, "", $3); gsub(/[ %]/, "", $5); print s, c, $3, $5 }' \
+      '/^\| .*`/ && $4 ~ /^ *[0-9]+ *$/ && $4+0 > 1 { gsub(/[ `%]/, "", $3); gsub(/[ %]/, "", $5); print s, c, $3, $5 }' \
       >>"$out/grid"
   done
 done

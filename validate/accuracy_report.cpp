@@ -62,6 +62,18 @@ std::string constants_table() {
       "| constant | value | basis |\n|---|---|---|\n";
   for (const auto& c : coll::fitted_pipeline_constants())
     out += fmt::format("| {} | {:g} {} | {} |\n", c.name, c.value, c.unit, c.basis);
+  out +=
+      "\nLeave-one-machine-out, as `scripts/loo-pipeline-constants.sh` printed it on 2026-12-01 "
+      "(a grid of 3.5-8 us and 300-550 GB/s; for each machine held out, the pair with the "
+      "lowest mean median error on the others, and the held-out machine's median |busbw error| "
+      "at it). Rerun the script when the model changes; this report does not recompute it.\n\n"
+      "| held out | sync (us), copy (GB/s) chosen on the others | held-out median abs error |\n"
+      "|---|---|---|\n"
+      "| aws-p4de-x2 | 4.5, 300 | 17.1% |\n"
+      "| azure-nd-h100-v5 | 8, 400 | 8.5% |\n"
+      "| dgx-a100 | 4.5, 300 | 32.9% |\n"
+      "| dgx-h100 | 4.5, 300 | 0.5% |\n"
+      "| rtx2080ti-2x | 4.5, 300 | 31.7% |\n";
   return out;
 }
 
@@ -81,7 +93,9 @@ std::string format_accuracy_markdown(const std::vector<AccuracySet>& sets) {
       "`scripts/fit-efa-latency.py`). Everything else comes from the shipped machine files, the "
       "links' payload efficiencies and NCCL's own constants (sim/topo/link_payload.hpp, "
       "sim/topo/fabric.cpp, sim/coll/protocol.hpp). Each set runs as its source ran it: the "
-      "launch mode (one thread driving every GPU) and any NCCL_ALGO it set.\n\n"
+      "launch mode (one thread driving every GPU) and any NCCL_ALGO it set. Pictures of "
+      "predicted against measured busbw, one per machine with a sweep: docs/accuracy/ (`build/"
+      "linksim accuracy --plot docs/accuracy --force`).\n\n"
       "Error = predicted / measured - 1. Rows whose measured busbw is under 0.1 GB/s are shown "
       "but not counted: nccl-tests prints two decimals, so their rounding alone exceeds 5%.\n\n"
       "| set | machine file | counted sizes | median abs error | max abs error |\n"
@@ -95,16 +109,17 @@ std::string format_accuracy_markdown(const std::vector<AccuracySet>& sets) {
   }
   out += "\n" + band_table(sets) + "\n" + constants_table();
   out +=
-      "\nWhere the misses come from, as far as the logs show. Both sweeps ran as one process "
-      "driving every GPU (`-g 8`, `-g 2`); up to 256 KiB the A100 sweep is flat at 43.5 us, the "
-      "pace at which one thread launches 8 GPUs' kernels, not anything the GPUs do. The shipped "
-      "machines carry no host launch cost (no source gives one), so these sizes are predicted "
-      "from NCCL's latencies alone, about 15 us. `linksim fit` on the same logs finds 5.2 to 5.5 "
-      "us per GPU on both hosts and then reproduces them within 3% median "
-      "(docs/calibration.md). The 2x2080 Ti runs that stage through host memory in both "
-      "directions at once (all_reduce, all_gather, alltoall) move about 30% less than one "
-      "direction does; the links alone do not explain that, and the fit measures it as a "
-      "per-operation efficiency.\n\n"
+      "\nWhere the misses come from, as far as the logs show. Small sizes: both Azure sweeps "
+      "ran as one thread driving 8 GPUs (-g 8 -n 40), so the host's launches pace them; "
+      "linksim's default launch cost (3.8 us per GPU, sim/coll/host_launch_cost.cpp, from "
+      "NVIDIA's CUDA Graphs post) gives 30 us where the A100 host measures 43.5 us (its AMD "
+      "EPYC host launches slower; `linksim fit` finds 5.4 us there); the H100 floor of 25.6 us "
+      "is NVLS's own latency. Mid sizes on the A100: NCCL's model picks Ring/LL128 from 2 to 128 "
+      "MiB, and the measured busbw there (about 120-130 GB/s) is about half of what LL128's "
+      "payload share predicts; LL128's per-channel throughput is not modelled yet. The 2x2080 "
+      "Ti runs that stage through host memory in both directions at once (all_reduce, "
+      "all_gather, alltoall) move about 30% less than one direction does; the links alone do "
+      "not explain that, and the fit measures it as a per-operation efficiency.\n\n"
       "Multi-node (EFA). Leave-one-machine-out check of the one fitted constant, as "
       "`scripts/fit-efa-latency.py build/linksim` printed it (time error, sizes up to 64 KiB):\n\n"
       "| held out | fitted on the others (us) | median error held out | worst |\n"

@@ -27,7 +27,6 @@
 #include "sim/report/nccl_tests_table.hpp"
 #include "sim/report/plot.hpp"
 #include "sim/topo/loader.hpp"
-#include "validate/accuracy_report.hpp"
 #include "validate/reference_measurements.hpp"
 
 extern char** environ;
@@ -400,24 +399,6 @@ void register_nccl_tests(CLI::App& app) {
       "-i -f -n -m -w -N -p -c -o -d -r -z -y -T -G -C -S -J -a -R -x -D -V -M -u -I -K and "
       "their long forms (BINARY --help lists them).");
   cmd->callback([cmd, args] { run_nccl_tests(*args, cmd->remaining()); });
-}
-
-void register_accuracy(CLI::App& app) {
-  auto reference = std::make_shared<std::string>(validate::default_measurements_path());
-  auto output = std::make_shared<std::string>();
-  auto force = std::make_shared<bool>(false);
-  auto* cmd = app.add_subcommand(
-      "accuracy", "Predicted against measured nccl-tests busbw on the reference machines");
-  cmd->add_option("--reference", *reference, "measurements.json with the reference runs");
-  cmd->add_option("-o,--output", *output, "Write the Markdown report here (default: stdout)");
-  cmd->add_flag("--force", *force, "Overwrite the output file");
-  cmd->callback([=] {
-    CommandOutputs outputs(*force);
-    outputs.claim(*output);
-    outputs.put(*output, validate::format_accuracy_markdown(validate::evaluate_accuracy(
-                             validate::load_nccl_tests_records(*reference))));
-    outputs.write();
-  });
 }
 
 }  // namespace linksim::cli

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sim/coll/host_launch_cost.hpp"
+
 namespace linksim::coll {
 namespace {
 
@@ -149,16 +151,30 @@ double makespan_alone(const Communicator& comm, const Request& request, const Ch
   return sim.run(options).makespan_s;
 }
 
+// The collective's time alone in the given form, worked out once per communicator.
+double alone_s(const Communicator& comm, const Request& request, const Choice& choice,
+               Granularity granularity) {
+  const std::string key = fmt::format(
+      "alone {} {} {} {} {} {} {}", granularity == Granularity::slices ? "slices" : "steps",
+      to_string(request.op), request.size_bytes, request.root, to_string(choice.algorithm),
+      to_string(choice.protocol), choice.channels);
+  return comm.memo(key, [&] { return makespan_alone(comm, request, choice, granularity); });
+}
+
 // What NCCL's slices add to the collective over its bulk form when it runs alone: fill, drain
-// and per-slice synchronisation (slice_pipeline.hpp). A job pays it after the bulk flows.
+// and per-slice synchronisation (slice_pipeline.hpp).
 double slice_overhead_s(const Communicator& comm, const Request& request, const Choice& choice) {
-  const std::string key = fmt::format("slices {} {} {} {} {} {}", to_string(request.op),
-                                      request.size_bytes, request.root, to_string(choice.algorithm),
-                                      to_string(choice.protocol), choice.channels);
-  return comm.memo(key, [&] {
-    return std::max(0.0, makespan_alone(comm, request, choice, Granularity::slices) -
-                             makespan_alone(comm, request, choice, Granularity::steps));
-  });
+  return std::max(0.0, alone_s(comm, request, choice, Granularity::slices) -
+                           alone_s(comm, request, choice, Granularity::steps));
+}
+
+// What a job pays beyond the bulk form: the slices' overhead, and the host's launch where that
+// is longer than the collective itself. A framework runs one process per GPU and launches its
+// collectives back to back, so a call of GPU time T costs max(T, L) (host_launch_cost.hpp).
+double job_overhead_s(const Communicator& comm, const Request& request, const Choice& choice) {
+  const double sliced_s = alone_s(comm, request, choice, Granularity::slices);
+  const double paced_s = std::max(sliced_s, host_launch_per_gpu_s(comm.topology()));
+  return std::max(0.0, paced_s - alone_s(comm, request, choice, Granularity::steps));
 }
 
 }  // namespace
@@ -168,9 +184,10 @@ engine::TaskId lower_collective(const Communicator& comm, const Request& request
                                 std::span<const engine::TaskId> deps, bool alone) {
   if (alone) return lower_as(comm, request, choice, sim, deps, true, Granularity::slices);
   // Beside other traffic, a collective's slices would multiply the job's tasks a hundredfold:
-  // its bulk flows share the links with the rest, and it then pays what its slices add.
+  // its bulk flows share the links with the rest, and it then pays what its slices and its
+  // launch add.
   const engine::TaskId end = lower_as(comm, request, choice, sim, deps, false, Granularity::steps);
-  const double extra_s = slice_overhead_s(comm, request, choice);
+  const double extra_s = job_overhead_s(comm, request, choice);
   return extra_s > 0 ? sim.add_delay(extra_s, {&end, 1}) : end;
 }
 

@@ -19,8 +19,9 @@
 // Granularity: a lone collective (a sweep's) moves its data in NCCL's chunks and slices, with
 // buffer slots and per-slice synchronisation (slice_pipeline.hpp), so fill and drain come out of
 // the simulation. Inside a job it runs as one set of bulk flows per algorithm step, sharing the
-// links with everything else, and then pays what its slices add when it runs alone (worked out
-// once per size and choice).
+// links with everything else, and then pays what its slices add when it runs alone, and the
+// host's launch where that is longer than the call (a framework's one process per GPU launching
+// back to back: max(T, L)); both worked out once per size and choice.
 
 #include <optional>
 #include <span>
@@ -68,7 +69,8 @@ struct Outcome {
 // NCCL's tuner picks the minimum predicted time. Throws std::invalid_argument when no
 // candidate remains (see candidate_choices).
 Outcome simulate_collective(const Communicator& comm, const Request& request);
-// The same as a job pays it: every candidate by steps plus its slices' overhead, worked out
+// The same as a job's bulk form prices it: every candidate by steps plus its slices' overhead
+// (no launch: the caller paces launches, as nccl-tests does), worked out
 // once per communicator, size and choice (see Granularity above). Much cheaper when one
 // communicator simulates many calls, as `linksim fit` does while it varies the calibration: the
 // overhead then stays at the calibration of its first call (fill and synchronisation, which the

@@ -274,7 +274,8 @@ TEST(TaskGraphCollective, RejectsEveryBadField) {
   const std::string ok_gpus = R"("gpus": ["gpu0", "gpu1"])";
   EXPECT_EQ(error_of(collective(R"("op": "allreduce", "bytes": 1, )" + ok_gpus)),
             "graph.json: at /tasks/0/op: task \"ar\": unknown op \"allreduce\"; expected one of: "
-            "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
+            "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, "
+            "scatter, gather, alltoallv, hypercube");
   EXPECT_NE(error_of(collective(R"("bytes": 1, )" + ok_gpus)).find("graph.json: at /tasks/0"),
             std::string::npos);
   EXPECT_EQ(error_of(collective(R"("op": "all_reduce", "bytes": 0, )" + ok_gpus)),
