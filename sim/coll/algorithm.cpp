@@ -17,6 +17,21 @@ std::vector<Protocol> CollectiveAlgorithm::protocols(const Communicator& comm,
   return out;
 }
 
+double CollectiveAlgorithm::least_bytes_sent_by_a_rank(const Communicator& comm,
+                                                       const Request& request) const {
+  const int n = comm.size();
+  if (n < 2) return 0;
+  switch (request.op) {
+    case Op::all_reduce:
+    case Op::all_gather:
+    case Op::reduce_scatter:
+    case Op::alltoall:
+      return request.size_bytes * (n - 1) / n;
+    default:
+      return 0;  // broadcast, reduce, sendrecv and the rooted ops: only some ranks send
+  }
+}
+
 double CollectiveAlgorithm::rank_cap_Bps(const Communicator& comm, Protocol p, int channels) const {
   switch (p) {
     case Protocol::ll:

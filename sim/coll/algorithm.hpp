@@ -61,6 +61,10 @@ class CollectiveAlgorithm {
   // Payload each rank can push at most with `channels` channels, bytes per second; 0 for no
   // cap. Default: the protocol's caps (LL's total, LL128's per channel; Simple none).
   virtual double rank_cap_Bps(const Communicator& comm, Protocol p, int channels) const;
+  // Payload the busiest rank must send, at least, for `request` (the planner's bound to skip a
+  // candidate that cannot win; see collective_sim.cpp). Default: what any algorithm must move
+  // out of a rank, S (n-1)/n for the all-to-all-like operations, 0 for the others.
+  virtual double least_bytes_sent_by_a_rank(const Communicator& comm, const Request& request) const;
   // The share of the protocol's wire efficiency this algorithm reaches (NVLS's SHARP
   // efficiency); default 1.
   virtual double bandwidth_efficiency(const Communicator& comm) const;

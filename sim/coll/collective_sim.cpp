@@ -56,32 +56,24 @@ std::string protocol_text(const Request& r) {
 // least this much payload, through its own links and through its throughput cap, if any. Used
 // to skip candidates that cannot win, so the pick is the same as simulating every one.
 double lower_bound_s(const Communicator& comm, const Request& request, const Choice& choice) {
-  const int n = comm.size();
-  if (n < 2) return 0;
-  const double s = request.size_bytes;
-  double bytes = s;
-  switch (request.op) {
-    case Op::all_reduce:
-    case Op::all_gather:
-    case Op::reduce_scatter:
-    case Op::alltoall:
-      bytes = s * (n - 1) / n;
-      break;
-    default:
-      return 0;  // broadcast, reduce, sendrecv: only some ranks send
-  }
+  const CollectiveAlgorithm& a = AlgorithmRegistry::builtin().get(choice.algorithm);
+  const double bytes = a.least_bytes_sent_by_a_rank(comm, request);
+  if (bytes <= 0) return 0;
   const auto& topo = comm.topology();
   const auto& capacity = comm.capacities_Bps();
-  double out_Bps = 0;  // the slowest rank's links out
-  for (int r = 0; r < n; ++r) {
+  double out_Bps = 0;  // the fastest rank's links out: every rank may be the busiest
+  for (int r = 0; r < comm.size(); ++r) {
     double sum = 0;
     for (topo::ChannelId c : topo.out_channels(comm.gpu(r)))
       sum += capacity[c];
-    out_Bps = r == 0 ? sum : std::min(out_Bps, sum);
+    out_Bps = std::max(out_Bps, sum);
   }
-  const CollectiveAlgorithm& a = AlgorithmRegistry::builtin().get(choice.algorithm);
+  // A fitted bandwidth scale above 1 lets payload cross a link in fewer wire bytes.
+  const topo::CollectiveScales fitted = comm.scales(to_string(request.op));
+  const double speedup = std::max(
+      {1.0, fitted.bandwidth, fitted.bandwidth * fitted.ll, fitted.bandwidth * fitted.ll128});
   const double cap = a.rank_cap_Bps(comm, choice.protocol, choice.channels);
-  double bound = out_Bps > 0 ? bytes / out_Bps : 0;
+  double bound = out_Bps > 0 ? bytes / out_Bps / speedup : 0;
   if (cap > 0) bound = std::max(bound, bytes / cap);
   return bound;
 }

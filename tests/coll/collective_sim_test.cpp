@@ -210,3 +210,29 @@ TEST(CollectiveSimTest, ImpossibleOverridesSayWhy) {
 
 }  // namespace
 }  // namespace linksim::coll
+
+namespace linksim::coll {
+namespace {
+
+TEST(CollectiveSimTest, SkippingByBoundPicksWhatSimulatingEveryCandidatePicks) {
+  // The planner skips a candidate whose bandwidth bound cannot beat the best so far; the pick
+  // must be the fastest of all candidates, each simulated, at every size of a sweep.
+  for (const char* machine : {"dgx-h100", "dgx-a100", "rtx4090-8x"}) {
+    const topo::Topology t = topo::load_topology(machine);
+    const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+    for (double size = 1024; size <= 4.0 * 1024 * 1024 * 1024; size *= 16) {
+      Request r;
+      r.op = Op::all_reduce;
+      r.size_bytes = size;
+      double fastest_s = 0;
+      for (const Choice& c : candidate_choices(comm, r)) {
+        const double t_s = simulate_choice(comm, r, c).time_s;
+        if (fastest_s == 0 || t_s < fastest_s) fastest_s = t_s;
+      }
+      EXPECT_EQ(simulate_collective(comm, r).time_s, fastest_s) << machine << " " << size;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace linksim::coll

@@ -162,6 +162,15 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
            (kPerChannelSimple_GBps[static_cast<std::size_t>(comm.generation())][column] * kGBps);
   }
 
+  // On one node the chain's inner ranks send the whole buffer up and the result down: 2 S.
+  double least_bytes_sent_by_a_rank(const Communicator& comm,
+                                    const Request& request) const override {
+    if (comm.node_count() > 1 || comm.size() < 3) {
+      return CollectiveAlgorithm::least_bytes_sent_by_a_rank(comm, request);
+    }
+    return 2 * request.size_bytes;
+  }
+
   TaskId lower(Lowering& l, TaskId start) const override {
     if (l.comm().node_count() > 1) return lower_across_nodes(l, start);
     if (!l.by_slices()) return lower_by_steps(l, start);

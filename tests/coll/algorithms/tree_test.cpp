@@ -3,6 +3,7 @@
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/collective_sim.hpp"
+#include "sim/topo/loader.hpp"
 #include "tests/coll/test_machines.hpp"
 
 namespace linksim::coll {
@@ -22,6 +23,20 @@ TEST(TreeAlgorithmTest, ChannelRuleRunsSixHundredFortyThreads) {
   EXPECT_EQ(tree().channels(comm, Protocol::simple, 122880), 3);
   // LL: 640 x 8 = 5120 B a channel (no per-rank factor, unlike Ring LL): 10240 B keeps 2.
   EXPECT_EQ(tree().channels(comm, Protocol::ll, 10240), 2);
+}
+
+TEST(TreeAlgorithmTest, TellsThePlannerWhatItsBusiestRankSends) {
+  // On one node the chain's inner ranks send the buffer up and the result down: 2 S on 8
+  // GPUs. On two GPUs there is no inner rank: the default, S (n - 1) / n = S / 2.
+  const topo::Topology a100 = topo::load_topology("dgx-a100");
+  const Communicator eight(a100, a100.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 1e9;
+  EXPECT_EQ(tree().least_bytes_sent_by_a_rank(eight, r), 2e9);
+  const topo::Topology t = testing::a100_nvlink_pair();
+  const Communicator two(t, t.nodes_of(topo::NodeKind::gpu));
+  EXPECT_EQ(tree().least_bytes_sent_by_a_rank(two, r), 0.5e9);
 }
 
 TEST(TreeAlgorithmTest, AllReduceOnTwoGpusByHand) {
