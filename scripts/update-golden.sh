@@ -19,6 +19,8 @@ g=tests/data/golden
 "$bin" p2p -t dgx-1v > $g/p2p-dgx-1v.txt
 "$bin" p2p -t rtx2080ti-2x --p2p_read > $g/p2p-rtx2080ti-2x-p2p_read.txt
 "$bin" bandwidth -t dgx-h100 --device=all > $g/bandwidth-dgx-h100-all.txt
+"$bin" p2p -t rtx2080ti-2x --format json > $g/p2p-rtx2080ti-2x.json
+"$bin" bandwidth -t rtx2080ti-2x --device=all --format csv > $g/bandwidth-rtx2080ti-2x-all.csv
 "$bin" bandwidth -t rtx2080ti-2x --mode=range --start=1000 --end=21000 --increment=5000 > $g/bandwidth-rtx2080ti-2x-range.txt
 "$bin" topo check dgx-1v | sed "s|$(cd "$(dirname "$0")/.." && pwd)|\$SRC|g" > $g/topo-check-dgx-1v.txt
 "$bin" plan default > $g/plan-default.txt

@@ -7,6 +7,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/report/copy_bench_data.hpp"
 #include "sim/report/copy_bench_table.hpp"
 #include "sim/topo/loader.hpp"
 
@@ -25,12 +26,20 @@ double parse_count(const std::string& text, const std::string& what, long long m
   return static_cast<double>(v);
 }
 
+// --format: the sample's printout (table), or its figures for programs (copy_bench_data.hpp).
+void add_format_option(CLI::App* cmd, std::string& format) {
+  cmd->add_option("--format", format,
+                  "table (the sample's printout), json or csv (its figures in SI units)")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+}
+
 void register_p2p(CLI::App& app) {
   struct Args {
     std::string topology;
     bool p2p_read = false;
     bool sm_copy = false;
     std::string num_elems;
+    std::string format = "table";
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -43,12 +52,16 @@ void register_p2p(CLI::App& app) {
                 "SM-initiated copies (accepted; modelled like copy-engine copies)");
   cmd->add_option("--numElems", a->num_elems,
                   "4-byte integers per bandwidth copy (default 40000000: 160 MB)");
+  add_format_option(cmd, a->format);
   cmd->callback([a] {
     report::P2pTestOptions o;
     o.p2p_read = a->p2p_read;
     o.sm_copy = a->sm_copy;
     if (!a->num_elems.empty()) o.copy_bytes = 4 * parse_count(a->num_elems, "numElems");
-    std::cout << report::format_p2p_test(topo::load_topology(a->topology), o);
+    const topo::Topology machine = topo::load_topology(a->topology);
+    std::cout << (a->format == "json"  ? report::p2p_test_json(machine, o)
+                  : a->format == "csv" ? report::p2p_test_csv(machine, o)
+                                       : report::format_p2p_test(machine, o));
   });
 }
 
@@ -65,6 +78,7 @@ void register_bandwidth(CLI::App& app) {
     std::string start, end, increment;
     bool wc = false;
     bool cputiming = false;
+    std::string format = "table";
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("bandwidth", "bandwidthTest's host<->device printout");
@@ -83,6 +97,7 @@ void register_bandwidth(CLI::App& app) {
   cmd->add_option("--increment", a->increment, "Range mode: increment size in bytes");
   cmd->add_flag("--wc", a->wc, "Write-combined pinned memory (same DMA rates)");
   cmd->add_flag("--cputiming", a->cputiming, "Accepted; a simulation has one clock");
+  add_format_option(cmd, a->format);
   cmd->callback([a] {
     const topo::Topology machine = topo::load_topology(a->topology);
     report::BandwidthTestOptions o;
@@ -126,7 +141,9 @@ void register_bandwidth(CLI::App& app) {
         throw InputError("", "", "range mode: more than 100000 sizes; take a larger increment");
       }
     }
-    std::cout << report::format_bandwidth_test(machine, o);
+    std::cout << (a->format == "json"  ? report::bandwidth_test_json(machine, o)
+                  : a->format == "csv" ? report::bandwidth_test_csv(machine, o)
+                                       : report::format_bandwidth_test(machine, o));
   });
 }
 

@@ -1,8 +1,7 @@
 #include "sim/cli/machine_option.hpp"
 
-#include "sim/core/error.hpp"
+#include "sim/app/machine.hpp"
 #include "sim/topo/cluster_loader.hpp"
-#include "sim/topo/loader.hpp"
 
 namespace linksim::cli {
 
@@ -14,11 +13,7 @@ void add_nodes_option(CLI::App* cmd, int& nodes) {
 }
 
 topo::Topology load_machine(const std::string& name_or_path, int nodes) {
-  topo::Topology machine = topo::load_topology(name_or_path);
-  if (nodes > 0 && !(nodes == 1 && !machine.is_cluster())) {
-    return topo::scale_out(machine, nodes);
-  }
-  return machine;
+  return app::load_machine(name_or_path, nodes);
 }
 
 }  // namespace linksim::cli

@@ -52,9 +52,10 @@ std::string protocol_text(const Request& r) {
   return fmt::format("{}", fmt::join(names, ","));
 }
 
-// A time no way of running `choice` can beat, from bandwidth alone: every rank must send at
-// least this much payload, through its own links and through its throughput cap, if any. Used
-// to skip candidates that cannot win, so the pick is the same as simulating every one.
+// A time no way of running `choice` can beat, from bandwidth alone: the busiest rank sends the
+// plug-in's least_bytes_sent_by_a_rank, and it can go no faster than the fastest rank's links
+// out, nor than the algorithm's throughput cap, if any. Used to skip candidates that cannot
+// win, so the pick is the same as simulating every one.
 double lower_bound_s(const Communicator& comm, const Request& request, const Choice& choice) {
   const CollectiveAlgorithm& a = AlgorithmRegistry::builtin().get(choice.algorithm);
   const double bytes = a.least_bytes_sent_by_a_rank(comm, request);
@@ -146,10 +147,10 @@ double makespan_alone(const Communicator& comm, const Request& request, const Ch
 // The collective's time alone in the given form, worked out once per communicator.
 double alone_s(const Communicator& comm, const Request& request, const Choice& choice,
                Granularity granularity) {
-  const std::string key = fmt::format(
-      "alone {} {} {} {} {} {} {}", granularity == Granularity::slices ? "slices" : "steps",
-      to_string(request.op), request.size_bytes, request.root, to_string(choice.algorithm),
-      to_string(choice.protocol), choice.channels);
+  const std::string key =
+      fmt::format("alone {} {} {} {} {} {} {}", static_cast<int>(granularity),
+                  to_string(request.op), request.size_bytes, request.root,
+                  to_string(choice.algorithm), to_string(choice.protocol), choice.channels);
   return comm.memo(key, [&] { return makespan_alone(comm, request, choice, granularity); });
 }
 

@@ -23,7 +23,9 @@ class CollectiveAlgorithm;
 
 // How finely a lowering moves data: NCCL's slices (slice_pipeline.hpp), or one bulk flow per
 // algorithm step, the coarse form a job uses (collective_sim.hpp, lower_collective).
-enum class Granularity { slices, steps };
+// `every_slice` is `slices` with every loop simulated, neither replayed nor merged: the
+// reference that tests hold the replay to.
+enum class Granularity { slices, steps, every_slice };
 
 class Lowering {
  public:
@@ -40,7 +42,7 @@ class Lowering {
   const CollectiveAlgorithm& algorithm() const { return algorithm_; }
   bool alone() const { return alone_; }
   Granularity granularity() const { return granularity_; }
-  bool by_slices() const { return granularity_ == Granularity::slices; }
+  bool by_slices() const { return granularity_ != Granularity::steps; }
   engine::Simulation& sim() { return sim_; }
 
   // The operation's base latency, seconds (scaled).

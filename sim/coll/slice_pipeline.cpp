@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -47,38 +48,60 @@ TaskId SlicePipeline::emit_every_loop(Lowering& l, TaskId start) const {
   return emit_loops(l, start, n, 1.0 / n, 1.0, nullptr);
 }
 
+std::optional<double> steady_period_s(std::span<const double> loop_end_s, int min_run_loops) {
+  // Periods equal to a millionth: far above the rounding of summed task times, far below any
+  // difference the printout shows.
+  constexpr double kSame = 1e-6;
+  std::optional<double> best;
+  int best_run = 0;
+  int run = 0;
+  for (std::size_t k = 1; k < loop_end_s.size(); ++k) {
+    const double period = loop_end_s[k] - loop_end_s[k - 1];
+    const double before = k >= 2 ? loop_end_s[k - 1] - loop_end_s[k - 2] : -1.0;
+    run = (k >= 2 && std::abs(period - before) <= kSame * std::abs(period)) ? run + 1 : 1;
+    if (run > best_run) {
+      best_run = run;
+      best = period;
+    }
+  }
+  if (best_run < min_run_loops || !best || *best < 0) return std::nullopt;
+  return best;
+}
+
 TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, int window_loops,
                         const LoopEmitter& emit) {
   const int n = std::max(1, loops);
-  // The period is read between two loops that have filled and that `depth_loops` more loops
-  // follow, so the drain at the end of the partial run does not show in it.
-  // A send may run `window_loops` loops ahead of its consumer at every hop, so the pipeline
-  // settles only after depth x (1 + window) loops.
-  const int settled = depth_loops * (1 + window_loops);
-  const int replay_from = std::max(kMinReplayLoops, settled + depth_loops + kReplayMarginLoops);
-  const auto measured = static_cast<std::size_t>(replay_from - depth_loops - 1);
-  if (l.alone() && n > replay_from) {
-    // Simulate replay_from loops apart, read the steady period, and stand the whole in by one
-    // delay: those loops' time plus the remaining loops at the period. Their links' load goes
-    // to the bottleneck report.
-    engine::Simulation one(l.comm().capacities_Bps(), l.sim().gpu_count());
-    Lowering sub(l.comm(), l.request(), l.choice(), l.algorithm(), one);
-    std::vector<std::vector<TaskId>> arrivals;
-    emit(sub, one.add_delay(0, {}), replay_from, 1.0 / n, 1.0, &arrivals);
-    engine::RunOptions options;
-    options.record_intervals = false;
-    const engine::Timeline t = one.run(options);
-    auto loop_end = [&](std::size_t k) {
-      double end = 0;
-      for (TaskId id : arrivals[k])
-        end = std::max(end, t.task_end_s[id]);
-      return end;
-    };
-    const double period_s = std::max(0.0, loop_end(measured) - loop_end(measured - 1));
-    l.add_saturation_apart(t.channels, static_cast<double>(n) / replay_from);
-    return l.sim().add_delay(t.makespan_s + (n - replay_from) * period_s, {&start, 1});
+  // The partial run must hold the fill, a stretch of loops that repeat, and the drain, which
+  // reaches back about as far as the fill took. Deep chains whose streams share links (a
+  // tree's up and down streams on one NVSwitch port) drain for more than their depth, so the
+  // steady period is read off the loops themselves, not at a fixed loop: the period repeated
+  // longest is the steady state, and a run with no such stretch doubles its loops.
+  const int first_try =
+      std::max(kMinReplayLoops, 3 * depth_loops + window_loops + kReplayMarginLoops);
+  const int min_run = std::max(kMinSteadyLoops, depth_loops);
+  if (l.alone() && l.granularity() == Granularity::slices) {
+    for (int partial = first_try; partial < n; partial *= 2) {
+      // Simulate `partial` loops apart and stand the whole in by one delay: those loops' time
+      // plus the remaining loops at the steady period. Their links' load goes to the
+      // bottleneck report.
+      engine::Simulation one(l.comm().capacities_Bps(), l.sim().gpu_count());
+      Lowering sub(l.comm(), l.request(), l.choice(), l.algorithm(), one);
+      std::vector<std::vector<TaskId>> arrivals;
+      emit(sub, one.add_delay(0, {}), partial, 1.0 / n, 1.0, &arrivals);
+      engine::RunOptions options;
+      options.record_intervals = false;
+      const engine::Timeline t = one.run(options);
+      std::vector<double> loop_end_s(arrivals.size(), 0.0);
+      for (std::size_t k = 0; k < arrivals.size(); ++k)
+        for (TaskId id : arrivals[k])
+          loop_end_s[k] = std::max(loop_end_s[k], t.task_end_s[id]);
+      const std::optional<double> period_s = steady_period_s(loop_end_s, min_run);
+      if (!period_s) continue;
+      l.add_saturation_apart(t.channels, static_cast<double>(n) / partial);
+      return l.sim().add_delay(t.makespan_s + (n - partial) * *period_s, {&start, 1});
+    }
   }
-  if (!l.alone() && n > kMaxJobLoops) {
+  if (l.granularity() == Granularity::slices && !l.alone() && n > kMaxJobLoops) {
     const int merged = (n + kMaxJobLoops - 1) / kMaxJobLoops;
     const int count = (n + merged - 1) / merged;
     return emit(l, start, count, 1.0 / count, static_cast<double>(n) / count, nullptr);
@@ -86,28 +109,30 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
   return emit(l, start, n, 1.0 / n, 1.0, nullptr);
 }
 
+int SlicePipeline::busiest_cta_sends() const {
+  std::map<std::pair<int, int>, int> per_cta;
+  int busiest = 1;
+  for (const Send& s : sends_)
+    busiest = std::max(busiest, ++per_cta[{s.from, s.stream}]);
+  return busiest;
+}
+
 int SlicePipeline::depth_loops() const {
   // A slice crosses the longest chain of sends; a CTA runs its sends of one loop back to back,
   // so a chain as long as a CTA's sends per loop (a ring's steps) fills within one loop.
   std::vector<int> depth(sends_.size(), 1);
-  std::map<std::pair<int, int>, int> per_cta;
   int most = 0;
-  int busiest = 1;
   for (std::size_t i = 0; i < sends_.size(); ++i) {
     for (int a : sends_[i].after)
       depth[i] = std::max(depth[i], depth[static_cast<std::size_t>(a)] + 1);
     most = std::max(most, depth[i]);
-    busiest = std::max(busiest, ++per_cta[{sends_[i].from, sends_[i].stream}]);
   }
+  const int busiest = busiest_cta_sends();
   return (most + busiest - 1) / busiest;
 }
 
 TaskId SlicePipeline::emit(Lowering& l, TaskId start) const {
-  int busiest = 1;
-  std::map<std::pair<int, int>, int> per_cta;
-  for (const Send& s : sends_)
-    busiest = std::max(busiest, ++per_cta[{s.from, s.stream}]);
-  const int per_loop = busiest * shape_.slices;
+  const int per_loop = busiest_cta_sends() * shape_.slices;
   const int window_loops = (shape_.window_slices + per_loop - 1) / per_loop;
   return emit_with_replay(l, start, loops(), depth_loops(), window_loops,
                           [this](Lowering& lw, TaskId s, int count, double share, double scale,

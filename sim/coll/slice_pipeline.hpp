@@ -22,6 +22,7 @@
 // slices, their synchronisation summed), which lengthens the fill of deep chains.
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -37,17 +38,22 @@ using LoopEmitter = std::function<engine::TaskId(
     Lowering& l, engine::TaskId start, int loop_count, double loop_share, double sync_scale,
     std::vector<std::vector<engine::TaskId>>* loop_arrivals)>;
 
-// A lone collective replays once its loops outnumber what the pipeline takes to settle plus its
-// fill plus this margin, and never below kMinReplayLoops: the loops it measures must have
-// settled into repeating themselves and be followed by enough loops that the drain does not
-// reach them.
+// A lone collective simulates at first 3 x depth + window + kReplayMarginLoops loops (never
+// fewer than kMinReplayLoops) and replays the rest at their steady period: the period that
+// repeats for the most consecutive loops, at least max(kMinSteadyLoops, depth) of them; a
+// partial run without one is doubled, and a collective no longer than that runs whole.
 inline constexpr int kReplayMarginLoops = 4;
 inline constexpr int kMinReplayLoops = 6;
+inline constexpr int kMinSteadyLoops = 4;
 inline constexpr int kMaxJobLoops = 64;
 
+// The steady period of a partial run whose loops ended at `loop_end_s`: the difference between
+// consecutive loop ends that repeats longest, when it repeats at least `min_run_loops` times.
+std::optional<double> steady_period_s(std::span<const double> loop_end_s, int min_run_loops);
+
 // Runs `loops` loops through `emit` with the replay and merging rules above; `depth_loops` is
-// how many loops the pipeline takes to fill.
-// `window_loops` is how many loops a sender may run ahead of its receiver.
+// how many loops the pipeline takes to fill and `window_loops` how many loops a sender may run
+// ahead of its receiver. Granularity::every_slice runs every loop (the replay's reference).
 engine::TaskId emit_with_replay(Lowering& l, engine::TaskId start, int loops, int depth_loops,
                                 int window_loops, const LoopEmitter& emit);
 
@@ -86,6 +92,9 @@ class SlicePipeline {
   engine::TaskId emit_loops(Lowering& l, engine::TaskId start, int loop_count, double loop_share,
                             double sync_scale,
                             std::vector<std::vector<engine::TaskId>>* loop_arrivals) const;
+
+  // The most sends one CTA (rank and stream) makes per loop.
+  int busiest_cta_sends() const;
 
   ChunkShape shape_;
   int channels_per_stream_ = 1;

@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "sim/coll/host_launch_cost.hpp"
@@ -201,8 +206,10 @@ void validate_sweep_spec(const SweepSpec& spec) {
   }
 }
 
-std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec) {
-  validate_sweep_spec(spec);
+namespace {
+
+// One row of the sweep: the collective at `size` as nccl-tests sizes, launches and reports it.
+SweepRow sweep_row(const Communicator& comm, const SweepSpec& spec, double size) {
   const int type_bytes = dtype_bytes(spec.dtype);
   const int n = comm.size();
   const bool reduces = spec.op == Op::all_reduce || spec.op == Op::reduce_scatter ||
@@ -212,38 +219,74 @@ std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec)
   LaunchPacing pacing = spec.pacing;
   if (pacing.gpus_per_thread <= 0) pacing.gpus_per_thread = n;
   const double launch_s = host_launch_per_gpu_s(comm.topology());
-  std::vector<SweepRow> rows;
-  const std::size_t total_rows = spec.progress ? sweep_row_count(spec) : 0;
+  SweepRow row;
+  const NcclTestsSizes sizes = nccl_tests_sizes(spec.op, size, type_bytes, n);
+  row.size_bytes = sizes.size_bytes;
+  row.count = sizes.count;
+  row.type = spec.dtype;
+  // sendrecv.cu passes the reduction's name, though nothing is reduced; hypercube.cu "".
+  row.redop = reduces ? spec.redop : spec.op == Op::hypercube ? "" : "none";
+  row.root = rooted ? spec.root : -1;
+  Request request;
+  request.op = spec.op;
+  request.size_bytes = sizes.request_bytes;
+  request.root = spec.root;
+  request.algorithm = spec.algorithm;
+  request.protocol = spec.protocol;
+  request.allowed_algorithms = spec.allowed_algorithms;
+  request.allowed_protocols = spec.allowed_protocols;
+  Outcome o = simulate_collective(comm, request);
+  const PacedTime paced = pace_like_nccl_tests(o.time_s, launch_s, pacing);
+  o.time_s = paced.time_s;
+  o.host_bound = paced.host_bound;
+  row.cpu_time_s = paced.cpu_time_s;
+  o.algbw_Bps = o.time_s > 0 ? sizes.algbw_bytes / o.time_s : 0;
+  o.busbw_Bps = o.algbw_Bps * busbw_factor(spec.op, n);
+  row.outcome = o;
+  return row;
+}
+
+}  // namespace
+
+std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec) {
+  validate_sweep_spec(spec);
+  std::vector<double> sizes;
   for (double size = spec.min_bytes; size <= spec.max_bytes;
        size = spec.step_factor > 1 ? size * spec.step_factor : size + spec.step_bytes) {
-    SweepRow row;
-    const NcclTestsSizes sizes = nccl_tests_sizes(spec.op, size, type_bytes, n);
-    row.size_bytes = sizes.size_bytes;
-    row.count = sizes.count;
-    row.type = spec.dtype;
-    // sendrecv.cu passes the reduction's name, though nothing is reduced; hypercube.cu "".
-    row.redop = reduces ? spec.redop : spec.op == Op::hypercube ? "" : "none";
-    row.root = rooted ? spec.root : -1;
-    Request request;
-    request.op = spec.op;
-    request.size_bytes = sizes.request_bytes;
-    request.root = spec.root;
-    request.algorithm = spec.algorithm;
-    request.protocol = spec.protocol;
-    request.allowed_algorithms = spec.allowed_algorithms;
-    request.allowed_protocols = spec.allowed_protocols;
-    Outcome o = simulate_collective(comm, request);
-    const PacedTime paced = pace_like_nccl_tests(o.time_s, launch_s, pacing);
-    o.time_s = paced.time_s;
-    o.host_bound = paced.host_bound;
-    row.cpu_time_s = paced.cpu_time_s;
-    o.algbw_Bps = o.time_s > 0 ? sizes.algbw_bytes / o.time_s : 0;
-    o.busbw_Bps = o.algbw_Bps * busbw_factor(spec.op, n);
-    row.outcome = o;
-    rows.push_back(std::move(row));
-    if (spec.progress) spec.progress(rows.size(), total_rows);
+    sizes.push_back(size);
     if (size == 0) break;  // a zero start would never grow
   }
+  std::vector<SweepRow> rows(sizes.size());
+  // Each size is simulated on its own (the communicator's caches are shared and locked), so the
+  // rows do not depend on which thread ran them; the first failure in size order is the one
+  // reported, as a single thread would report it.
+  std::vector<std::exception_ptr> failures(sizes.size());
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex progress_mutex;
+  const std::size_t total_rows = spec.progress ? sweep_row_count(spec) : 0;
+  auto work = [&] {
+    for (std::size_t i = next++; i < sizes.size(); i = next++) {
+      try {
+        rows[i] = sweep_row(comm, spec, sizes[i]);
+      } catch (...) {
+        failures[i] = std::current_exception();
+      }
+      if (spec.progress) {
+        const std::lock_guard<std::mutex> lock(progress_mutex);
+        spec.progress(++done, total_rows);
+      }
+    }
+  };
+  const auto helpers = static_cast<std::size_t>(std::max(1, spec.threads)) - 1;
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < std::min(helpers, sizes.size()); ++t)
+    pool.emplace_back(work);
+  work();
+  for (auto& t : pool)
+    t.join();
+  for (const auto& f : failures)
+    if (f) std::rethrow_exception(f);
   return rows;
 }
 

@@ -41,7 +41,11 @@ struct SweepSpec {
   std::vector<Algorithm> allowed_algorithms;
   std::vector<Protocol> allowed_protocols;
   // Called after each row with (rows done, rows in all), for a progress display; prints nothing.
+  // With several threads it is called from them, one call at a time.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // Threads that simulate sizes at once (at least 1). The sizes are independent, so the rows
+  // are the same, in the same order, whatever the count.
+  int threads = 1;
 };
 
 struct SweepRow {

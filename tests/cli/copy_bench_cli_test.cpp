@@ -32,6 +32,10 @@ TEST(CopyBenchCliTest, GoldenPrintouts) {
   expect_golden("bandwidth -t dgx-h100 --device=all", "bandwidth-dgx-h100-all.txt");
   expect_golden("bandwidth -t rtx2080ti-2x --mode=range --start=1000 --end=21000 --increment=5000",
                 "bandwidth-rtx2080ti-2x-range.txt");
+  // The figures for programs (sim/report/copy_bench_data.hpp): linksim's own layouts.
+  expect_golden("p2p -t rtx2080ti-2x --format json", "p2p-rtx2080ti-2x.json");
+  expect_golden("bandwidth -t rtx2080ti-2x --device=all --format csv",
+                "bandwidth-rtx2080ti-2x-all.csv");
 }
 
 TEST(CopyBenchCliTest, SampleOptionsAreAccepted) {

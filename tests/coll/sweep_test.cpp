@@ -7,7 +7,9 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/coll/communicator.hpp"
 #include "sim/core/error.hpp"
+#include "sim/topo/loader.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -145,6 +147,40 @@ TEST(NcclTestsSizesTest, CountsSizesAndBandwidthBytesByHand) {
   EXPECT_EQ(v.count, 524288);
   EXPECT_DOUBLE_EQ(v.size_bytes, 8388592.0);
   EXPECT_DOUBLE_EQ(v.request_bytes, 8388592.0);
+}
+
+}  // namespace
+}  // namespace linksim::coll
+
+namespace linksim::coll {
+namespace {
+
+TEST(SweepThreadsTest, ThreadsGiveTheSameRowsInTheSameOrder) {
+  // Sizes are independent simulations sharing only the communicator's locked caches, so three
+  // threads must give bit-identical rows to one, in size order; progress counts every row.
+  const topo::Topology t = topo::load_topology("dgx-h100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  SweepSpec spec;
+  spec.min_bytes = 8;
+  spec.max_bytes = 1024.0 * 1024 * 1024;
+  spec.step_factor = 8;
+  const std::vector<SweepRow> one = run_sweep(comm, spec);
+  spec.threads = 3;
+  std::size_t calls = 0;
+  spec.progress = [&](std::size_t, std::size_t) { ++calls; };
+  const Communicator fresh(t, t.nodes_of(topo::NodeKind::gpu));
+  const std::vector<SweepRow> three = run_sweep(fresh, spec);
+  ASSERT_EQ(one.size(), 10u);  // 8 B x 8^k = 2^(3 + 3k) B up to 1 GiB = 2^30: k = 0..9
+  ASSERT_EQ(three.size(), one.size());
+  EXPECT_EQ(calls, one.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(three[i].size_bytes, one[i].size_bytes);
+    EXPECT_EQ(three[i].outcome.time_s, one[i].outcome.time_s) << i;
+    EXPECT_EQ(three[i].outcome.choice.algorithm, one[i].outcome.choice.algorithm) << i;
+    EXPECT_EQ(three[i].outcome.choice.protocol, one[i].outcome.choice.protocol) << i;
+    EXPECT_EQ(three[i].outcome.choice.channels, one[i].outcome.choice.channels) << i;
+    EXPECT_EQ(three[i].outcome.bottleneck, one[i].outcome.bottleneck) << i;
+  }
 }
 
 }  // namespace

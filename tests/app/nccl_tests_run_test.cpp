@@ -1,0 +1,70 @@
+// The nccl-tests façade (sim/app/nccl_tests_run.hpp): the environment comes in as values, the
+// memory limit and the -J destination follow nccl-tests' own rules.
+#include "sim/app/nccl_tests_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/core/error.hpp"
+#include "tests/support/temp_files.hpp"
+
+namespace linksim::app {
+namespace {
+
+NcclTestsResult run_on(const std::string& machine, const std::vector<std::string>& arguments,
+                       const std::vector<std::string>& environment = {}) {
+  NcclTestsOptions options;
+  options.machine = machine;
+  options.environment = environment;
+  return simulate_nccl_tests(options, parse_nccl_tests_invocation("all_reduce_perf", arguments),
+                             "");
+}
+
+TEST(NcclTestsRunTest, AnUnknownBinaryIsRefusedByName) {
+  try {
+    parse_nccl_tests_invocation("/opt/bin/allreduce_perf", {});
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown nccl-tests binary \"allreduce_perf\""),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(NcclTestsRunTest, NcclAlgoInThePassedEnvironmentNarrowsTheChoice) {
+  // dgx-h100 picks NVLS for a 1 GiB all-reduce when free to; NCCL_ALGO=Ring, passed as a value
+  // (not read from the process), must leave Ring alone and be echoed in -J's env.
+  const std::vector<std::string> one_size{"-b", "1G", "-e", "1G", "-g", "8"};
+  const NcclTestsResult free_run = run_on("dgx-h100", one_size);
+  ASSERT_EQ(free_run.rows.size(), 1u);
+  EXPECT_EQ(free_run.rows[0].outcome.choice.algorithm, coll::Algorithm::nvls);
+  const NcclTestsResult ring = run_on("dgx-h100", one_size, {"NCCL_ALGO=Ring", "HOME=/x"});
+  ASSERT_EQ(ring.rows.size(), 1u);
+  EXPECT_EQ(ring.rows[0].outcome.choice.algorithm, coll::Algorithm::ring);
+}
+
+TEST(NcclTestsRunTest, MaxBytesShrinksToTheGpusMemory) {
+  // rtx4090-8x: 24 GiB a GPU. common.cu sets aside ceil(24 / 16) = 2 GiB and 1 GiB more, and
+  // with checking on (-c 1, the default) needs three buffers: (24 - 2 - 1) GiB / 3 = 7 GiB =
+  // 7516192768 B, so -e 64G is reduced to that and the last row is 7 GiB.
+  const NcclTestsResult r = run_on("rtx4090-8x", {"-b", "1G", "-e", "64G", "-f", "2", "-g", "8"});
+  EXPECT_NE(r.printout.find("# Reducing maxBytes to 7516192768 due to memory limitation"),
+            std::string::npos);
+  ASSERT_FALSE(r.rows.empty());
+  EXPECT_EQ(r.spec.max_bytes, 7516192768.0);
+}
+
+TEST(NcclTestsRunTest, JsonDestinationNeverOverwritesUnlessAsked) {
+  const testing::TempDir dir;
+  const std::string path = dir.path() + "/out.json";
+  EXPECT_EQ(nccl_tests_json_destination(path, false), path);
+  dir.write("out.json", "{}");
+  EXPECT_EQ(nccl_tests_json_destination(path, false), path + ".0");
+  dir.write("out.json.0", "{}");
+  EXPECT_EQ(nccl_tests_json_destination(path, false), path + ".1");
+  EXPECT_EQ(nccl_tests_json_destination(path, true), path);
+  // Only a .json name is written, as util.cu does.
+  EXPECT_EQ(nccl_tests_json_destination(dir.path() + "/out.txt", false), "");
+}
+
+}  // namespace
+}  // namespace linksim::app
