@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -50,6 +51,13 @@ Topology build_nvlink_domain(const Topology& machine, int machines) {
     inst.network_bandwidth_Bps *= machines;
     out.instance = inst;
   }
+  // Sockets and NUMA nodes number on across machines, as the domain has one of each per Grace.
+  int sockets = 0;
+  int numa_nodes = 0;
+  for (NodeId c : machine.nodes_of(NodeKind::cpu)) {
+    sockets = std::max(sockets, machine.node(c).cpu->socket + 1);
+    numa_nodes = std::max(numa_nodes, machine.node(c).cpu->numa_node + 1);
+  }
   // Machine 0's NVSwitches are the domain's; every machine's nodes map onto them.
   std::vector<NodeId> shared(machine.nodes().size(), 0);
   for (int m = 0; m < machines; ++m) {
@@ -63,6 +71,10 @@ Topology build_nvlink_domain(const Topology& machine, int machines) {
       Node copy = src;
       copy.host = src.kind == NodeKind::nvswitch ? 0 : m;
       if (src.kind != NodeKind::nvswitch) copy.id = fmt::format("tray{}/{}", m, src.id);
+      if (copy.cpu) {
+        copy.cpu->socket += m * sockets;
+        copy.cpu->numa_node += m * numa_nodes;
+      }
       id_of[n] = out.add_node(std::move(copy));
       if (m == 0) shared[n] = id_of[n];
     }

@@ -59,6 +59,10 @@ TEST(NvlinkDomain, TraysShareOneSwitchSet) {
   EXPECT_EQ(d.out_channels(*d.find("nvswitch0")).size(), 6u);
   // GPUs number tray by tray: tray 2's gpu1 is GPU 2 x 2 + 1 = 5.
   EXPECT_EQ(d.node(*d.find("tray2/gpu1")).ordinal, 5);
+  // Each tray's node keeps its tray as host; sockets number on (tray 2's CPU is socket 2).
+  EXPECT_EQ(d.host_count, 3);
+  EXPECT_EQ(d.host_of(*d.find("tray2/nic0")), 2);
+  EXPECT_EQ(d.node(*d.find("tray2/cpu0")).cpu->socket, 2);
   const Router router(d);
   const auto r = router.route(*d.find("tray0/gpu0"), *d.find("tray2/gpu1"));
   ASSERT_TRUE(r);
