@@ -7,6 +7,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/schema_check.hpp"
+#include "sim/topo/cluster_domain.hpp"
 #include "sim/topo/loader.hpp"
 
 namespace linksim::topo {
@@ -77,6 +78,22 @@ FabricSpec parse_fabric(const JsonView& fv, FabricSpec spec) {
   return spec;
 }
 
+// The machines per NVLink domain ("nvlink_domain": {"hosts": N}); they must divide the node
+// count, and the machine must have NVSwitches to share.
+int parse_nvlink_domain(const JsonView& dv, const Topology& machine, int nodes) {
+  dv.expect_only({"hosts", "note"});
+  const JsonView hv = dv.at("hosts");
+  const int hosts = bounded_int(hv, 1, kMaxClusterHosts, "a host count per NVLink domain");
+  if (nodes % hosts != 0) {
+    hv.fail(fmt::format(
+        "{} hosts per NVLink domain do not divide the cluster's {} nodes; expected a divisor "
+        "of {}",
+        hosts, nodes, nodes));
+  }
+  if (auto why = nvlink_domain_problem(machine, hosts)) dv.fail(*why);
+  return hosts;
+}
+
 std::string resolve_host(const JsonView& hv, const std::string& file) {
   const std::string name = hv.as_string();
   const fs::path beside = fs::path(file).parent_path() / name;
@@ -102,15 +119,22 @@ FabricKind fabric_kind_field(const JsonView& v) {
 Topology parse_cluster(const JsonView& root, const std::string& file) {
   root.expect_only({"$schema", "title", "description", "sources", "notes", "cluster"});
   const JsonView cv = root.at("cluster");
-  cv.expect_only({"host", "nodes", "rails", "fabric"});
+  cv.expect_only({"host", "nodes", "rails", "fabric", "nvlink_domain"});
   const JsonView hv = cv.at("host");
-  const Topology host = load_topology(resolve_host(hv, file));
+  Topology host = load_topology(resolve_host(hv, file));
   if (host.is_cluster()) {
     hv.fail(fmt::format("the host \"{}\" is itself a cluster; a cluster's host must be one machine",
                         hv.as_string()));
   }
   const JsonView nv = cv.at("nodes");
-  const int nodes = bounded_int(nv, 1, kMaxClusterHosts, "a node count");
+  int nodes = bounded_int(nv, 1, kMaxClusterHosts, "a node count");
+  // An NVLink domain of M machines becomes one host (cluster_domain.hpp): the cluster then has
+  // nodes / M hosts, and its rails and fabric are the domain's.
+  if (auto dv = cv.get("nvlink_domain")) {
+    const int machines_per_host = parse_nvlink_domain(*dv, host, nodes);
+    host = build_nvlink_domain(host, machines_per_host);
+    nodes /= machines_per_host;
+  }
   if (auto rv = cv.get("rails")) {
     int compute = 0;
     for (NodeId n : host.nodes_of(NodeKind::nic))

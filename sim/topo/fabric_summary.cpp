@@ -52,8 +52,19 @@ std::string describe_fabric(const Topology& topo, const FabricSummary& s) {
   const ClusterInfo& c = *topo.cluster;
   const auto gbps = [](double Bps) { return fmt::format("{:.1f} GB/s", Bps / 1e9); };
   std::string out;
-  out += fmt::format("Cluster: {} nodes of {} ({} GPUs), {} rails\n", s.hosts, c.host_machine,
-                     s.gpus, s.rails);
+  if (c.host->host_count > 1) {
+    // Each host is an NVLink domain of machines (cluster_domain.hpp): say what it is made of.
+    const Topology& domain = *c.host;
+    out += fmt::format("Cluster: {} NVLink domain{} of {}x {} ({} GPUs), {} rails\n", s.hosts,
+                       s.hosts == 1 ? "" : "s", domain.host_count, domain.base, s.gpus, s.rails);
+    out += fmt::format(
+        "NVLink domain: {} GPUs on {} shared NVSwitches; GPUs of one domain talk over NVLink, "
+        "and NCCL counts each domain as one node\n",
+        c.gpus_per_host, domain.count(NodeKind::nvswitch));
+  } else {
+    out += fmt::format("Cluster: {} nodes of {} ({} GPUs), {} rails\n", s.hosts, c.host_machine,
+                       s.gpus, s.rails);
+  }
   out += fmt::format("Fabric: {} {}, oversubscription {}:1, {} leaves", to_string(c.fabric.kind),
                      to_string(c.fabric.shape), s.oversubscription, s.leaves);
   if (s.spines > 0) out += fmt::format(", {} spines", s.spines);

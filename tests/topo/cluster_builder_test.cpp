@@ -123,7 +123,8 @@ TEST(ClusterBuilder, EveryShippedClusterLoadsWithSourcesAndItsRails) {
   for (const auto& f : files) {
     const Topology c = load_topology(f);
     EXPECT_TRUE(c.is_cluster()) << f;
-    EXPECT_GE(c.host_count, 2) << f;
+    // Two machines at least: two hosts, or one NVLink domain of several (gb200-nvl72).
+    EXPECT_GE(c.host_count * c.cluster->host->host_count, 2) << f;
     EXPECT_FALSE(c.sources.empty()) << f;
     EXPECT_EQ(c.count(NodeKind::gpu),
               static_cast<std::size_t>(c.host_count * c.cluster->gpus_per_host))
