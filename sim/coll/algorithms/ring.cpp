@@ -26,15 +26,26 @@ std::size_t index(Protocol p) {
   return static_cast<std::size_t>(p);  // ll, ll128, simple: the tables' column order
 }
 
-// Past this many ranks a lone collective's identical steps are simulated once (below).
+// Past this many ranks, or this many sends per loop (rings x ranks x steps: two NVL72 racks
+// have 72 rings of 144 ranks, about 3 million), a lone collective's identical steps are
+// simulated once as bulk flows (below) instead of slice by slice: the sliced form would take
+// minutes, and on so many ranks its fill and drain are a small share of the time. The budget
+// keeps every reference cluster (p3dn x8: 8 rings x 64 ranks x 126 steps) sliced.
 constexpr int kCollapseStepsFromRanks = 1024;
+constexpr double kMaxSlicedSendsPerLoop = 100'000;
+
+// Whether a lone ring of `steps` steps is simulated as one bulk step stood in for all.
+bool collapses_steps(const Lowering& l, int steps) {
+  const double sends = static_cast<double>(l.comm().rings().size()) * l.comm().size() * steps;
+  return l.comm().size() >= kCollapseStepsFromRanks || sends > kMaxSlicedSendsPerLoop;
+}
 
 // `steps` barrier-separated ring steps, each moving `chunk` bytes per rank as one bulk flow: the
 // coarse form for thousands of ranks, where a lone collective simulates one step and stands
 // the others in by its time (exact on an idle network, which `alone` promises; the step's
 // saturated links are reported apart, for the bottleneck).
 TaskId bulk_ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
-  if (l.alone() && steps > 1 && l.comm().size() >= kCollapseStepsFromRanks) {
+  if (l.alone() && steps > 1 && collapses_steps(l, steps)) {
     engine::Simulation one(l.comm().capacities_Bps(), l.sim().gpu_count());
     Lowering first(l.comm(), l.request(), l.choice(), l.algorithm(), one);
     bulk_ring_steps(first, one.add_delay(0, {}), 1, chunk);
@@ -67,7 +78,7 @@ TaskId bulk_ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
 TaskId ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
   const auto& rings = l.comm().rings();
   if (!l.by_slices()) return bulk_ring_steps(l, start, steps, chunk);
-  if (l.comm().size() >= kCollapseStepsFromRanks) return bulk_ring_steps(l, start, steps, chunk);
+  if (collapses_steps(l, steps)) return bulk_ring_steps(l, start, steps, chunk);
   const int lanes = static_cast<int>(rings.size());
   const double per_ring = chunk / lanes;
   SlicePipeline pipe(ring_chunk_shape(l.choice().protocol, l.request().op),
