@@ -15,6 +15,10 @@
 #include "sim/topo/fabric_summary.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/smi_matrix.hpp"
+#include "sim/topo/smi_matrix_compare.hpp"
+#include "sim/topo/smi_matrix_format.hpp"
+#include "sim/topo/smi_matrix_import.hpp"
+#include "sim/topo/smi_matrix_parse.hpp"
 #include "sim/topo/summary.hpp"
 
 namespace linksim::cli {

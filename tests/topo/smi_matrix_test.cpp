@@ -9,6 +9,10 @@
 
 #include "sim/core/error.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/topo/smi_matrix_compare.hpp"
+#include "sim/topo/smi_matrix_format.hpp"
+#include "sim/topo/smi_matrix_import.hpp"
+#include "sim/topo/smi_matrix_parse.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim::topo {
