@@ -40,19 +40,38 @@ void register_topo(CLI::App& app) {
 
   {
     auto* cmd = topo_cmd->add_subcommand(
-        "show", "The nvidia-smi topo -m matrix of a machine, then a summary");
+        "show",
+        "The nvidia-smi topo -m printout of a machine, byte for byte as nvidia-smi prints it");
     auto file = std::make_shared<std::string>();
     auto nodes = std::make_shared<int>(0);
+    auto format = std::make_shared<std::string>("table");
+    auto summary = std::make_shared<bool>(false);
     cmd->add_option("file", *file, "Topology file, or the name of a shipped machine")->required();
     add_nodes_option(cmd, *nodes);
-    cmd->callback([file, nodes] {
+    cmd->add_option("--format", *format, "table (nvidia-smi's layout), json or csv")
+        ->check(CLI::IsMember({"table", "json", "csv"}));
+    cmd->add_flag("--summary", *summary,
+                  "After the printout's legend, linksim's summary (bandwidths, the fabric of a "
+                  "cluster); table only");
+    cmd->callback([file, nodes, format, summary] {
       const topo::Topology t = load_machine(*file, *nodes);
-      // A cluster shows one host as nvidia-smi would on it, then its fabric.
+      // A cluster shows one host as nvidia-smi would on it; --summary adds its fabric.
       const topo::Topology& host = t.is_cluster() ? *t.cluster->host : t;
       const topo::Router router(host);
-      std::string out = topo::format_smi_matrix(topo::smi_matrix(host, router));
-      out += "\n" + topo::describe_summary(host, topo::summarize(host, router));
-      if (t.is_cluster()) out += "\n" + topo::describe_fabric(t, topo::summarize_fabric(t));
+      const topo::SmiMatrix matrix = topo::smi_matrix(host, router);
+      if (*format == "json") {
+        std::cout << topo::smi_matrix_json(matrix);
+        return;
+      }
+      if (*format == "csv") {
+        std::cout << topo::smi_matrix_csv(matrix);
+        return;
+      }
+      std::string out = topo::format_smi_matrix(matrix);
+      if (*summary) {
+        out += "\n" + topo::describe_summary(host, topo::summarize(host, router));
+        if (t.is_cluster()) out += "\n" + topo::describe_fabric(t, topo::summarize_fabric(t));
+      }
       std::cout << out;
     });
   }

@@ -37,9 +37,18 @@ std::vector<std::string> compare_smi(const SmiMatrix& reference, const SmiMatrix
       diffs.push_back(fmt::format("{} CPU Affinity: expected {}, got {}", row.label,
                                   row.cpu_affinity, it->second->cpu_affinity));
     }
-    if (!row.numa_affinity.empty() && row.numa_affinity != it->second->numa_affinity) {
+    // N/A: the printout does not know the node; linksim's CPU nodes always have a number.
+    if (!row.numa_affinity.empty() && row.numa_affinity != "N/A" &&
+        row.numa_affinity != it->second->numa_affinity) {
       diffs.push_back(fmt::format("{} NUMA Affinity: expected {}, got {}", row.label,
                                   row.numa_affinity, it->second->numa_affinity));
+    }
+  }
+  for (std::size_t i = 0; i < reference.nic_names.size(); ++i) {
+    const std::string& want = reference.nic_names[i];
+    const std::string got = i < actual.nic_names.size() ? actual.nic_names[i] : "";
+    if (!want.empty() && want != got) {
+      diffs.push_back(fmt::format("NIC{} name: expected {}, got {}", i, want, got));
     }
   }
   return diffs;

@@ -90,6 +90,30 @@ void check_symmetric(const SmiMatrix& m, const std::string& source) {
   }
 }
 
+// The "NIC Legend:" block after the matrix ("  NIC0: mlx5_0"): the NICs' device names, which
+// the matrix's NIC# columns stand for.
+void read_nic_legend(std::istream& in, int line_no, SmiMatrix& m, const std::string& source) {
+  static const std::regex entry_re(R"(\s*NIC(\d{1,4}):\s*(\S+)\s*)");
+  bool in_legend = false;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (!in_legend) {
+      in_legend = line.rfind("NIC Legend:", 0) == 0;
+      continue;
+    }
+    std::smatch match;
+    if (split_ws(line).empty()) continue;
+    if (!std::regex_match(line, match, entry_re)) break;  // whatever follows the printout
+    const auto nic = static_cast<std::size_t>(std::stoi(match[1].str()));
+    if (nic >= m.nic_names.size()) {
+      throw InputError(source, fmt::format("line {}", line_no),
+                       fmt::format("NIC legend names NIC{}, but the matrix has {} NIC columns", nic,
+                                   m.nic_names.size()));
+    }
+    m.nic_names[nic] = match[2].str();
+  }
+}
+
 }  // namespace
 
 SmiMatrix parse_smi_printout(const std::string& text, const std::string& source) {
@@ -196,6 +220,7 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
   }
   if (m.rows.empty()) throw InputError(source, "", "no device rows after the header");
   check_symmetric(m, source);
+  read_nic_legend(in, line_no, m, source);
   return m;
 }
 }  // namespace linksim::topo
