@@ -99,5 +99,24 @@ TEST(CliTest, ImportedPrintoutShowsTheSameMatrix) {
   EXPECT_NE(shown.out.find("GPU0\t X \tNV12\tNODE\tNODE\tSYS"), std::string::npos) << shown.out;
 }
 
+TEST(CliTest, NcclXmlExportImportsBack) {
+  TempDir dir;
+  const std::string xml = dir.path() + "/dgx-h100.xml";
+  const std::string json = dir.path() + "/dgx-h100.json";
+  const auto exported = run_linksim("topo export --format nccl-xml dgx-h100 -o '" + xml + "'");
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_EQ(read_file(xml).rfind("<system version=\"1\">\n  <cpu numaid=\"0\"", 0), 0u);
+  const auto imported =
+      run_linksim("topo import '" + xml + "' --gpu H100-SXM5-80GB -o '" + json + "'");
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.err.find("the XML has no socket links"), std::string::npos) << imported.err;
+  // The imported machine shows as the original: every GPU pair NV18 through the NVSwitches.
+  const auto shown = run_linksim("topo show '" + json + "'");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("GPU0\t X \tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\t"),
+            std::string::npos)
+      << shown.out;
+}
+
 }  // namespace
 }  // namespace linksim
