@@ -330,6 +330,26 @@ struct PcieTree {
   }
 };
 
+// One cpu node per domain ("cpu<i>"), with a NUMA number and cores where the printout shows
+// them; returns each as "cpu0 (NUMA 1)" for the assumptions.
+std::vector<std::string> add_cpu_nodes(const Domains& domains, const SmiImportOptions& options,
+                                       Json& nodes) {
+  std::vector<std::string> listed;
+  for (std::size_t i = 0; i < domains.list.size(); ++i) {
+    const Domain& dom = domains.list[i];
+    Json cpu = {{"id", fmt::format("cpu{}", i)},
+                {"kind", "cpu"},
+                {"vendor", options.cpu_vendor},
+                {"socket", static_cast<int>(i)}};
+    if (!dom.numa.empty()) cpu["numa_node"] = std::stoi(dom.numa);
+    if (!dom.cores.empty()) cpu["cores"] = dom.cores;
+    listed.push_back(dom.numa.empty() ? fmt::format("cpu{} (no NUMA number)", i)
+                                      : fmt::format("cpu{} (NUMA {})", i, dom.numa));
+    nodes.push_back(cpu);
+  }
+  return listed;
+}
+
 }  // namespace
 
 SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
@@ -366,19 +386,7 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
   Json nodes = Json::array();
   nodes.push_back(
       {{"id", "gpu"}, {"kind", "gpu"}, {"count", gpu_cols.size()}, {"model", options.gpu_model}});
-  std::vector<std::string> numa_listed;
-  for (std::size_t i = 0; i < domains.list.size(); ++i) {
-    const Domain& dom = domains.list[i];
-    Json cpu = {{"id", fmt::format("cpu{}", i)},
-                {"kind", "cpu"},
-                {"vendor", options.cpu_vendor},
-                {"socket", static_cast<int>(i)}};
-    if (!dom.numa.empty()) cpu["numa_node"] = std::stoi(dom.numa);
-    if (!dom.cores.empty()) cpu["cores"] = dom.cores;
-    numa_listed.push_back(dom.numa.empty() ? fmt::format("cpu{} (no NUMA number)", i)
-                                           : fmt::format("cpu{} (NUMA {})", i, dom.numa));
-    nodes.push_back(cpu);
-  }
+  const std::vector<std::string> numa_listed = add_cpu_nodes(domains, options, nodes);
   for (const auto& id : nics)
     nodes.push_back({{"id", id}, {"kind", "nic"}});
 
@@ -400,10 +408,8 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
     }
     tree.build(dom, local);
   }
-  for (auto& node : tree.nodes)
-    nodes.push_back(std::move(node));
-  for (auto& link : tree.links)
-    links.push_back(std::move(link));
+  nodes.insert(nodes.end(), tree.nodes.begin(), tree.nodes.end());
+  links.insert(links.end(), tree.links.begin(), tree.links.end());
   // Domains joined all to all (SYS between any two).
   const char* socket_link = options.cpu_vendor == "amd" ? "xgmi" : "upi";
   for (std::size_t i = 0; i < domains.list.size(); ++i) {
@@ -412,8 +418,7 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
           {{"a", fmt::format("cpu{}", i)}, {"b", fmt::format("cpu{}", j)}, {"kind", socket_link}});
     }
   }
-  for (auto& a : domains.assumed)
-    out.assumed.push_back(a);
+  out.assumed.insert(out.assumed.end(), domains.assumed.begin(), domains.assumed.end());
   out.assumed.push_back(fmt::format("PCIe {}.0 x16 for every PCIe link (from the GPU model)",
                                     model->pcie_generation));
   out.assumed.push_back(fmt::format(
