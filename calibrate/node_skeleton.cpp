@@ -8,6 +8,7 @@
 #include <set>
 
 #include "calibrate/sysfs.hpp"
+#include "sim/topo/smi_matrix_nvlink.hpp"
 
 namespace linksim::calibrate {
 namespace {

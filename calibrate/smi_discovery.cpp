@@ -4,6 +4,7 @@
 
 #include "calibrate/text_lines.hpp"
 #include "sim/core/error.hpp"
+#include "sim/topo/smi_matrix_parse.hpp"
 
 namespace linksim::calibrate {
 

@@ -8,7 +8,7 @@ g=tests/data/golden
 "$bin" topo show rtx2080ti-2x > $g/topo-show-rtx2080ti-2x.txt
 "$bin" topo show dgx-a100 > $g/topo-show-dgx-a100.txt
 "$bin" nccl-tests --topology rtx2080ti-2x all_reduce_perf -b 8 -e 1M -f 4 -g 2 > $g/nccl-tests-rtx2080ti-2x.txt
-"$bin" topo show aws-p4de-x2 > $g/topo-show-aws-p4de-x2.txt
+"$bin" topo show aws-p4de-x2 --summary > $g/topo-show-aws-p4de-x2.txt
 "$bin" nccl-tests --topology aws-p4de-x2 --np 16 all_reduce_perf -b 8 -e 1G -f 32 -g 1 --explain > $g/nccl-tests-aws-p4de-x2.txt
 "$bin" run llama3-405b > $g/run-llama3-405b.txt
 "$bin" run seed-gradient-sync > $g/run-seed-gradient-sync.txt

@@ -8,6 +8,8 @@
 #include "calibrate/text_lines.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/routing.hpp"
+#include "sim/topo/smi_matrix_format.hpp"
+#include "sim/topo/smi_matrix_parse.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim::calibrate {

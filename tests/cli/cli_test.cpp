@@ -42,7 +42,7 @@ TEST(CliTest, NcclTestsGolden) {
 }
 
 TEST(CliTest, ClusterGolden) {
-  expect_golden("topo show aws-p4de-x2", "topo-show-aws-p4de-x2.txt");
+  expect_golden("topo show aws-p4de-x2 --summary", "topo-show-aws-p4de-x2.txt");
   expect_golden(
       "nccl-tests --topology aws-p4de-x2 --np 16 all_reduce_perf -b 8 -e 1G -f 32 -g 1 --explain",
       "nccl-tests-aws-p4de-x2.txt");
@@ -96,7 +96,25 @@ TEST(CliTest, ImportedPrintoutShowsTheSameMatrix) {
   EXPECT_NE(r.err.find("reproduces the printout cell by cell"), std::string::npos) << r.err;
   const auto shown = run_linksim("topo show '" + out + "'");
   EXPECT_EQ(shown.exit_code, 0);
-  EXPECT_NE(shown.out.find("GPU0     X      NV12    NODE    NODE    SYS"), std::string::npos)
+  EXPECT_NE(shown.out.find("GPU0\t X \tNV12\tNODE\tNODE\tSYS"), std::string::npos) << shown.out;
+}
+
+TEST(CliTest, NcclXmlExportImportsBack) {
+  TempDir dir;
+  const std::string xml = dir.path() + "/dgx-h100.xml";
+  const std::string json = dir.path() + "/dgx-h100.json";
+  const auto exported = run_linksim("topo export --format nccl-xml dgx-h100 -o '" + xml + "'");
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_EQ(read_file(xml).rfind("<system version=\"1\">\n  <cpu numaid=\"0\"", 0), 0u);
+  const auto imported =
+      run_linksim("topo import '" + xml + "' --gpu H100-SXM5-80GB -o '" + json + "'");
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.err.find("the XML has no socket links"), std::string::npos) << imported.err;
+  // The imported machine shows as the original: every GPU pair NV18 through the NVSwitches.
+  const auto shown = run_linksim("topo show '" + json + "'");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("GPU0\t X \tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\t"),
+            std::string::npos)
       << shown.out;
 }
 

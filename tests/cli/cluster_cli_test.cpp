@@ -28,8 +28,8 @@ TEST(ClusterCli, NcclTestsOnTwoP5NodesExplainsNicsRailsAndTheBottleneck) {
   EXPECT_NE(r.out.find("bottleneck: node0/nic"), std::string::npos) << r.out;
 }
 
-TEST(ClusterCli, TopoShowPrintsTheHostThenTheFabric) {
-  const auto r = run_linksim("topo show aws-p4de-x2");
+TEST(ClusterCli, TopoShowSummaryPrintsTheHostThenTheFabric) {
+  const auto r = run_linksim("topo show aws-p4de-x2 --summary");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Cluster: 2 nodes of aws-p4de.24xlarge (16 GPUs), 4 rails"),
             std::string::npos)

@@ -7,6 +7,8 @@
 #include "sim/core/error.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/smi_matrix.hpp"
+#include "sim/topo/smi_matrix_import.hpp"
+#include "sim/topo/smi_matrix_parse.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim::topo {

@@ -1,0 +1,339 @@
+// Reading NCCL's topology XML (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE) into a topology file,
+// with tinyxml2 for the XML itself.
+#include <fmt/format.h>
+#include <tinyxml2.h>
+
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "sim/core/error.hpp"
+#include "sim/topo/gpu_model.hpp"
+#include "sim/topo/nccl_xml.hpp"
+
+namespace linksim::topo {
+namespace {
+
+using tinyxml2::XMLElement;
+
+std::string at_line(const XMLElement& e) {
+  return fmt::format("line {}", e.GetLineNum());
+}
+
+std::string attr(const XMLElement& e, const char* name) {
+  const char* v = e.Attribute(name);
+  return v ? v : "";
+}
+
+// An integer attribute, or InputError naming the element's line.
+int int_attr(const XMLElement& e, const char* name, const std::string& source,
+             std::optional<int> fallback = std::nullopt) {
+  const char* v = e.Attribute(name);
+  if (!v || !*v) {
+    if (fallback) return *fallback;
+    throw InputError(source, at_line(e), fmt::format("<{}> has no {} attribute", e.Name(), name));
+  }
+  static const std::regex number(R"(-?\d{1,9})");
+  if (!std::regex_match(v, number)) {
+    throw InputError(source, at_line(e),
+                     fmt::format("<{}> {}=\"{}\": expected an integer", e.Name(), name, v));
+  }
+  return std::stoi(v);
+}
+
+// "ffffffff,0000ffff" (sysfs cpumap words, most significant first) as "0-15,32-63".
+std::string cores_from_mask(const std::string& mask) {
+  static const std::regex words(R"([0-9a-fA-F]{1,8}(,[0-9a-fA-F]{1,8})*)");
+  if (mask.empty() || mask.size() > 1200 || !std::regex_match(mask, words)) return "";
+  std::vector<std::uint32_t> w;
+  std::stringstream in(mask);
+  for (std::string part; std::getline(in, part, ',');)
+    w.push_back(static_cast<std::uint32_t>(std::stoul(part, nullptr, 16)));
+  std::vector<std::string> ranges;
+  int start = -1;
+  const int n = static_cast<int>(w.size()) * 32;
+  for (int cpu = 0; cpu <= n; ++cpu) {
+    bool set = false;
+    if (cpu < n) set = (w[w.size() - 1 - static_cast<std::size_t>(cpu / 32)] >> (cpu % 32)) & 1u;
+    if (set && start < 0) start = cpu;
+    if (!set && start >= 0) {
+      ranges.push_back(start == cpu - 1 ? std::to_string(start)
+                                        : fmt::format("{}-{}", start, cpu - 1));
+      start = -1;
+    }
+  }
+  return fmt::format("{}", fmt::join(ranges, ","));
+}
+
+// PCIe generation from NCCL's link_speed ("16.0 GT/s PCIe", "8 GT/s"); 0 when unknown.
+int pcie_generation(const std::string& speed) {
+  static const std::map<std::string, int> gt{{"2.5", 1},  {"5", 2},  {"5.0", 2},  {"8", 3},
+                                             {"8.0", 3},  {"16", 4}, {"16.0", 4}, {"32", 5},
+                                             {"32.0", 5}, {"64", 6}, {"64.0", 6}};
+  const auto space = speed.find(' ');
+  const auto it = gt.find(speed.substr(0, space));
+  return it == gt.end() ? 0 : it->second;
+}
+
+class Reader {
+ public:
+  Reader(const NcclXmlImportOptions& options, const GpuModel& model)
+      : opt_(options), model_(model) {}
+
+  void system(const XMLElement& root) {
+    for (const XMLElement* c = root.FirstChildElement(); c; c = c->NextSiblingElement()) {
+      if (std::string(c->Name()) != "cpu") {
+        throw InputError(opt_.source, at_line(*c),
+                         fmt::format("<{}> under <system>: expected <cpu>", c->Name()));
+      }
+      cpu(*c);
+    }
+    if (gpus_.empty()) throw InputError(opt_.source, at_line(root), "no <gpu> in the file");
+    nvlinks();
+    for (std::size_t i = 0; i < cpus_.size(); ++i) {
+      for (std::size_t j = i + 1; j < cpus_.size(); ++j) {
+        links_.push_back({{"a", cpus_[i]}, {"b", cpus_[j]}, {"kind", socket_link_}});
+      }
+    }
+  }
+
+  Json document() const {
+    Json nodes = Json::array();
+    for (const auto& [dev, gpu] : gpus_)
+      nodes.push_back({{"id", gpu.id}, {"kind", "gpu"}, {"model", opt_.gpu_model}});
+    for (const auto& n : other_nodes_)
+      nodes.push_back(n);
+    for (const auto& [dev, n] : nics_)
+      nodes.push_back(n);
+    Json doc;
+    doc["$schema"] = "./schema.json";
+    doc["title"] = opt_.title.empty() ? fmt::format("{}x {} (imported from NCCL topology XML)",
+                                                    gpus_.size(), opt_.gpu_model)
+                                      : opt_.title;
+    doc["sources"] = Json::array({"NCCL topology XML: " + opt_.source});
+    doc["nodes"] = nodes;
+    doc["links"] = links_;
+    return doc;
+  }
+
+  std::vector<std::string> assumed;
+
+ private:
+  struct Gpu {
+    std::string id;
+    const XMLElement* element = nullptr;
+  };
+
+  void cpu(const XMLElement& e) {
+    const std::string id = fmt::format("cpu{}", cpus_.size());
+    cpus_.push_back(id);
+    Json node = {{"id", id}, {"kind", "cpu"}, {"socket", static_cast<int>(cpus_.size() - 1)}};
+    const std::string vendor = attr(e, "vendor");
+    const std::string arch = attr(e, "arch");
+    std::string v = "other";
+    if (vendor == "GenuineIntel") v = "intel";
+    if (vendor == "AuthenticAMD") v = "amd";
+    if (arch == "ppc64") v = "ibm";
+    if (arch == "arm64" && vendor.empty()) v = "nvidia";
+    node["vendor"] = v;
+    socket_link_ = v == "amd" ? "xgmi" : "upi";
+    const int numa = int_attr(e, "numaid", opt_.source, -1);
+    if (numa >= 0) node["numa_node"] = numa;
+    const std::string cores = cores_from_mask(attr(e, "affinity"));
+    if (!cores.empty()) node["cores"] = cores;
+    other_nodes_.push_back(node);
+    devices(e, id);
+  }
+
+  // The <pci> and <nic> elements below `parent` (a cpu or a PCIe switch).
+  void devices(const XMLElement& e, const std::string& parent) {
+    for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement()) {
+      const std::string name = c->Name();
+      if (name == "pci") pci(*c, parent);
+      if (name == "nic") nics(*c, parent, nullptr);
+    }
+  }
+
+  Json pcie_link(const std::string& a, const std::string& b, const XMLElement* pci) {
+    int generation = pci ? pcie_generation(attr(*pci, "link_speed")) : 0;
+    int width = pci ? int_attr(*pci, "link_width", opt_.source, 0) : 0;
+    if (generation == 0 || width <= 0) {
+      if (!defaulted_pcie_) {
+        assumed.push_back(fmt::format(
+            "PCIe {}.0 x16 (from the GPU model) where the XML gives no link_speed or link_width",
+            model_.pcie_generation));
+        defaulted_pcie_ = true;
+      }
+      if (generation == 0) generation = model_.pcie_generation;
+      if (width <= 0) width = 16;
+    }
+    return {{"a", a}, {"b", b}, {"kind", "pcie"}, {"generation", generation}, {"width", width}};
+  }
+
+  void pci(const XMLElement& e, const std::string& parent) {
+    const std::string busid = attr(e, "busid");
+    const std::string cls = attr(e, "class");
+    const XMLElement* gpu = e.FirstChildElement("gpu");
+    const XMLElement* nic = e.FirstChildElement("nic");
+    if (gpu) {
+      const int dev = int_attr(*gpu, "dev", opt_.source);
+      Gpu g{fmt::format("gpu{}", dev), gpu};
+      if (!gpus_.emplace(dev, g).second) {
+        throw InputError(opt_.source, at_line(*gpu),
+                         fmt::format("<gpu dev=\"{}\"> appears twice", dev));
+      }
+      busids_[busid] = g.id;
+      links_.push_back(pcie_link(g.id, parent, &e));
+      return;
+    }
+    if (nic) {
+      nics(*nic, parent, &e);
+      return;
+    }
+    if (cls.rfind("0x0604", 0) == 0) {
+      const std::string id = fmt::format("pcie_switch{}", switches_++);
+      other_nodes_.push_back({{"id", id}, {"kind", "pcie_switch"}});
+      links_.push_back(pcie_link(id, parent, &e));
+      devices(e, id);
+      return;
+    }
+    ++skipped_;  // NVMe drives, NVSwitches' management functions, ...
+  }
+
+  void nics(const XMLElement& nic, const std::string& parent, const XMLElement* pci) {
+    static const std::regex usable(R"([A-Za-z][A-Za-z0-9_.:-]*)");
+    for (const XMLElement* n = nic.FirstChildElement("net"); n; n = n->NextSiblingElement("net")) {
+      std::string id = attr(*n, "name");
+      if (!std::regex_match(id, usable) || !names_.insert(id).second) {
+        id = fmt::format("nic{}", names_.size());
+        names_.insert(id);
+      }
+      Json node = {{"id", id}, {"kind", "nic"}};
+      const int speed_Mbps = int_attr(*n, "speed", opt_.source, 10000);
+      node["port_bandwidth"] = fmt::format("{} Mb/s", speed_Mbps);
+      // NIC ordinals follow NCCL's net dev numbers, as GPU ordinals follow dev.
+      const int dev = int_attr(*n, "dev", opt_.source, static_cast<int>(nics_.size()));
+      nics_.emplace(std::make_pair(dev, static_cast<int>(nics_.size())), node);
+      links_.push_back(pcie_link(id, parent, pci));
+    }
+  }
+
+  // One NVLink bundle per GPU pair (listed by both GPUs; the counts must agree) and per GPU and
+  // NVSwitch chip (an NVSwitch target bus id: one nvswitch node each).
+  void nvlinks() {
+    const int generation = model_.nvlink_generation > 0 ? model_.nvlink_generation : 3;
+    std::map<std::pair<std::string, std::string>, std::pair<int, int>> pair_counts;  // count,line
+    std::map<std::string, std::string> switches;  // busid -> node id
+    for (const auto& [dev, g] : gpus_) {
+      for (const XMLElement* l = g.element->FirstChildElement("nvlink"); l;
+           l = l->NextSiblingElement("nvlink")) {
+        const std::string target = attr(*l, "target");
+        const std::string tclass = attr(*l, "tclass");
+        const int count = int_attr(*l, "count", opt_.source);
+        if (count < 1 || count > 64) {
+          throw InputError(opt_.source, at_line(*l),
+                           fmt::format("nvlink count=\"{}\": expected 1 to 64", count));
+        }
+        const auto peer = busids_.find(target);
+        if (peer != busids_.end()) {
+          if (peer->second == g.id) {
+            throw InputError(opt_.source, at_line(*l), "an nvlink whose target is its own GPU");
+          }
+          const std::pair<std::string, std::string> key = std::minmax(g.id, peer->second);
+          auto [it, fresh] = pair_counts.emplace(key, std::make_pair(count, l->GetLineNum()));
+          if (!fresh && it->second.first != count) {
+            throw InputError(
+                opt_.source, at_line(*l),
+                fmt::format("{} lists {} NVLinks to {}, which lists {} back (line {})", g.id, count,
+                            peer->second, it->second.first, it->second.second));
+          }
+          if (fresh) {
+            links_.push_back({{"a", key.first},
+                              {"b", key.second},
+                              {"kind", "nvlink"},
+                              {"generation", generation},
+                              {"lanes", count}});
+          }
+          continue;
+        }
+        if (tclass.rfind("0x03", 0) == 0) {
+          ++outside_;  // a GPU the dump does not hold (a job on part of a node): NCCL skips it
+          continue;
+        }
+        if (tclass != "0x068000") {
+          throw InputError(opt_.source, at_line(*l),
+                           fmt::format("nvlink target \"{}\" (tclass \"{}\"): expected a GPU's bus "
+                                       "id or an NVSwitch (tclass 0x068000)",
+                                       target, tclass));
+        }
+        if (!switches.count(target)) {
+          switches[target] = fmt::format("nvswitch{}", switches.size());
+          other_nodes_.push_back({{"id", switches[target]}, {"kind", "nvswitch"}});
+        }
+        links_.push_back({{"a", g.id},
+                          {"b", switches[target]},
+                          {"kind", "nvlink"},
+                          {"generation", generation},
+                          {"lanes", count}});
+      }
+    }
+    assumed.push_back(fmt::format("NVLink generation {} (from the GPU model)", generation));
+    if (outside_ > 0) {
+      assumed.push_back(fmt::format(
+          "{} NVLink entries to GPUs that are not in the file are left out, as NCCL does",
+          outside_));
+    }
+    if (skipped_ > 0) {
+      assumed.push_back(
+          fmt::format("{} PCI devices that are no GPU, NIC or bridge are left out", skipped_));
+    }
+    assumed.push_back(
+        "CPUs joined all to all by the vendor's socket link at its default figures (the XML "
+        "has no socket links)");
+    assumed.push_back("link latencies are the per-kind defaults (docs/topology-format.md)");
+  }
+
+  const NcclXmlImportOptions& opt_;
+  const GpuModel& model_;
+  std::map<int, Gpu> gpus_;                    // by dev: gpu<dev> in dev order
+  std::map<std::string, std::string> busids_;  // GPU bus id -> node id
+  std::vector<std::string> cpus_;
+  std::set<std::string> names_;
+  Json other_nodes_ = Json::array();
+  std::map<std::pair<int, int>, Json> nics_;  // by (net dev, order read)
+  Json links_ = Json::array();
+  std::string socket_link_ = "upi";
+  int switches_ = 0;
+  int skipped_ = 0;
+  int outside_ = 0;
+  bool defaulted_pcie_ = false;
+};
+
+}  // namespace
+
+NcclXmlImport import_nccl_xml(const std::string& text, const NcclXmlImportOptions& options) {
+  const auto model = find_gpu_model(options.gpu_model);
+  if (!model) {
+    throw InputError(options.source, "",
+                     fmt::format("unknown GPU model \"{}\"; known models: {}", options.gpu_model,
+                                 fmt::join(gpu_model_names(), ", ")));
+  }
+  tinyxml2::XMLDocument xml;
+  if (xml.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS) {
+    throw InputError(options.source, fmt::format("line {}", xml.ErrorLineNum()),
+                     fmt::format("malformed XML: {}", xml.ErrorName()));
+  }
+  const XMLElement* root = xml.RootElement();
+  if (!root || std::string(root->Name()) != "system") {
+    throw InputError(options.source, root ? at_line(*root) : "",
+                     fmt::format("root element <{}>: expected NCCL's <system version=\"1\">",
+                                 root ? root->Name() : ""));
+  }
+  Reader reader(options, *model);
+  reader.system(*root);
+  return {reader.document(), reader.assumed};
+}
+
+}  // namespace linksim::topo

@@ -1,0 +1,226 @@
+#include "sim/topo/smi_matrix_parse.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "sim/core/error.hpp"
+
+namespace linksim::topo {
+namespace {
+
+std::vector<std::string> split_ws(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  std::string tok;
+  while (in >> tok)
+    out.push_back(tok);
+  return out;
+}
+
+bool is_device_label(const std::string& s) {
+  static const std::regex re(R"((GPU|NIC)\d+|mlx5_\d+|mlx4_\d+|bnxt_re\d+|efa_\d+|ib\d+)");
+  return std::regex_match(s, re);
+}
+
+// A row against the header and the rows before it: a known label, once; X on the diagonal
+// only; NV# from 1 to kMaxSmiNvlinks.
+void check_row(const SmiMatrix& m, const SmiRow& row, const std::string& printed,
+               const std::string& source) {
+  const auto at = fmt::format("line {}", row.line);
+  const auto self = std::find(m.columns.begin(), m.columns.end(), row.label);
+  if (self == m.columns.end()) {
+    throw InputError(source, at,
+                     fmt::format("row {} is not one of the header's columns ({})", printed,
+                                 fmt::join(m.columns, " ")));
+  }
+  for (const auto& earlier : m.rows) {
+    if (earlier.label == row.label) {
+      throw InputError(
+          source, at,
+          fmt::format("row {} appears twice (first at line {})", printed, earlier.line));
+    }
+  }
+  const auto diagonal = static_cast<std::size_t>(self - m.columns.begin());
+  for (std::size_t c = 0; c < row.cells.size(); ++c) {
+    const std::string& cell = row.cells[c];
+    if ((c == diagonal) != (cell == "X")) {
+      throw InputError(source, at,
+                       c == diagonal
+                           ? fmt::format("{}/{} is \"{}\"; a device's own cell is X", printed,
+                                         m.columns[c], cell)
+                           : fmt::format("{}/{} is X, which only a device's own cell may be",
+                                         printed, m.columns[c]));
+    }
+    if (cell.rfind("NV", 0) == 0) {
+      const std::string digits = cell.substr(2);
+      if (digits.size() > 3 || std::stoi(digits) < 1 || std::stoi(digits) > kMaxSmiNvlinks) {
+        throw InputError(source, at,
+                         fmt::format("{}/{} is {}: expected NV1 to NV{}", printed, m.columns[c],
+                                     cell, kMaxSmiNvlinks));
+      }
+    }
+  }
+}
+
+// nvidia-smi prints a symmetric matrix: cell (a, b) equals cell (b, a) wherever both rows have
+// it. Blamed on the later row's line.
+void check_symmetric(const SmiMatrix& m, const std::string& source) {
+  std::map<std::string, std::size_t> column;
+  for (std::size_t i = 0; i < m.columns.size(); ++i)
+    column[m.columns[i]] = i;
+  for (std::size_t a = 0; a < m.rows.size(); ++a) {
+    for (std::size_t b = 0; b < a; ++b) {
+      const SmiRow& late = m.rows[a];
+      const SmiRow& early = m.rows[b];
+      const std::size_t late_col = column[late.label];
+      const std::size_t early_col = column[early.label];
+      if (early_col >= late.cells.size() || late_col >= early.cells.size()) continue;
+      if (late.cells[early_col] != early.cells[late_col]) {
+        throw InputError(source, fmt::format("line {}", late.line),
+                         fmt::format("{}/{} is {} but {}/{} (line {}) is {}; the matrix must be "
+                                     "symmetric",
+                                     late.label, early.label, late.cells[early_col], early.label,
+                                     late.label, early.line, early.cells[late_col]));
+      }
+    }
+  }
+}
+
+// The "NIC Legend:" block after the matrix ("  NIC0: mlx5_0"): the NICs' device names, which
+// the matrix's NIC# columns stand for.
+void read_nic_legend(std::istream& in, int line_no, SmiMatrix& m, const std::string& source) {
+  static const std::regex entry_re(R"(\s*NIC(\d{1,4}):\s*(\S+)\s*)");
+  bool in_legend = false;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (!in_legend) {
+      in_legend = line.rfind("NIC Legend:", 0) == 0;
+      continue;
+    }
+    std::smatch match;
+    if (split_ws(line).empty()) continue;
+    if (!std::regex_match(line, match, entry_re)) break;  // whatever follows the printout
+    const auto nic = static_cast<std::size_t>(std::stoi(match[1].str()));
+    if (nic >= m.nic_names.size()) {
+      throw InputError(source, fmt::format("line {}", line_no),
+                       fmt::format("NIC legend names NIC{}, but the matrix has {} NIC columns", nic,
+                                   m.nic_names.size()));
+    }
+    m.nic_names[nic] = match[2].str();
+  }
+}
+
+}  // namespace
+
+SmiMatrix parse_smi_printout(const std::string& text, const std::string& source) {
+  SmiMatrix m;
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  bool have_header = false;
+  std::size_t device_columns = 0;
+  std::map<std::string, std::string> column_alias;  // mlx5_0 -> NIC0
+  while (std::getline(in, line)) {
+    ++line_no;
+    auto tokens = split_ws(line);
+    if (tokens.empty()) {
+      if (have_header && !m.rows.empty()) break;  // the legend follows a blank line
+      continue;
+    }
+    if (!have_header) {
+      if (std::find(tokens.begin(), tokens.end(), "GPU0") == tokens.end()) continue;
+      // Header: device names, then "CPU Affinity", "NUMA Affinity", ...
+      std::size_t nic = 0;
+      std::size_t gpu = 0;
+      for (const auto& t : tokens) {
+        if (!is_device_label(t)) {
+          // "GPUQ" is a damaged column, not the start of "CPU Affinity".
+          if (t.rfind("GPU", 0) == 0) {
+            throw InputError(source, fmt::format("line {}", line_no),
+                             fmt::format("column {}: expected GPU{}", t, gpu));
+          }
+          break;
+        }
+        if (t.rfind("GPU", 0) == 0 && t != fmt::format("GPU{}", gpu++)) {
+          throw InputError(source, fmt::format("line {}", line_no),
+                           fmt::format("column {} is out of order: expected GPU{}", t, gpu - 1));
+        }
+        std::string name = t;
+        if (t.rfind("GPU", 0) != 0) {
+          name = fmt::format("NIC{}", nic++);
+          column_alias[t] = name;
+          m.nic_names.push_back(t.rfind("NIC", 0) == 0 ? "" : t);
+        }
+        m.columns.push_back(name);
+      }
+      device_columns = m.columns.size();
+      m.has_affinity = line.find("CPU Affinity") != std::string::npos;
+      m.header_line = line_no;
+      have_header = true;
+      continue;
+    }
+    if (!is_device_label(tokens[0])) {
+      if (tokens[0] == "Legend:") break;
+      if (tokens[0].rfind("GPU", 0) == 0) {
+        throw InputError(source, fmt::format("line {}", line_no),
+                         fmt::format("row label {}: expected a device such as GPU0", tokens[0]));
+      }
+      continue;  // nvidia-smi's "(truncated)" notes and similar
+    }
+    SmiRow row;
+    row.label = column_alias.count(tokens[0]) ? column_alias[tokens[0]] : tokens[0];
+    row.line = line_no;
+    if (tokens.size() < 1 + device_columns) {
+      // A truncated row: keep the cells that are there.
+      for (std::size_t i = 1; i < tokens.size(); ++i)
+        row.cells.push_back(tokens[i]);
+    } else {
+      for (std::size_t i = 1; i <= device_columns; ++i)
+        row.cells.push_back(tokens[i]);
+      std::vector<std::string> rest(tokens.begin() + 1 + static_cast<long>(device_columns),
+                                    tokens.end());
+      if (!rest.empty()) row.cpu_affinity = rest[0];
+      // CPU lists such as 0-31,64-95 (or N/A); a damaged one would be imported as it stands.
+      static const std::regex cpus_re(R"(N/A|\d+(-\d+)?(,\d+(-\d+)?)*,?|.*truncated.*)");
+      if (m.has_affinity && !rest.empty() && !std::regex_match(rest[0], cpus_re)) {
+        throw InputError(source, fmt::format("line {}", line_no),
+                         fmt::format("{} CPU Affinity \"{}\": expected CPU numbers such as "
+                                     "0-31,64-95",
+                                     tokens[0], rest[0]));
+      }
+      if (rest.size() > 1) row.numa_affinity = rest[1];
+      if (rest.size() > 2) row.gpu_numa_id = rest[2];
+    }
+    for (auto& c : row.cells) {
+      if (c == "SOC") c = "SYS";  // pre-2018 legend
+      static const std::regex cell_re(R"(X|NV\d+|PIX|PXB|PHB|NODE|SYS)");
+      if (!std::regex_match(c, cell_re)) {
+        // Truncation marks such as "112-127,240-25(truncated)" end a row early.
+        if (c.find("truncated") != std::string::npos || c.find(',') != std::string::npos ||
+            c.find('-') != std::string::npos) {
+          row.cells.resize(static_cast<std::size_t>(&c - row.cells.data()));
+          break;
+        }
+        throw InputError(source, fmt::format("line {}", line_no),
+                         fmt::format("unexpected cell \"{}\" in row {}; expected X, NV#, PIX, PXB, "
+                                     "PHB, NODE or SYS",
+                                     c, tokens[0]));
+      }
+    }
+    check_row(m, row, tokens[0], source);
+    m.rows.push_back(std::move(row));
+  }
+  if (!have_header) {
+    throw InputError(source, "",
+                     "no nvidia-smi topo -m header found (a line naming GPU0, GPU1, ...)");
+  }
+  if (m.rows.empty()) throw InputError(source, "", "no device rows after the header");
+  check_symmetric(m, source);
+  read_nic_legend(in, line_no, m, source);
+  return m;
+}
+}  // namespace linksim::topo

@@ -1,0 +1,18 @@
+#pragma once
+// Reading a real `nvidia-smi topo -m` printout back into an SmiMatrix.
+
+#include <string>
+
+#include "sim/topo/smi_matrix.hpp"
+
+namespace linksim::topo {
+
+// Reads a printout; the old legend's SOC reads as SYS, NIC columns named mlx5_N read as NICs.
+// Throws InputError naming `source` and the line on anything it cannot read, and on a matrix
+// no machine prints: GPU columns other than GPU0..GPUn-1 in order, a row that is not a column
+// or appears twice, a diagonal other than X (or X off it), NV0 or an NV# above kMaxSmiNvlinks,
+// or a cell that differs from its mirror.
+inline constexpr int kMaxSmiNvlinks = 64;
+SmiMatrix parse_smi_printout(const std::string& text, const std::string& source);
+
+}  // namespace linksim::topo
