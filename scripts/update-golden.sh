@@ -25,4 +25,4 @@ g=tests/data/golden
 "$bin" topo check dgx-1v | sed "s|$(cd "$(dirname "$0")/.." && pwd)|\$SRC|g" > $g/topo-check-dgx-1v.txt
 "$bin" plan default > $g/plan-default.txt
 "$bin" compare llama3-8b-serving > $g/compare-llama3-8b-serving.txt
-"$bin" topo show aws-p5en-x2 > $g/topo-show-aws-p5en-x2.txt
+"$bin" topo show aws-p5en-x2 --summary > $g/topo-show-aws-p5en-x2.txt

@@ -9,13 +9,13 @@ namespace linksim::testing {
 namespace {
 
 TEST(ClusterDomainCli, P5enPairGolden) {
-  const CommandResult r = run_linksim("topo show aws-p5en-x2");
+  const CommandResult r = run_linksim("topo show aws-p5en-x2 --summary");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, read_file(source_dir() + "/tests/data/golden/topo-show-aws-p5en-x2.txt"));
 }
 
 TEST(ClusterDomainCli, Nvl72RackShowsOneDomain) {
-  const CommandResult r = run_linksim("topo show gb200-nvl72");
+  const CommandResult r = run_linksim("topo show gb200-nvl72 --summary");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // 18 trays x 4 GPUs, 18 switch chips, 18 x 2 Graces; one domain of 18 trays.
   EXPECT_NE(r.out.find("GPUs                72x GB200"), std::string::npos) << r.out;
