@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "sim/coll/algorithm.hpp"
@@ -49,15 +50,17 @@ double nvls_efficiency(GpuGeneration g) {
   return kNvlsEfficiency[static_cast<std::size_t>(g)];
 }
 
-// What each head may push through its NIC, payload bytes per second. NCCL caps bus bandwidth
-// per head, and turns it into algorithm bandwidth by n / (2 (n - 1)) (tuning.cc, nRanks /
-// nsteps); on two nodes a head sends S / H for an algorithm bandwidth of S / T, so its cap is
-// the per-channel bus cap times n / (2 (n - 1)).
-double head_cap_Bps(const Communicator& comm) {
+// What a head with `edges` tree edges (each S / 2H out of it) may push through its NIC, payload
+// bytes per second. NCCL caps each head's bus bandwidth and turns it into algorithm bandwidth
+// by n / (2 (n - 1)) (tuning.cc, nRanks / nsteps): the collective's algbw is at most H heads
+// times that. A head sends edges x S / 2H, so reaching algbw S / T takes edges / 2 x S / (H T)
+// of it: its cap is the per-channel figure x n / (2 (n - 1)) x edges / 2 (on two nodes every
+// head has 2 edges, one per tree).
+double head_cap_Bps(const Communicator& comm, int edges) {
   const auto column = static_cast<std::size_t>(std::min(comm.node_count() - 1, 2));
   const double n = comm.size();
   return kPerChannelBus_GBps[static_cast<std::size_t>(comm.generation())][column] * kGBps * n /
-         (2 * (n - 1));
+         (2 * (n - 1)) * edges / 2;
 }
 
 class NvlsTreeAlgorithm final : public CollectiveAlgorithm {
@@ -146,16 +149,8 @@ class NvlsTreeAlgorithm final : public CollectiveAlgorithm {
           sim.add_transfer(each / nvlink_eta, ports.down, engine::kNoGpu, gi, {&fill, 1}));
     }
     // The network: each head's tree edges, S / 2H each way, through the head's cap.
-    const double cap_Bps = head_cap_Bps(comm);
-    const double edge_bytes = bytes / (2 * heads);
-    std::vector<std::optional<engine::ChannelId>> cap(static_cast<std::size_t>(comm.size()));
-    auto send = [&](int from, int to) {
-      auto& c = cap[static_cast<std::size_t>(from)];
-      if (!c && cap_Bps > 0) c = sim.add_channel(cap_Bps / l.network_wire_efficiency());
-      const auto paths = add_route_paths(sim, comm.route(from, to), l.net_hop_s(), c);
-      flows.push_back(sim.add_transfer(edge_bytes / l.network_wire_efficiency(), paths,
-                                       comm.gpu_index(from), comm.gpu_index(to), {&fill, 1}));
-    };
+    std::vector<std::pair<int, int>> edges;  // (from, to), both directions of every tree edge
+    std::vector<int> edges_of(static_cast<std::size_t>(comm.size()), 0);
     for (const auto& by_node : chains) {
       for (int t = 0; t < 2; ++t) {
         for (int j = 0; j < nodes; ++j) {
@@ -163,10 +158,23 @@ class NvlsTreeAlgorithm final : public CollectiveAlgorithm {
           if (parent < 0) continue;
           const int a = by_node[static_cast<std::size_t>(j)].front();
           const int b = by_node[static_cast<std::size_t>(parent)].front();
-          send(a, b);
-          send(b, a);
+          edges.emplace_back(a, b);
+          edges.emplace_back(b, a);
+          ++edges_of[static_cast<std::size_t>(a)];
+          ++edges_of[static_cast<std::size_t>(b)];
         }
       }
+    }
+    const double edge_bytes = bytes / (2 * heads);
+    const double net_eta = l.network_wire_efficiency();
+    std::vector<std::optional<engine::ChannelId>> cap(static_cast<std::size_t>(comm.size()));
+    for (const auto& [from, to] : edges) {
+      auto& c = cap[static_cast<std::size_t>(from)];
+      const double cap_Bps = head_cap_Bps(comm, edges_of[static_cast<std::size_t>(from)]);
+      if (!c && cap_Bps > 0) c = sim.add_channel(cap_Bps / net_eta);
+      const auto paths = add_route_paths(sim, comm.route(from, to), l.net_hop_s(), c);
+      flows.push_back(sim.add_transfer(edge_bytes / net_eta, paths, comm.gpu_index(from),
+                                       comm.gpu_index(to), {&fill, 1}));
     }
     return sim.add_barrier(flows);
   }

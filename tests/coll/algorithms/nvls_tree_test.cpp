@@ -66,8 +66,9 @@ TEST_F(NvlsTreeOnTwoNodes, AllReduceByHand) {
   // H = 2 heads a node (both GPUs have a NIC). Two nodes: tree 0 has node 1 under node 0, its
   // mirror node 0 under node 1, so between each pair of heads both trees' edges carry
   // S / 2H = 250 MB each way: a head sends 2 x 250 MB = 500 MB through its NIC. Its cap:
-  // perChMaxNVLSTreeBw (Hopper, 2 nodes) 57.7 GB/s x n / (2 (n - 1)) = 57.7 x 4 / 6 = 38.47
-  // GB/s, under the NIC's 400 Gb/s x 0.96 = 48 GB/s: 500e6 / 38.47e9 = 13.0 ms.
+  // perChMaxNVLSTreeBw (Hopper, 2 nodes) 57.7 GB/s x n / (2 (n - 1)) x edges / 2 = 57.7 x 4 /
+  // 6 x 2 / 2 = 38.47 GB/s, under the NIC's 400 Gb/s x 0.96 = 48 GB/s: 500e6 / 38.47e9 = 13.0
+  // ms.
   // NVLink: each GPU sends and receives S (1 + 1/H) = 1.5 GB at 450 x 0.958 GB/s, Simple's
   // 0.914 and NVLS's 0.85: 4.48 ms, hidden under the network.
   // Latency: one NVLS step (25 us), then two tree hops (up, down) of 20.9 us plus the route's
@@ -80,6 +81,26 @@ TEST_F(NvlsTreeOnTwoNodes, AllReduceByHand) {
   // 2 = 115.4 GB/s, NCCL's own figure (nCh 2 x 57.7).
   EXPECT_GT(o.busbw_Bps, 113e9);
   EXPECT_LT(o.busbw_Bps, 115.4e9);
+}
+
+TEST(NvlsTreeAlgorithmTest, FourNodesByHand) {
+  // NCCL's double binary tree over 4 nodes: tree 0 is 0 <- 2 <- {1, 3}, its mirror 3 <- 1 <-
+  // {0, 2}. Nodes 1 and 2 are inner in one tree: 3 edges there and 1 in the other, 4 in all;
+  // nodes 0 and 3 have 2. Each edge carries S / 2H = S / 4 each way, so an inner head sends
+  // and receives S. Its cap, Hopper on 3+ nodes: 45.5 GB/s x n / (2 (n - 1)) x 4 / 2 = 45.5 x
+  // 8 / 14 x 2 = 52 GB/s, above the NIC's 48: the NIC binds, S / 48 GB/s (the outer heads send
+  // S / 2 under a cap of 26 GB/s: sooner). NVLink as on two nodes: 4.48 ms, hidden. Latency:
+  // one NVLS step (25 us), then the depth of 2 up and back down, 4 hops of 20.9 + 1.13 us.
+  testing::TempDir dir;
+  const topo::Topology host = topo::load_topology(dir.write("host.json", nvswitch_host_json()));
+  const topo::Topology cluster = topo::build_cluster(host, 4, topo::FabricSpec{});
+  const Communicator comm(cluster, cluster.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 1e9;
+  const Outcome o =
+      simulate_choice(comm, r, Choice{nvls_tree().id(), Protocol::simple, 16}, Granularity::steps);
+  EXPECT_NEAR(o.time_s, 25e-6 + 4 * (20.9e-6 + 1.13e-6) + 1e9 / 48e9, 1e-10);
 }
 
 TEST_F(NvlsTreeOnTwoNodes, ACandidateUnlessNvlsIsDisabled) {
