@@ -16,6 +16,8 @@ const CollectiveAlgorithm& ring();
 const CollectiveAlgorithm& tree();
 const CollectiveAlgorithm& nvls();
 const CollectiveAlgorithm& pairwise();
+const CollectiveAlgorithm& pat();
+const CollectiveAlgorithm& nvls_tree();
 }  // namespace algorithms
 
 namespace {
@@ -37,8 +39,9 @@ bool answers_to(const CollectiveAlgorithm& a, std::string_view name) {
 }  // namespace
 
 const AlgorithmRegistry& AlgorithmRegistry::builtin() {
-  static const AlgorithmRegistry registry(
-      {&algorithms::ring(), &algorithms::tree(), &algorithms::nvls(), &algorithms::pairwise()});
+  static const AlgorithmRegistry registry({&algorithms::ring(), &algorithms::tree(),
+                                           &algorithms::nvls(), &algorithms::pairwise(),
+                                           &algorithms::pat(), &algorithms::nvls_tree()});
   return registry;
 }
 

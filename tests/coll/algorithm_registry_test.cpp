@@ -55,9 +55,10 @@ class NamedOnly final : public CollectiveAlgorithm {
 
 TEST(AlgorithmRegistryTest, NamesInStableOrder) {
   // The order the planner tries candidates in (a tie goes to the first) and lists names in.
-  EXPECT_EQ(registry().names(), (std::vector<std::string>{"Ring", "Tree", "NVLS", "P2P"}));
+  EXPECT_EQ(registry().names(),
+            (std::vector<std::string>{"Ring", "Tree", "NVLS", "P2P", "PAT", "NVLSTree"}));
   const auto& all = registry().algorithms();
-  ASSERT_EQ(all.size(), 4u);
+  ASSERT_EQ(all.size(), 6u);
   EXPECT_EQ(all[0]->id(), Algorithm::ring);
   EXPECT_EQ(all[1]->id(), Algorithm::tree);
   EXPECT_EQ(all[2]->id(), Algorithm::nvls);
@@ -72,15 +73,17 @@ TEST(AlgorithmRegistryTest, FindIgnoresCaseAndKnowsAliases) {
   EXPECT_EQ(registry().find("nvls"), Algorithm::nvls);
   EXPECT_EQ(registry().find("p2p"), Algorithm::pairwise);
   EXPECT_EQ(registry().find("Pairwise"), Algorithm::pairwise);
-  EXPECT_FALSE(registry().find("PAT").has_value());
+  EXPECT_EQ(registry().find("pat")->name(), "PAT");
+  EXPECT_EQ(registry().find("NVLSTREE")->name(), "NVLSTree");
+  EXPECT_FALSE(registry().find("CollNet").has_value());
   EXPECT_FALSE(registry().find("").has_value());
   EXPECT_FALSE(registry().find("rin").has_value());
   EXPECT_EQ(algorithm_from_string("TREE"), Algorithm::tree);
 }
 
 TEST(AlgorithmRegistryTest, UnknownNameMessageListsTheValidOnes) {
-  EXPECT_EQ(registry().unknown_name_message("PAT"),
-            "unknown algorithm \"PAT\"; expected one of Ring, Tree, NVLS, P2P");
+  EXPECT_EQ(registry().unknown_name_message("Bogus"),
+            "unknown algorithm \"Bogus\"; expected one of Ring, Tree, NVLS, P2P, PAT, NVLSTree");
 }
 
 TEST(AlgorithmRegistryTest, RefusesANameTwiceAndUnregisteredAlgorithms) {

@@ -201,7 +201,8 @@ TEST(CollectiveSimTest, ImpossibleOverridesSayWhy) {
             "does not run alltoall, which runs as P2P)");
   EXPECT_EQ(why_empty(testing::l40s_pcie_pair(), Op::all_gather, std::nullopt, Protocol::ll128),
             "no way to run all_gather with algorithm any and protocol LL128 on this machine (Ring "
-            "runs LL, Simple here, as LL128 needs NVLink between every pair)");
+            "runs LL, Simple here, as LL128 needs NVLink between every pair; PAT runs one GPU per "
+            "node; here: 2 GPUs on 1 node)");
   EXPECT_EQ(why_empty(testing::nvswitch_pair("H100-SXM5-80GB", 4, 18), Op::all_reduce,
                       Algorithm::nvls, Protocol::ll),
             "no way to run all_reduce with algorithm NVLS and protocol LL on this machine (NVLS "

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/coll/algorithm.hpp"
+#include "sim/coll/nccl_trees.hpp"
 #include "sim/coll/slice_pipeline.hpp"
 
 namespace linksim::coll {
@@ -37,56 +38,11 @@ std::size_t index(Protocol p) {
   return static_cast<std::size_t>(p);  // ll, ll128, simple: the tables' column order
 }
 
-// ncclGetBtree: the parent of `rank` in NCCL's binary tree over `n` ranks, -1 for the root.
-int btree_parent(int n, int rank) {
-  if (rank == 0) return -1;
-  int bit = 1;
-  while (bit < n && (bit & rank) == 0)
-    bit <<= 1;
-  int up = (rank ^ bit) | (bit << 1);
-  if (up >= n) up = rank ^ bit;
-  return up;
-}
-
-// ncclGetDtree: the parent in tree `t` (0: the binary tree; 1: its mirror for even `n`, or the
-// tree shifted by one for odd `n`).
-int dtree_parent(int n, int rank, int t) {
-  if (t == 0) return btree_parent(n, rank);
-  if (n % 2 == 1) {
-    const int u = btree_parent(n, (rank - 1 + n) % n);
-    return u == -1 ? -1 : (u + 1) % n;
-  }
-  const int u = btree_parent(n, n - 1 - rank);
-  return u == -1 ? -1 : n - 1 - u;
-}
-
-// Edges from a rank to its root in tree `t`.
-int depth(int n, int rank, int t) {
-  int d = 0;
-  for (int r = dtree_parent(n, rank, t); r != -1; r = dtree_parent(n, r, t))
-    ++d;
-  return d;
-}
-
-// The chains of one node ring: its runs of ranks on one host, head first.
-std::vector<std::vector<int>> node_chains(const Communicator& comm, const Ring& ring) {
-  std::vector<std::vector<int>> out;
-  for (int r : ring.order) {
-    if (out.empty() || comm.host(out.back().front()) != comm.host(r)) out.emplace_back();
-    out.back().push_back(r);
-  }
-  return out;
-}
-
 TaskId lower_across_nodes(Lowering& l, TaskId start) {
   const Communicator& comm = l.comm();
   const auto& rings = comm.rings();
   const int nodes = comm.node_count();
-  int tree_depth = 0;
-  for (int t = 0; t < 2; ++t) {
-    for (int j = 0; j < nodes; ++j)
-      tree_depth = std::max(tree_depth, depth(nodes, j, t));
-  }
+  const int tree_depth = dtree_max_depth(nodes);
   // The pipeline fills up a chain and the tree's deepest branch, and back down: every hop on
   // the way pays its step latency and its links' (the first channel's chain and network hop
   // stand for all); the sends then pay the last hop themselves.
