@@ -17,6 +17,7 @@
 #include "sim/report/serving_report.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/uncertainty.hpp"
+#include "sim/work/gradient_sync_sim.hpp"
 #include "sim/work/model.hpp"
 #include "sim/work/serving.hpp"
 

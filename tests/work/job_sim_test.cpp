@@ -7,6 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/report/job_report.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/work/gradient_sync_sim.hpp"
 #include "sim/work/model_costs.hpp"
 #include "tests/support/temp_files.hpp"
 
