@@ -11,12 +11,11 @@
 namespace linksim::work {
 
 JobBuilder::JobBuilder(const topo::Topology& machine, const ModelSpec& model,
-                       const Scenario& scenario, std::vector<double> compute_scale)
+                       const Scenario& scenario)
     : machine_(machine),
       model_(model),
       sc_(scenario),
       layout_{scenario.plan},
-      scale_(std::move(compute_scale)),
       gpus_(plan_gpus(machine, scenario.plan)),
       sim_(std::make_shared<engine::Simulation>(topo::payload_capacities_Bps(machine),
                                                 gpus_.size())),
@@ -55,9 +54,7 @@ int JobBuilder::gpu_index(int rank) const {
 engine::TaskId JobBuilder::compute(int rank, double seconds, std::vector<TaskId> deps) {
   auto& last = last_[static_cast<std::size_t>(rank)];
   if (last) deps.push_back(*last);
-  const std::size_t k = compute_tasks_.size();
-  const double s = k < scale_.size() ? scale_[k] : 1.0;
-  const TaskId t = sim_->add_compute(gpu_index(rank), seconds * s, deps);
+  const TaskId t = sim_->add_compute(gpu_index(rank), seconds, deps);
   compute_tasks_.emplace_back(t, rank);
   last = t;
   return t;
@@ -67,7 +64,6 @@ engine::TaskId JobBuilder::compute(int rank, double seconds, std::vector<TaskId>
 engine::TaskId JobBuilder::collective(const std::string& group, const std::vector<int>& ranks,
                                       coll::Op op, double size, const std::vector<TaskId>& deps) {
   if (ranks.size() < 2 || size <= 0) return sim_->add_barrier(deps);
-  auto& comm = comms_.communicator(ranks);
   coll::Request r;
   r.op = op;
   r.size_bytes = size;
@@ -76,7 +72,7 @@ engine::TaskId JobBuilder::collective(const std::string& group, const std::vecto
   const coll::Choice& choice = comms_.choice(ranks, r);
   max_channels_ = std::max(max_channels_, choice.channels);
   const TaskId first = static_cast<TaskId>(sim_->task_count());
-  const TaskId end = coll::lower_collective(comm, r, choice, *sim_, deps);
+  const TaskId end = comms_.lowered(ranks, r).add_to(*sim_, deps);
   std::vector<int> gpus;
   for (int rank : ranks)
     gpus.push_back(gpu_index(rank));

@@ -39,10 +39,8 @@ namespace linksim::work {
 
 class JobBuilder {
  public:
-  // `compute_scale[k]` multiplies the k-th compute task's time (in creation order; 1 past the
-  // end): the SM contention of sim/work/sm_contention.hpp. All references outlive this.
-  JobBuilder(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario,
-             std::vector<double> compute_scale);
+  // All references outlive this.
+  JobBuilder(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario);
 
   // Adds the whole step to sim(). Call once.
   void build();
@@ -91,7 +89,6 @@ class JobBuilder {
   const ModelSpec& model_;
   const Scenario& sc_;
   RankLayout layout_;
-  std::vector<double> scale_;
   std::vector<topo::NodeId> gpus_;
   std::shared_ptr<engine::Simulation> sim_;
   std::vector<std::optional<TaskId>> last_;  // per rank: its last compute (or host step)

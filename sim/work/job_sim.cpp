@@ -78,23 +78,31 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
     gpu_ids.push_back(machine.node(g).id);
   }
 
-  // Pass 1: find how much of each compute overlaps communication; pass 2: slow that part.
-  JobBuilder first(machine, model, sc, {});
-  first.build();
-  engine::Timeline tl1 = first.sim()->run();
-  const double share = comm_sm_share(sc.compute.comm_sm_share, first.max_channels(), gpu);
+  // Pass 1 finds how much of each compute task overlaps communication; pass 2 runs the same
+  // graph again with that part slowed (sm_contention.hpp). Where nothing is slowed (no SM share,
+  // or no overlap) pass 2 would repeat pass 1 exactly, so pass 1 stands.
+  JobBuilder builder(machine, model, sc);
+  builder.build();
+  const std::shared_ptr<engine::Simulation> sim = builder.sim();
+  engine::RunOptions run_options;
+  run_options.record_channel_intervals = options.record_channel_intervals;
+  auto tl = std::make_shared<engine::Timeline>(sim->run(run_options));
+  const double share = comm_sm_share(sc.compute.comm_sm_share, builder.max_channels(), gpu);
   res.comm_sm_share = share;
   const std::vector<double> scale = compute_slowdowns(
-      overlap_fractions(*first.sim(), tl1, first.records(), first.compute_tasks(), gpu_of_rank),
-      share);
-  JobBuilder second(machine, model, sc, scale);
-  second.build();
-  auto sim = second.sim();
-  auto tl = std::make_shared<engine::Timeline>(sim->run());
+      overlap_fractions(*sim, *tl, builder.records(), builder.compute_tasks(), gpu_of_rank), share);
+  bool slowed = false;
+  for (std::size_t k = 0; k < scale.size(); ++k) {
+    if (scale[k] == 1.0) continue;
+    const engine::TaskId task = builder.compute_tasks()[k].first;
+    sim->set_duration(task, sim->amount(task) * scale[k]);
+    slowed = true;
+  }
+  if (slowed) tl = std::make_shared<engine::Timeline>(sim->run(run_options));
 
   auto names = std::make_shared<engine::Names>(
-      job_names(machine, *sim, second.records(), second.compute_tasks(), std::move(gpu_ids)));
-  account_job(res, machine, sc, *sim, *tl, *names, second.records());
+      job_names(machine, *sim, builder.records(), builder.compute_tasks(), std::move(gpu_ids)));
+  account_job(res, machine, sc, *sim, *tl, *names, builder.records());
   res.simulation = sim;
   res.timeline = tl;
   res.names = names;

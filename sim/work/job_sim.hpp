@@ -4,7 +4,8 @@
 // assumed.
 //
 // Communication kernels take SMs from concurrent compute (sim/work/sm_contention.hpp): the job
-// runs once to find the overlap, and again with the overlapped compute slowed. The step's split
+// runs once to find the overlap, and again (the same graph, new compute times) with the
+// overlapped compute slowed. The step's split
 // into compute, exposed and hidden communication and idle time is the engine's
 // (sim/engine/summary.hpp), with every collective and send declared as one operation
 // (sim/work/job_accounting.hpp).
@@ -20,6 +21,11 @@ struct JobOptions {
   // false: time the job without checking that it fits (the serving simulation keeps its own
   // KV-cache account, sim/work/serving.hpp).
   bool check_memory = true;
+  // Record each channel's busy intervals in JobResult::timeline (what a Chrome trace draws,
+  // sim/report/chrome_trace.hpp). Off, the timeline keeps the channels' totals and every GPU's
+  // intervals, which the rest of the result needs; for a long pipeline the intervals are a
+  // quarter of the memory.
+  bool record_channel_intervals = false;
 };
 
 // Throws InputError (naming the scenario file) for a plan that does not match the machine, and
