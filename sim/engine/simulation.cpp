@@ -81,12 +81,6 @@ TaskId Simulation::add_delay(double duration_s, std::span<const TaskId> deps) {
   return add_task(t, deps);
 }
 
-void Simulation::set_duration(TaskId task, double duration_s) {
-  assert(task < tasks_.size() && duration_s >= 0);
-  assert(tasks_[task].kind == TaskKind::compute || tasks_[task].kind == TaskKind::delay);
-  tasks_[task].amount = duration_s;
-}
-
 TaskId Simulation::add_barrier(std::span<const TaskId> deps) {
   return add_task(Task{}, deps);
 }

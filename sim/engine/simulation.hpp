@@ -63,16 +63,12 @@ class Simulation {
                       std::span<const TaskId> deps);
   TaskId add_delay(double duration_s, std::span<const TaskId> deps);
   TaskId add_barrier(std::span<const TaskId> deps);
-  // Changes the duration of a compute or delay task, so that a graph can be run again with new
-  // times without being rebuilt. REQUIRES: such a task; duration_s >= 0.
-  void set_duration(TaskId task, double duration_s);
 
   // Optional: room for this many tasks, dependency entries and transfer paths in all.
   void reserve(std::size_t tasks, std::size_t deps, std::size_t transfer_paths);
 
   std::size_t task_count() const { return tasks_.size(); }
   std::size_t channel_count() const { return capacity_Bps_.size(); }
-  std::size_t path_count() const { return path_latency_s_.size(); }
   std::size_t gpu_count() const { return gpu_count_; }
   double channel_capacity_Bps(ChannelId c) const { return capacity_Bps_[c]; }
 

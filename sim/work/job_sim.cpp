@@ -7,6 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/work/advice.hpp"
 #include "sim/work/fit_failure.hpp"
+#include "sim/work/graph_copy.hpp"
 #include "sim/work/job_accounting.hpp"
 #include "sim/work/job_builder.hpp"
 #include "sim/work/plan_check.hpp"
@@ -48,6 +49,17 @@ std::optional<double> job_price_per_hour_usd(const topo::Topology& machine, int 
   return price;
 }
 
+// A copy of `sim` with the time of compute task `tasks[k]` multiplied by `scale[k]`: the same
+// tasks, paths and channels in the same order, so only those durations differ.
+engine::Simulation with_compute_scaled(const engine::Simulation& sim,
+                                       const std::vector<std::pair<engine::TaskId, int>>& tasks,
+                                       const std::vector<double>& scale) {
+  std::vector<double> factor(sim.task_count(), 1.0);
+  for (std::size_t k = 0; k < tasks.size() && k < scale.size(); ++k)
+    factor[tasks[k].first] = scale[k];
+  return copy_graph(sim, [&](engine::TaskId t) { return sim.amount(t) * factor[t]; });
+}
+
 }  // namespace
 
 JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
@@ -83,7 +95,7 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   // or no overlap) pass 2 would repeat pass 1 exactly, so pass 1 stands.
   JobBuilder builder(machine, model, sc);
   builder.build();
-  const std::shared_ptr<engine::Simulation> sim = builder.sim();
+  std::shared_ptr<engine::Simulation> sim = builder.sim();
   engine::RunOptions run_options;
   run_options.record_channel_intervals = options.record_channel_intervals;
   auto tl = std::make_shared<engine::Timeline>(sim->run(run_options));
@@ -92,13 +104,13 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   const std::vector<double> scale = compute_slowdowns(
       overlap_fractions(*sim, *tl, builder.records(), builder.compute_tasks(), gpu_of_rank), share);
   bool slowed = false;
-  for (std::size_t k = 0; k < scale.size(); ++k) {
-    if (scale[k] == 1.0) continue;
-    const engine::TaskId task = builder.compute_tasks()[k].first;
-    sim->set_duration(task, sim->amount(task) * scale[k]);
-    slowed = true;
+  for (double f : scale)
+    slowed = slowed || f != 1.0;
+  if (slowed) {
+    sim = std::make_shared<engine::Simulation>(
+        with_compute_scaled(*sim, builder.compute_tasks(), scale));
+    tl = std::make_shared<engine::Timeline>(sim->run(run_options));
   }
-  if (slowed) tl = std::make_shared<engine::Timeline>(sim->run(run_options));
 
   auto names = std::make_shared<engine::Names>(
       job_names(machine, *sim, builder.records(), builder.compute_tasks(), std::move(gpu_ids)));
