@@ -1,7 +1,8 @@
 // A training step with a long 1F1B pipeline (issue 13, item 12): Llama 2 7B on one DGX A100,
 // tensor 2 x pipeline 4, with many micro-batches, through work::simulate_job as `linksim run`
-// calls it (both passes, the summary and the names). Reports the predicted step, the tasks and
-// flows of the second pass (its makespan is the step), and the process's peak resident memory so
+// calls it without a trace (the graph built once, run once to find the overlap and again with
+// the SM-slowed compute, the summary and the names). Reports the predicted step, the tasks and
+// flows of the last run (its makespan is the step), and the process's peak resident memory so
 // far.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>

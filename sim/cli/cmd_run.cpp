@@ -17,6 +17,7 @@
 #include "sim/report/serving_report.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/uncertainty.hpp"
+#include "sim/work/gradient_sync_sim.hpp"
 #include "sim/work/model.hpp"
 #include "sim/work/serving.hpp"
 
@@ -101,8 +102,10 @@ Runs run_all(const RunArgs& a) {
       runs.jobs.push_back(runs.syncs.back().realistic);
     } else {
       const work::ModelSpec model = work::load_model(runs.scenario.model);
+      work::JobOptions options;
+      options.record_channel_intervals = !a.trace.empty();  // only a trace draws them
       try {
-        runs.jobs.push_back(work::simulate_job(machine, model, runs.scenario));
+        runs.jobs.push_back(work::simulate_job(machine, model, runs.scenario, options));
         runs.jobs.back().step_range_s = topo::range_of(machine, [&](const topo::Topology& t) {
           return work::simulate_job(t, model, runs.scenario).step_s;
         });

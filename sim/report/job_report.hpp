@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/core/json_view.hpp"
+#include "sim/work/gradient_sync_sim.hpp"
 #include "sim/work/job_sim.hpp"
 #include "sim/work/plan_search.hpp"
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/topo/loader.hpp"
+#include "sim/work/gradient_sync_sim.hpp"
 #include "sim/work/job_sim.hpp"
 #include "sim/work/model.hpp"
 

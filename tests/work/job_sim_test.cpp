@@ -7,6 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/report/job_report.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/work/gradient_sync_sim.hpp"
 #include "sim/work/model_costs.hpp"
 #include "tests/support/temp_files.hpp"
 
@@ -269,6 +270,27 @@ TEST(ScenarioTest, UnknownModelIsNamed) {
     EXPECT_EQ(std::string(e.what()).rfind(path + ": at /model: unknown model \"llama9-1t\"", 0), 0u)
         << e.what();
   }
+}
+
+// Channel busy intervals are what a trace draws and nothing else reads: recorded only when
+// asked, with the rest of the result the same either way.
+TEST(JobSimTest, ChannelIntervalsOnlyWhenAskedAndTheResultIsTheSame) {
+  const Scenario sc = load_scenario("default");
+  const ModelSpec model = load_model(sc.model);
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  JobOptions traced;
+  traced.record_channel_intervals = true;
+  const JobResult with = simulate_job(t, model, sc, traced);
+  const JobResult without = simulate_job(t, model, sc);
+  std::size_t busy_with = 0;
+  std::size_t busy_without = 0;
+  for (const auto& c : with.timeline->channels)
+    busy_with += c.busy.size();
+  for (const auto& c : without.timeline->channels)
+    busy_without += c.busy.size();
+  EXPECT_GT(busy_with, 0u);
+  EXPECT_EQ(busy_without, 0u);
+  EXPECT_EQ(report::job_json(with, sc).dump(), report::job_json(without, sc).dump());
 }
 
 }  // namespace

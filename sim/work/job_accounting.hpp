@@ -1,0 +1,31 @@
+#pragma once
+// From a job's run to its result: names for the trace, the step split averaged over GPUs
+// (sim/engine/summary.hpp), time and bytes per parallelism group and per operation, the
+// saturated links, and tokens per step and per second.
+
+#include <utility>
+#include <vector>
+
+#include "sim/engine/names.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/engine/timeline.hpp"
+#include "sim/topo/topology.hpp"
+#include "sim/work/comm_record.hpp"
+#include "sim/work/job_result.hpp"
+#include "sim/work/scenario.hpp"
+
+namespace linksim::work {
+
+// Every task named by what it is ("TP all_reduce #12", "compute #3", "t7"), the job's GPUs
+// (`gpu_ids`, by rank) and every channel (the machine's, then protocol caps).
+engine::Names job_names(const topo::Topology& machine, const engine::Simulation& sim,
+                        const std::vector<CommRecord>& records,
+                        const std::vector<std::pair<engine::TaskId, int>>& compute_tasks,
+                        std::vector<std::string> gpu_ids);
+
+// Fills `res`'s step, its split, by_group, by_collective, bottlenecks and tokens from the run.
+void account_job(JobResult& res, const topo::Topology& machine, const Scenario& sc,
+                 const engine::Simulation& sim, const engine::Timeline& tl,
+                 const engine::Names& names, const std::vector<CommRecord>& records);
+
+}  // namespace linksim::work

@@ -1,0 +1,234 @@
+#include "sim/work/job_builder.hpp"
+
+#include <algorithm>
+
+#include "sim/coll/collective_sim.hpp"
+#include "sim/coll/route_paths.hpp"
+#include "sim/topo/link_payload.hpp"
+#include "sim/work/model_costs.hpp"
+#include "sim/work/pipeline_schedule.hpp"
+
+namespace linksim::work {
+
+JobBuilder::JobBuilder(const topo::Topology& machine, const ModelSpec& model,
+                       const Scenario& scenario)
+    : machine_(machine),
+      model_(model),
+      sc_(scenario),
+      layout_{scenario.plan},
+      gpus_(plan_gpus(machine, scenario.plan)),
+      sim_(std::make_shared<engine::Simulation>(topo::payload_capacities_Bps(machine),
+                                                gpus_.size())),
+      last_(gpus_.size(), std::nullopt),
+      gpu_(&*machine.node(gpus_.front()).gpu),
+      roofline_(model, scenario, *machine.node(gpus_.front()).gpu),
+      comms_(machine, gpus_) {}
+
+void JobBuilder::build() {
+  const ParallelPlan& p = layout_.plan;
+  const int stages = p.pipeline;
+  const int m = micro_batches_per_step(sc_);
+  // Layers per stage, the remainder on the first stages.
+  for (int s = 0; s < stages; ++s) {
+    layers_.push_back(model_.layers / stages + (s < model_.layers % stages ? 1 : 0));
+  }
+  const bool training = sc_.job.kind == JobKind::training;
+  fwd_out_.assign(static_cast<std::size_t>(stages),
+                  std::vector<std::vector<TaskId>>(static_cast<std::size_t>(m)));
+  bwd_out_ = fwd_out_;
+  for (const PipelineOp& op : creation_order(one_f_one_b(stages, m, training), m)) {
+    if (op.forward) {
+      forward(op.stage, op.micro_batch);
+    } else {
+      backward(op.stage, op.micro_batch, op.micro_batch == m - 1);
+    }
+  }
+  if (training) optimizer_step();
+}
+
+int JobBuilder::gpu_index(int rank) const {
+  return machine_.node(gpus_[static_cast<std::size_t>(rank)]).ordinal;
+}
+
+// Compute on `rank` after its previous compute and `deps`.
+engine::TaskId JobBuilder::compute(int rank, double seconds, std::vector<TaskId> deps) {
+  auto& last = last_[static_cast<std::size_t>(rank)];
+  if (last) deps.push_back(*last);
+  const TaskId t = sim_->add_compute(gpu_index(rank), seconds, deps);
+  compute_tasks_.emplace_back(t, rank);
+  last = t;
+  return t;
+}
+
+// A collective over `ranks`, after `deps`; returns its end.
+engine::TaskId JobBuilder::collective(const std::string& group, const std::vector<int>& ranks,
+                                      coll::Op op, double size, const std::vector<TaskId>& deps) {
+  if (ranks.size() < 2 || size <= 0) return sim_->add_barrier(deps);
+  coll::Request r;
+  r.op = op;
+  r.size_bytes = size;
+  r.algorithm = sc_.algorithm;
+  r.protocol = sc_.protocol;
+  const coll::Choice& choice = comms_.choice(ranks, r);
+  max_channels_ = std::max(max_channels_, choice.channels);
+  const TaskId first = static_cast<TaskId>(sim_->task_count());
+  const TaskId end = comms_.lowered(ranks, r).add_to(*sim_, deps);
+  std::vector<int> gpus;
+  for (int rank : ranks)
+    gpus.push_back(gpu_index(rank));
+  records_.push_back({group, op, first, end, size, std::move(gpus)});
+  return end;
+}
+
+// One layer half on every GPU of stage s (all replicas and TP ranks), then the TP
+// collective(s). `ready[d][t]` are the tasks each GPU waits for; updated to the half's end.
+void JobBuilder::layer_half(int s, bool backward, bool mlp, Ready& ready) {
+  const ParallelPlan& p = layout_.plan;
+  const double act =
+      roofline_.tokens_per_micro_batch() * roofline_.costs().activation_bytes_per_token;
+  for (int d = 0; d < p.data; ++d) {
+    std::vector<TaskId> ends;
+    for (int t = 0; t < p.tensor; ++t) {
+      auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+      ends.push_back(compute(layout_.rank(s, d, t), roofline_.half_layer_s(backward), r));
+    }
+    std::vector<TaskId> after;
+    if (p.tensor > 1) {
+      const auto g = layout_.tp_group(s, d);
+      if (p.sequence_parallel) {
+        const TaskId rs = collective("TP", g, coll::Op::reduce_scatter, act, ends);
+        after = {collective("TP", g, coll::Op::all_gather, act, {rs})};
+      } else {
+        after = {collective("TP", g, coll::Op::all_reduce, act, ends)};
+      }
+    }
+    for (int t = 0; t < p.tensor; ++t) {
+      ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)] =
+          p.tensor > 1 ? after : std::vector<TaskId>{ends[static_cast<std::size_t>(t)]};
+    }
+  }
+  if (mlp && model_.is_moe() && p.expert > 1) exchange_experts(s, ready);
+}
+
+// MoE: tokens to their experts and back, around the MLP half: one all-to-all over each
+// expert-parallel group that carries both ways.
+void JobBuilder::exchange_experts(int s, Ready& ready) {
+  const ParallelPlan& p = layout_.plan;
+  const double act =
+      roofline_.tokens_per_micro_batch() * roofline_.costs().activation_bytes_per_token;
+  const double a2a = act * model_.experts_per_token;
+  for (int d = 0; d < p.data; d += p.expert) {
+    for (int t = 0; t < p.tensor; ++t) {
+      const auto g = layout_.ep_group(s, d, t);
+      std::vector<TaskId> deps;
+      for (int k = 0; k < p.expert; ++k) {
+        const auto& rd = ready[static_cast<std::size_t>(d + k)][static_cast<std::size_t>(t)];
+        deps.insert(deps.end(), rd.begin(), rd.end());
+      }
+      const TaskId end = collective("EP", g, coll::Op::alltoall, 2 * a2a, deps);
+      for (int k = 0; k < p.expert; ++k) {
+        ready[static_cast<std::size_t>(d + k)][static_cast<std::size_t>(t)] = {end};
+      }
+    }
+  }
+}
+
+JobBuilder::Ready JobBuilder::ready_from_stage_input(int s, int mb, bool backward) {
+  const ParallelPlan& p = layout_.plan;
+  Ready ready(static_cast<std::size_t>(p.data),
+              std::vector<std::vector<TaskId>>(static_cast<std::size_t>(p.tensor)));
+  const int from = backward ? s + 1 : s - 1;
+  if (from < 0 || from >= p.pipeline) return ready;
+  const auto& src = backward
+                        ? bwd_out_[static_cast<std::size_t>(from)][static_cast<std::size_t>(mb)]
+                        : fwd_out_[static_cast<std::size_t>(from)][static_cast<std::size_t>(mb)];
+  // Activations (or their gradients) cross the stage boundary, each TP rank its 1/tp share.
+  const double bytes =
+      roofline_.tokens_per_micro_batch() * roofline_.costs().activation_bytes_per_token / p.tensor;
+  for (int d = 0; d < p.data; ++d) {
+    for (int t = 0; t < p.tensor; ++t) {
+      const int a = layout_.rank(from, d, t);
+      const int b = layout_.rank(s, d, t);
+      const TaskId dep = src[static_cast<std::size_t>(d * p.tensor + t)];
+      const TaskId first = static_cast<TaskId>(sim_->task_count());
+      const TaskId x = send(a, b, bytes, dep);
+      records_.push_back({"PP", coll::Op::sendrecv, first, x, bytes, {gpu_index(a), gpu_index(b)}});
+      ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)] = {x};
+    }
+  }
+  return ready;
+}
+
+engine::TaskId JobBuilder::send(int a, int b, double bytes, TaskId dep) {
+  // One way only (a 2-rank sendrecv would send both ways): a single Simple transfer.
+  auto& comm = comms_.communicator({a, b});
+  const double hop =
+      coll::hop_latency_s(coll::Algorithm::pairwise, coll::Protocol::simple, comm.intra_class());
+  const auto shares = coll::add_route_paths(*sim_, comm.route(0, 1), hop);
+  return sim_->add_transfer(bytes / coll::wire_efficiency(coll::Protocol::simple), shares,
+                            gpu_index(a), gpu_index(b), {&dep, 1});
+}
+
+std::vector<engine::TaskId> JobBuilder::flatten_ends(int s, const Ready& ready) const {
+  const ParallelPlan& p = layout_.plan;
+  std::vector<TaskId> out;
+  for (int d = 0; d < p.data; ++d) {
+    for (int t = 0; t < p.tensor; ++t) {
+      const auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+      // The GPU's own last compute is the end of its part; collectives are in `r`.
+      out.push_back(r.empty() ? *last_[static_cast<std::size_t>(layout_.rank(s, d, t))] : r.back());
+    }
+  }
+  return out;
+}
+
+void JobBuilder::forward(int s, int mb) {
+  Ready ready = ready_from_stage_input(s, mb, false);
+  const int layers = layers_[static_cast<std::size_t>(s)];
+  std::vector<TaskId> prefetched;
+  for (int l = 0; l < layers; ++l) {
+    gather_weights(s, ready, prefetched, l + 1 < layers);
+    layer_half(s, false, false, ready);
+    layer_half(s, false, true, ready);
+    if (roofline_.offload_bytes_per_layer() > 0 && sc_.job.kind == JobKind::training) {
+      store_activations(s, mb, l);
+    }
+  }
+  fwd_out_[static_cast<std::size_t>(s)][static_cast<std::size_t>(mb)] = flatten_ends(s, ready);
+}
+
+void JobBuilder::backward(int s, int mb, bool last_micro_batch) {
+  const ParallelPlan& p = layout_.plan;
+  Ready ready = ready_from_stage_input(s, mb, true);
+  const int layers = layers_[static_cast<std::size_t>(s)];
+  double pending = 0;  // gradient bytes not yet in a bucket, per TP rank
+  const double bytes = roofline_.element_bytes();
+  const double grad_per_layer = roofline_.trained_params_per_layer() / p.tensor * bytes;
+  // Embedding and LM head gradients belong to the first and last stages (frozen with LoRA).
+  const double edge = sc_.job.finetune.adapters() ? 0
+                                                  : embedding_params(model_) / p.tensor * bytes /
+                                                        (p.pipeline > 1 ? 2.0 : 1.0) *
+                                                        ((s == 0 || s == p.pipeline - 1) ? 1 : 0);
+  if (last_micro_batch) pending += edge;
+  std::vector<TaskId> prefetched;
+  for (int l = 0; l < layers; ++l) {
+    gather_weights(s, ready, prefetched, l + 1 < layers);
+    if (roofline_.offload_bytes_per_layer() > 0) fetch_activations(s, mb, layers - 1 - l, ready);
+    layer_half(s, true, true, ready);
+    layer_half(s, true, false, ready);
+    if (!last_micro_batch || p.data < 2) continue;
+    if (p.zero_stage >= 3) {
+      reduce_gradients(s, grad_per_layer, coll::Op::reduce_scatter);
+      continue;
+    }
+    pending += grad_per_layer;
+    if (pending >= p.bucket_bytes || l == layers - 1) {
+      reduce_gradients(s, pending,
+                       p.zero_stage >= 1 ? coll::Op::reduce_scatter : coll::Op::all_reduce);
+      pending = 0;
+    }
+  }
+  bwd_out_[static_cast<std::size_t>(s)][static_cast<std::size_t>(mb)] = flatten_ends(s, ready);
+}
+
+}  // namespace linksim::work

@@ -1,0 +1,49 @@
+#include "sim/work/job_communicators.hpp"
+
+#include <utility>
+
+#include "sim/coll/collective_sim.hpp"
+#include "sim/topo/link_payload.hpp"
+
+namespace linksim::work {
+
+JobCommunicators::JobCommunicators(const topo::Topology& machine, std::vector<topo::NodeId> gpus)
+    : machine_(machine),
+      gpus_(std::move(gpus)),
+      capacities_Bps_(topo::payload_capacities_Bps(machine)) {}
+
+coll::Communicator& JobCommunicators::communicator(const std::vector<int>& ranks) {
+  auto it = comms_.find(ranks);
+  if (it != comms_.end()) return *it->second;
+  std::vector<topo::NodeId> nodes;
+  for (int r : ranks)
+    nodes.push_back(gpus_[static_cast<std::size_t>(r)]);
+  auto c = std::make_unique<coll::Communicator>(machine_, nodes);
+  return *comms_.emplace(ranks, std::move(c)).first->second;
+}
+
+const coll::Choice& JobCommunicators::choice(const std::vector<int>& ranks,
+                                             const coll::Request& request) {
+  auto key = std::make_tuple(ranks, static_cast<int>(request.op), request.size_bytes);
+  auto it = choices_.find(key);
+  if (it == choices_.end()) {
+    it =
+        choices_.emplace(key, coll::simulate_collective(communicator(ranks), request).choice).first;
+  }
+  return it->second;
+}
+
+const RecordedCollective& JobCommunicators::lowered(const std::vector<int>& ranks,
+                                                    const coll::Request& request) {
+  auto key = std::make_tuple(ranks, static_cast<int>(request.op), request.size_bytes);
+  auto it = lowered_.find(key);
+  if (it == lowered_.end()) {
+    const coll::Choice& c = choice(ranks, request);
+    auto recorded =
+        std::make_unique<RecordedCollective>(communicator(ranks), request, c, capacities_Bps_);
+    it = lowered_.emplace(std::move(key), std::move(recorded)).first;
+  }
+  return *it->second;
+}
+
+}  // namespace linksim::work

@@ -1,0 +1,36 @@
+#include "sim/work/rank_layout.hpp"
+
+#include <algorithm>
+
+namespace linksim::work {
+
+std::vector<int> RankLayout::tp_group(int s, int d) const {
+  std::vector<int> g;
+  for (int t = 0; t < plan.tensor; ++t)
+    g.push_back(rank(s, d, t));
+  return g;
+}
+
+std::vector<int> RankLayout::dp_group(int s, int t) const {
+  std::vector<int> g;
+  for (int d = 0; d < plan.data; ++d)
+    g.push_back(rank(s, d, t));
+  return g;
+}
+
+std::vector<int> RankLayout::ep_group(int s, int d, int t) const {
+  std::vector<int> g;
+  const int ep = plan.expert;
+  const int base = d / ep * ep;
+  for (int k = 0; k < ep; ++k)
+    g.push_back(rank(s, base + k, t));
+  return g;
+}
+
+std::vector<topo::NodeId> plan_gpus(const topo::Topology& machine, const ParallelPlan& plan) {
+  auto gpus = machine.nodes_of(topo::NodeKind::gpu);
+  gpus.resize(std::min(gpus.size(), static_cast<std::size_t>(std::max(plan.gpus(), 1))));
+  return gpus;
+}
+
+}  // namespace linksim::work

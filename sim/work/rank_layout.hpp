@@ -1,0 +1,31 @@
+#pragma once
+// Where a plan's ranks sit: tensor fastest, then data, then pipeline (Megatron's order), so a
+// tensor-parallel group sits on neighbouring GPUs; and the groups each kind of parallelism
+// communicates in. A rank is an index into plan_gpus.
+
+#include <vector>
+
+#include "sim/topo/topology.hpp"
+#include "sim/work/parallel_plan.hpp"
+
+namespace linksim::work {
+
+struct RankLayout {
+  ParallelPlan plan;
+
+  int rank(int stage, int replica, int tp) const {
+    return (stage * plan.data + replica) * plan.tensor + tp;
+  }
+  // The tensor-parallel group of replica d on stage s.
+  std::vector<int> tp_group(int s, int d) const;
+  // The data-parallel group of TP rank t on stage s.
+  std::vector<int> dp_group(int s, int t) const;
+  // The expert-parallel group holding replica d: `plan.expert` neighbouring replicas.
+  std::vector<int> ep_group(int s, int d, int t) const;
+};
+
+// The GPUs a plan runs on: the first data x tensor x pipeline of the machine, in GPU order, so
+// that on a cluster tensor groups stay inside a node and the job fills whole nodes first.
+std::vector<topo::NodeId> plan_gpus(const topo::Topology& machine, const ParallelPlan& plan);
+
+}  // namespace linksim::work
