@@ -76,9 +76,13 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
   // tree's up and down streams on one NVSwitch port) drain for more than their depth, so the
   // steady period is read off the loops themselves, not at a fixed loop: the period repeated
   // longest is the steady state, and a run with no such stretch doubles its loops.
-  const int first_try =
-      std::max(kMinReplayLoops, 3 * depth_loops + window_loops + kReplayMarginLoops);
-  const int min_run = std::max(kMinSteadyLoops, depth_loops);
+  // A stream may run up to `window_loops` ahead of the one it feeds, so the drain may reach
+  // back depth + window loops from the end, and a change of pace (a stream running out of
+  // room, or finishing first) plays out within as many: a period must repeat that long, before
+  // that tail, to count as steady.
+  const int settle = depth_loops + window_loops;
+  const int min_run = std::max(kMinSteadyLoops, settle);
+  const int first_try = std::max(kMinReplayLoops, 3 * settle + kReplayMarginLoops);
   if (l.alone() && l.granularity() == Granularity::slices) {
     for (int partial = first_try; partial < n; partial *= 2) {
       // Simulate `partial` loops apart and stand the whole in by one delay: those loops' time
@@ -95,7 +99,10 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
       for (std::size_t k = 0; k < arrivals.size(); ++k)
         for (TaskId id : arrivals[k])
           loop_end_s[k] = std::max(loop_end_s[k], t.task_end_s[id]);
-      const std::optional<double> period_s = steady_period_s(loop_end_s, min_run);
+      const std::size_t tail = std::min(loop_end_s.size(), static_cast<std::size_t>(settle));
+      const std::size_t searched = loop_end_s.size() - tail;
+      const std::optional<double> period_s =
+          steady_period_s(std::span<const double>(loop_end_s).first(searched), min_run);
       if (!period_s) continue;
       l.add_saturation_apart(t.channels, static_cast<double>(n) / partial);
       return l.sim().add_delay(t.makespan_s + (n - partial) * *period_s, {&start, 1});

@@ -38,10 +38,11 @@ using LoopEmitter = std::function<engine::TaskId(
     Lowering& l, engine::TaskId start, int loop_count, double loop_share, double sync_scale,
     std::vector<std::vector<engine::TaskId>>* loop_arrivals)>;
 
-// A lone collective simulates at first 3 x depth + window + kReplayMarginLoops loops (never
+// A lone collective simulates at first 3 x (depth + window) + kReplayMarginLoops loops (never
 // fewer than kMinReplayLoops) and replays the rest at their steady period: the period that
-// repeats for the most consecutive loops, at least max(kMinSteadyLoops, depth) of them; a
-// partial run without one is doubled, and a collective no longer than that runs whole.
+// repeats for the most consecutive loops, at least max(kMinSteadyLoops, depth + window) of
+// them, before the last depth + window loops (where the drain may reach); a partial run
+// without one is doubled, and a collective no longer than that runs whole.
 inline constexpr int kReplayMarginLoops = 4;
 inline constexpr int kMinReplayLoops = 6;
 inline constexpr int kMinSteadyLoops = 4;

@@ -70,7 +70,7 @@ TEST(SlicePipelineTest, ReplayOfALoneRingEqualsItsFullRun) {
   const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
   Request r;
   r.op = Op::all_reduce;
-  r.size_bytes = 4.0 * 1024 * 1024 * 1024;
+  r.size_bytes = 8.0 * 1024 * 1024 * 1024;
   const Choice c{Algorithm::ring, Protocol::simple, comm.max_channels()};
   const CollectiveAlgorithm& ring = AlgorithmRegistry::builtin().get(Algorithm::ring);
   // The ring's sends as ring.cpp declares them, on one ring: 2(n-1) steps of S/n per rank.
@@ -89,9 +89,10 @@ TEST(SlicePipelineTest, ReplayOfALoneRingEqualsItsFullRun) {
     }
     last = sent;
   }
-  // 4 GiB over 30 channels and 8 ranks: 17.9 MB a channel per step, 9 loops of 2 MiB, more
-  // than the 6 the replay needs for a ring, so emit() replays.
-  ASSERT_GT(pipe.loops(), kMinReplayLoops);
+  // 8 GiB over 30 channels and 8 ranks: 35.8 MB a channel per step, 18 loops of 2 MiB (17.07
+  // rounded up), more than the replay's first try for a ring, 3 x (depth 1 + window 1) + 4 =
+  // 10 loops, so emit() replays.
+  ASSERT_EQ(pipe.loops(), 18);
   engine::Simulation replayed(comm.capacities_Bps(), 8), full(comm.capacities_Bps(), 8);
   Lowering lone(comm, r, c, ring, replayed, /*alone=*/true);
   Lowering every(comm, r, c, ring, full, /*alone=*/true);
