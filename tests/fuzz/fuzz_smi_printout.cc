@@ -1,5 +1,6 @@
 // nvidia-smi topo -m printouts, read and imported as an A100 machine.
-#include "sim/topo/smi_matrix.hpp"
+#include "sim/topo/smi_matrix_import.hpp"
+#include "sim/topo/smi_matrix_parse.hpp"
 #include "tests/fuzz/fuzz_guard.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
