@@ -1,7 +1,6 @@
 #include "sim/report/copy_bench_data.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -58,13 +57,7 @@ struct BandwidthRow {
 std::vector<BandwidthRow> bandwidth_rows(const topo::Topology& topo,
                                          const BandwidthTestOptions& options,
                                          std::vector<int>* devices) {
-  const auto gpus = topo.nodes_of(topo::NodeKind::gpu);
-  std::vector<topo::NodeId> used;
-  if (options.device) {
-    used.push_back(gpus.at(static_cast<std::size_t>(*options.device)));
-  } else {
-    used = gpus;
-  }
+  const std::vector<topo::NodeId> used = bandwidth_test_gpus(topo, options);
   for (auto g : used)
     devices->push_back(topo.node(g).ordinal);
   struct Kind {

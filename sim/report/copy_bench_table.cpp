@@ -112,14 +112,15 @@ std::vector<double> bandwidth_test_sizes(const BandwidthTestOptions& options) {
   return sizes;
 }
 
-std::string format_bandwidth_test(const topo::Topology& topo, const BandwidthTestOptions& options) {
+std::vector<topo::NodeId> bandwidth_test_gpus(const topo::Topology& topo,
+                                              const BandwidthTestOptions& options) {
   const auto gpus = topo.nodes_of(topo::NodeKind::gpu);
-  std::vector<topo::NodeId> used;
-  if (options.device) {
-    used.push_back(gpus.at(static_cast<std::size_t>(*options.device)));
-  } else {
-    used = gpus;
-  }
+  if (!options.device) return gpus;
+  return {gpus.at(static_cast<std::size_t>(*options.device))};
+}
+
+std::string format_bandwidth_test(const topo::Topology& topo, const BandwidthTestOptions& options) {
+  const std::vector<topo::NodeId> used = bandwidth_test_gpus(topo, options);
   std::string out = "[CUDA Bandwidth Test] - Starting...\n";
   if (!options.device)
     out += "\n!!!!!Cumulative Bandwidth to be computed from all the devices !!!!!!\n\n";

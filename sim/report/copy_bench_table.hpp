@@ -43,6 +43,10 @@ struct BandwidthTestOptions {
 // schedule, or the user's range).
 std::vector<double> bandwidth_test_sizes(const BandwidthTestOptions& options);
 
+// The GPUs a bandwidthTest run measures: the one device, or every GPU for the cumulative figure.
+std::vector<topo::NodeId> bandwidth_test_gpus(const topo::Topology& topo,
+                                              const BandwidthTestOptions& options);
+
 std::string format_bandwidth_test(const topo::Topology& topo,
                                   const BandwidthTestOptions& options = {});
 

@@ -124,6 +124,28 @@ std::optional<std::string> cluster_problem(const Topology& host, int hosts,
   return std::nullopt;
 }
 
+Topology copies_header(const Topology& host, int copies) {
+  Topology out;
+  out.name = fmt::format("{}-x{}", host.name, copies);
+  out.title = host.title;
+  out.description = host.description;
+  out.file = host.file;
+  out.sources = host.sources;
+  out.notes = host.notes;
+  out.base = host.name;
+  out.collective = host.collective;
+  out.host_launch = host.host_launch;
+  out.host_count = copies;
+  if (host.instance) {
+    Instance inst = *host.instance;
+    inst.name = fmt::format("{}x {}", copies, inst.name);
+    if (inst.price_per_hour_usd) inst.price_per_hour_usd = *inst.price_per_hour_usd * copies;
+    inst.network_bandwidth_Bps *= copies;
+    out.instance = inst;
+  }
+  return out;
+}
+
 Topology build_cluster(const Topology& host, int hosts, const FabricSpec& fabric) {
   if (auto why = cluster_problem(host, hosts, fabric)) throw std::logic_error(*why);
   const FabricFigures& figures = fabric_figures(fabric.kind);
@@ -132,25 +154,9 @@ Topology build_cluster(const Topology& host, int hosts, const FabricSpec& fabric
   const auto host_nics = compute_nics(host);
   const int rails = static_cast<int>(host_nics.size());
 
-  Topology topo;
-  topo.name = fmt::format("{}-x{}", host.name, hosts);
+  Topology topo = copies_header(host, hosts);
   topo.title = fmt::format("{} nodes of {}, {} {}", hosts, host.title, to_string(fabric.kind),
                            to_string(fabric.shape));
-  topo.description = host.description;
-  topo.file = host.file;
-  topo.sources = host.sources;
-  topo.notes = host.notes;
-  topo.base = host.name;
-  topo.collective = host.collective;
-  topo.host_launch = host.host_launch;
-  topo.host_count = hosts;
-  if (host.instance) {
-    Instance inst = *host.instance;
-    inst.name = fmt::format("{}x {}", hosts, inst.name);
-    if (inst.price_per_hour_usd) inst.price_per_hour_usd = *inst.price_per_hour_usd * hosts;
-    inst.network_bandwidth_Bps *= hosts;
-    topo.instance = inst;
-  }
 
   // The hosts: copies of every node and link, renamed and tagged.
   const auto per_host = static_cast<NodeId>(host.nodes().size());

@@ -29,4 +29,9 @@ std::optional<std::string> cluster_problem(const Topology& host, int hosts,
 // REQUIRES: !cluster_problem(host, hosts, fabric).
 Topology build_cluster(const Topology& host, int hosts, const FabricSpec& fabric);
 
+// A topology's header for `copies` copies of `host` (name HOST-xN, with the host's text,
+// calibration and launch cost; its instance and price times `copies`), without nodes or links:
+// what a cluster and an NVLink domain share.
+Topology copies_header(const Topology& host, int copies);
+
 }  // namespace linksim::topo

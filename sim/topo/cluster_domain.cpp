@@ -33,24 +33,8 @@ std::optional<std::string> nvlink_domain_problem(const Topology& machine, int ma
 
 Topology build_nvlink_domain(const Topology& machine, int machines) {
   if (auto why = nvlink_domain_problem(machine, machines)) throw std::logic_error(*why);
-  Topology out;
-  out.name = fmt::format("{}-x{}", machine.name, machines);
+  Topology out = copies_header(machine, machines);
   out.title = fmt::format("{}x {}, one NVLink domain", machines, machine.title);
-  out.description = machine.description;
-  out.file = machine.file;
-  out.sources = machine.sources;
-  out.notes = machine.notes;
-  out.base = machine.name;
-  out.collective = machine.collective;
-  out.host_launch = machine.host_launch;
-  out.host_count = machines;
-  if (machine.instance) {
-    Instance inst = *machine.instance;
-    inst.name = fmt::format("{}x {}", machines, inst.name);
-    if (inst.price_per_hour_usd) inst.price_per_hour_usd = *inst.price_per_hour_usd * machines;
-    inst.network_bandwidth_Bps *= machines;
-    out.instance = inst;
-  }
   // Sockets and NUMA nodes number on across machines, as the domain has one of each per Grace.
   int sockets = 0;
   int numa_nodes = 0;
