@@ -13,6 +13,7 @@
 
 #include "sim/coll/collective_sim.hpp"
 #include "sim/coll/sweep.hpp"
+#include "sim/core/error.hpp"
 
 namespace linksim::calibrate {
 namespace {
@@ -70,7 +71,7 @@ class Predictions {
                                           machine_, gpus_per_thread_of(r), iterations(r),
                                           r.size_bytes)
           .time_s;
-    } catch (const std::invalid_argument&) {
+    } catch (const InputError&) {  // a size this machine cannot run
       return std::nullopt;
     }
   }
@@ -136,7 +137,7 @@ std::optional<double> SimulatedCollectives::predict_time_s(const topo::Topology&
                                         gpus_per_thread_of(record), iterations(record),
                                         record.size_bytes)
         .time_s;
-  } catch (const std::invalid_argument&) {
+  } catch (const InputError&) {  // a size this machine cannot run
     return std::nullopt;
   }
 }
@@ -156,13 +157,13 @@ class Parameters {
   // belong to the machine, not to an operation, and a few sizes of one operation could not
   // pin them down).
   Parameters(topo::Topology& trial, Predictions& predictions, const std::vector<Record>& records,
-             const std::string& op)
+             std::optional<coll::Op> op)
       : trial_(trial), predictions_(predictions), op_(op) {
     for (const auto& r : records) {
-      if (op.empty() || op_of(r) == coll::op_from_string(op)) mine_.push_back(r);
+      if (!op || op_of(r) == op) mine_.push_back(r);
     }
-    free_ = op.empty() ? std::vector<std::size_t>{kLatency, kBandwidth, kLl, kLl128, kLaunch}
-                       : std::vector<std::size_t>{kLatency, kBandwidth};
+    free_ = !op ? std::vector<std::size_t>{kLatency, kBandwidth, kLl, kLl128, kLaunch}
+                : std::vector<std::size_t>{kLatency, kBandwidth};
   }
 
   const std::vector<std::size_t>& free() const { return free_; }
@@ -185,10 +186,10 @@ class Parameters {
     s.latency_range = range(kLatency);
     s.bandwidth_range = range(kBandwidth);
     // A single operation keeps the machine's LL/LL128 factors, with their intervals.
-    s.ll_range = op_.empty() ? range(kLl) : trial_.collective.all.ll_range;
-    s.ll128_range = op_.empty() ? range(kLl128) : trial_.collective.all.ll128_range;
-    (op_.empty() ? trial_.collective.all : trial_.collective.by_op[op_]) = s;
-    if (op_.empty()) {
+    s.ll_range = !op_ ? range(kLl) : trial_.collective.all.ll_range;
+    s.ll128_range = !op_ ? range(kLl128) : trial_.collective.all.ll128_range;
+    (!op_ ? trial_.collective.all : trial_.collective.by_op[*op_]) = s;
+    if (!op_) {
       trial_.host_launch.per_gpu_s = std::exp(x[kLaunch]) * 1e-6;
       trial_.host_launch.range_s = range(kLaunch);
     }
@@ -201,7 +202,7 @@ class Parameters {
   std::vector<std::vector<double>> starts() const {
     const topo::CollectiveScales& all = trial_.collective.all;
     std::vector<double> x{0, 0, std::log(all.ll), std::log(all.ll128)};
-    if (!op_.empty()) return {x};
+    if (op_) return {x};
     std::vector<double> negligible = x;
     negligible.push_back(std::log(0.01));
     x.push_back(std::log(0.9) + max_log_launch());
@@ -237,7 +238,7 @@ class Parameters {
 
   topo::Topology& trial_;
   Predictions& predictions_;
-  std::string op_;
+  std::optional<coll::Op> op_;  // none: over all operations
   std::vector<Record> mine_;
   std::vector<std::size_t> free_;
 };
@@ -370,12 +371,13 @@ Intervals intervals(Parameters& params, const std::vector<double>& x, double con
 // launch cost when `op` is empty), leaves them with their intervals in `trial`, and returns
 // whether the launch cost was identified.
 bool fit_parameters(topo::Topology& trial, Predictions& predictions,
-                    const std::vector<Record>& records, const std::string& op, double confidence) {
+                    const std::vector<Record>& records, std::optional<coll::Op> op,
+                    double confidence) {
   Parameters params(trial, predictions, records, op);
   const std::vector<double> x = search(params);
   const Intervals iv = intervals(params, x, confidence);
   params.set(x, iv.ranges);
-  return op.empty() && iv.identified[kLaunch];
+  return !op && iv.identified[kLaunch];
 }
 
 }  // namespace
@@ -391,16 +393,15 @@ std::optional<CollectiveFit> fit_collectives(const topo::Topology& machine,
   if (before.empty()) return std::nullopt;
   // One pair of corrections per operation that has logs (a machine's one-way and two-way
   // traffic can differ, as host-staged copies do), and one over all of them for the others.
-  std::vector<std::string> ops;
+  std::vector<coll::Op> ops;
   for (const auto& r : records) {
     if (!usable(r)) continue;
-    const std::string name(coll::to_string(*op_of(r)));
-    if (std::find(ops.begin(), ops.end(), name) == ops.end()) ops.push_back(name);
+    if (std::find(ops.begin(), ops.end(), *op_of(r)) == ops.end()) ops.push_back(*op_of(r));
   }
-  std::sort(ops.begin(), ops.end());
+  std::sort(ops.begin(), ops.end(), CollectiveOpNameOrder{});
   // The host launch cost is one figure for the whole host, fitted with the all-operations
   // scales; the per-operation fits keep it. It is kept only where some size is launch-bound.
-  const bool launch = fit_parameters(trial, predictions, records, "", confidence);
+  const bool launch = fit_parameters(trial, predictions, records, std::nullopt, confidence);
   if (!launch) trial.host_launch = {};
   const topo::CollectiveScales all = trial.collective.all;
   // With one operation logged, its own fit is the one over all operations.

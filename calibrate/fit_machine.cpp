@@ -212,7 +212,7 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
       const auto& c = result.collective->calibration;
       Json by_op = Json::object();
       for (const auto& [op, sc] : c.by_op)
-        by_op[op] = scales_json(sc);
+        by_op[std::string(to_string(op))] = scales_json(sc);
       Json cc = scales_json(c.all);
       cc["by_op"] = by_op;
       cc["source"] = c.source;
@@ -352,7 +352,7 @@ std::string format_fit_report(const FitMachineResult& result) {
                            "host launch");
       }
       for (const auto& [op, sc] : c.calibration.by_op)
-        out += fmt::format("    {:<16} {}\n", op, describe_scales(sc));
+        out += fmt::format("    {:<16} {}\n", to_string(op), describe_scales(sc));
     } else {
       out += "  no nccl-tests size could be predicted on this machine; nothing was fitted\n";
     }

@@ -5,20 +5,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "sim/core/error.hpp"
 
 namespace linksim::calibrate {
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open file for reading");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<TextLine> split_lines(const std::string& text) {
   std::vector<TextLine> out;

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/text_file.hpp"
+
 namespace linksim::calibrate {
 
 struct TextLine {
@@ -15,8 +17,7 @@ struct TextLine {
   std::string text;
 };
 
-// Throws InputError(path) when the file cannot be read.
-std::string read_text_file(const std::string& path);
+// Reading the file is core's read_text_file (sim/core/text_file.hpp), included here.
 // Splits on '\n', dropping a trailing '\r' from each line.
 std::vector<TextLine> split_lines(const std::string& text);
 std::vector<std::string> split_cells(std::string_view line);

@@ -23,6 +23,9 @@ g=tests/data/golden
 "$bin" bandwidth -t rtx2080ti-2x --device=all --format csv > $g/bandwidth-rtx2080ti-2x-all.csv
 "$bin" bandwidth -t rtx2080ti-2x --mode=range --start=1000 --end=21000 --increment=5000 > $g/bandwidth-rtx2080ti-2x-range.txt
 "$bin" topo check dgx-1v | sed "s|$(cd "$(dirname "$0")/.." && pwd)|\$SRC|g" > $g/topo-check-dgx-1v.txt
+"$bin" topo check dgx-1v --format json | sed "s|$(cd "$(dirname "$0")/.." && pwd)|\$SRC|g" > $g/topo-check-dgx-1v.json
+"$bin" topo check aws-p4de-x2 --format csv | sed "s|$(cd "$(dirname "$0")/.." && pwd)|\$SRC|g" > $g/topo-check-aws-p4de-x2.csv
+"$bin" topo list --format csv > $g/topo-list.csv
 "$bin" plan default > $g/plan-default.txt
 "$bin" compare llama3-8b-serving > $g/compare-llama3-8b-serving.txt
 "$bin" topo show aws-p5en-x2 --summary > $g/topo-show-aws-p5en-x2.txt

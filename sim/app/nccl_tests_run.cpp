@@ -36,16 +36,20 @@ std::string environment_value(const NcclTestsOptions& options, std::string_view 
 
 // NCCL's environment as a real run would see it, narrowed by `algo` / `proto` (same syntax).
 void apply_nccl_environment(const NcclTestsOptions& options, coll::SweepSpec& spec) {
-  const auto setting = [&](const std::string& given, const char* flag, const char* variable,
+  // Errors name the variable, or for a list passed in (which the caller may have read from
+  // anywhere) what it is.
+  const auto setting = [&](const std::string& given, const char* what, const char* variable,
                            std::string& source) {
-    source = given.empty() ? variable : flag;
+    source = given.empty() ? variable : what;
     return given.empty() ? environment_value(options, variable) : given;
   };
   std::string source;
-  if (const auto algo = setting(options.algo, "--algo", "NCCL_ALGO", source); !algo.empty()) {
+  if (const auto algo = setting(options.algo, "the algorithms asked for", "NCCL_ALGO", source);
+      !algo.empty()) {
     spec.allowed_algorithms = coll::parse_nccl_algo(algo, source);
   }
-  if (const auto proto = setting(options.proto, "--proto", "NCCL_PROTO", source); !proto.empty()) {
+  if (const auto proto = setting(options.proto, "the protocols asked for", "NCCL_PROTO", source);
+      !proto.empty()) {
     spec.allowed_protocols = coll::parse_nccl_proto(proto, source);
   }
   if (environment_value(options, "NCCL_NVLS_ENABLE") == "0") {
@@ -60,7 +64,7 @@ std::vector<topo::NodeId> world_gpus(const topo::Topology& machine, int processe
   auto gpus = machine.nodes_of(topo::NodeKind::gpu);
   const long long world = static_cast<long long>(processes) * s.threads * s.gpus_per_thread;
   if (world > static_cast<long long>(gpus.size())) {
-    throw InputError(machine.file, "--np",
+    throw InputError(machine.file, "",
                      fmt::format("{} processes x {} threads (-t) x {} GPUs per thread (-g) = {} "
                                  "ranks, but the machine has {} GPUs",
                                  processes, s.threads, s.gpus_per_thread, world, gpus.size()));
@@ -137,13 +141,9 @@ std::optional<long long> memory_limited_max_bytes(const coll::Communicator& comm
   return limit;
 }
 
-// A sweep on one machine, its model's refusals as the machine's input errors.
+// A sweep on one machine (its model's refusals are InputErrors naming the machine's file).
 std::vector<coll::SweepRow> sweep_on(const coll::Communicator& comm, const coll::SweepSpec& spec) {
-  try {
-    return coll::run_sweep(comm, spec);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(comm.topology().file, "", e.what());
-  }
+  return coll::run_sweep(comm, spec);
 }
 
 // Every TimeTest the binary runs, in its order: types, then reductions (for the ops that take
@@ -261,7 +261,9 @@ std::string nccl_tests_help(const NcclTestsInvocation& invocation) {
 NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
                                     const NcclTestsInvocation& invocation,
                                     const std::string& json_path) {
-  if (options.processes < 1) throw InputError("", "--np", "expected at least 1 process");
+  if (options.processes < 1) {
+    throw InputError("", "", "expected at least 1 process (as mpirun -np gives them)");
+  }
   const coll::NcclTestsSettings& s = invocation.settings;
   const topo::Topology machine = load_machine(options.machine, options.nodes);
   const auto gpus = world_gpus(machine, options.processes, s);
@@ -303,12 +305,7 @@ NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
         coll::host_launch_source(machine));
   }
   // A calibrated machine's ranges, for a run of one test (one type, reduction and root).
-  std::optional<coll::SweepRange> range;
-  try {
-    range = coll::run_sweep_range(machine, gpus, result.spec);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(machine.file, "", e.what());
-  }
+  std::optional<coll::SweepRange> range = coll::run_sweep_range(machine, gpus, result.spec);
   if (range && range->slow.size() != result.rows.size()) range.reset();
   if (range) result.notes += report::format_nccl_tests_range(result.rows, *range);
   if (!json_path.empty()) {

@@ -11,6 +11,7 @@
 #include "sim/cli/gnuplot.hpp"
 #include "sim/report/plot.hpp"
 #include "validate/accuracy.hpp"
+#include "validate/accuracy_data.hpp"
 #include "validate/accuracy_report.hpp"
 
 namespace linksim::cli {
@@ -45,10 +46,14 @@ void register_accuracy(CLI::App& app) {
   auto output = std::make_shared<std::string>();
   auto plot_dir = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
+  auto format = std::make_shared<std::string>("markdown");
   auto* cmd = app.add_subcommand(
       "accuracy", "Predicted against measured nccl-tests busbw on the reference machines");
   cmd->add_option("--reference", *reference, "measurements.json with the reference runs");
-  cmd->add_option("-o,--output", *output, "Write the Markdown report here (default: stdout)");
+  cmd->add_option("-o,--output", *output, "Write the report here (default: stdout)");
+  cmd->add_option("--format", *format,
+                  "markdown (docs/ACCURACY.md), json or csv (every row, in SI units)")
+      ->check(CLI::IsMember({"markdown", "json", "csv"}));
   cmd->add_option("--plot", *plot_dir,
                   "Also draw, into this existing folder, one PNG per machine with a sweep "
                   "(<machine>.png): measured and predicted busbw against size (gnuplot)");
@@ -65,7 +70,9 @@ void register_accuracy(CLI::App& app) {
         outputs.claim_picture(pictures.back().first);
       }
     }
-    outputs.put(*output, validate::format_accuracy_markdown(sets));
+    outputs.put(*output, *format == "json"  ? validate::accuracy_json(sets)
+                         : *format == "csv" ? validate::accuracy_csv(sets)
+                                            : validate::format_accuracy_markdown(sets));
     for (const auto& [path, set] : pictures) {
       outputs.put(path, render_plot(report::busbw_plot_script(set->name, series_of(*set)), path));
     }

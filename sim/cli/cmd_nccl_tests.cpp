@@ -28,6 +28,9 @@ struct Args {
   app::NcclTestsOptions options;
   bool force = false;
   std::string plot;
+  // --topology, repeatable as in run and compare: the first is simulated, the others are drawn
+  // beside it (with --also, the older spelling).
+  std::vector<std::string> machines;
   std::vector<std::string> also;
 };
 
@@ -44,6 +47,8 @@ void run_nccl_tests(Args args, const std::vector<std::string>& words) {
     return;
   }
   if (args.options.processes < 1) throw InputError("", "--np", "expected at least 1 process");
+  args.options.machine = args.machines.front();
+  args.also.insert(args.also.begin(), args.machines.begin() + 1, args.machines.end());
   CommandOutputs outputs(args.force);
   outputs.claim_picture(args.plot);
   const std::string json_path =
@@ -76,8 +81,11 @@ void register_nccl_tests(CLI::App& app) {
       "Print what an nccl-tests binary would report on a simulated machine: linksim nccl-tests "
       "--topology MACHINE [--np N] all_reduce_perf -b 8 -e 8G -f 2 -g 8");
   cmd->allow_extras();
-  cmd->add_option("--topology", args->options.machine, "Machine: a topology file or shipped name")
-      ->required();
+  cmd->add_option("--topology", args->machines,
+                  "Machine: a topology file or shipped name; repeated, the others are drawn "
+                  "beside the first with --plot")
+      ->required()
+      ->allow_extra_args(false);  // one value each, so the binary after it stays a binary
   cmd->add_option("--np", args->options.processes,
                   "Processes, as mpirun -np gives them (default 1); the ranks are np x -t x -g");
   add_nodes_option(cmd, args->options.nodes);
@@ -98,7 +106,10 @@ void register_nccl_tests(CLI::App& app) {
       ->check(CLI::Range(1, 1024));
   add_quiet_flag(cmd);
   cmd->add_option("--plot", args->plot, "Draw busbw against size (gnuplot; .png, .svg or .pdf)");
-  cmd->add_option("--also", args->also, "More machines to draw beside the first (repeatable)");
+  cmd->add_option("--also", args->also,
+                  "More machines to draw beside the first (repeatable; the same as more "
+                  "--topology)")
+      ->allow_extra_args(false);
   cmd->footer(
       "After the binary (all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, "
       "reduce_perf, alltoall_perf, sendrecv_perf, scatter_perf, gather_perf, alltoallv_perf, "

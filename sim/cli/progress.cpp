@@ -71,4 +71,11 @@ std::function<void(std::size_t, std::size_t)> Progress::callback() {
   };
 }
 
+std::function<void(std::size_t, std::size_t, const std::string&)> Progress::detailed_callback() {
+  return [this](std::size_t done, std::size_t total, const std::string& detail) {
+    total_ = total;
+    update(done, detail);
+  };
+}
+
 }  // namespace linksim::cli

@@ -46,6 +46,9 @@ class Progress {
   void finish();
   // For library code: calls update(done) (the callback's `total` replaces this one's).
   std::function<void(std::size_t done, std::size_t total)> callback();
+  // The same with what is under way (update(done, detail)).
+  std::function<void(std::size_t done, std::size_t total, const std::string& detail)>
+  detailed_callback();
 
  private:
   std::string label_;

@@ -1,31 +1,12 @@
 #include "sim/coll/collective.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 
 #include "sim/coll/algorithm_registry.hpp"
 
 namespace linksim::coll {
 namespace {
-
-struct OpName {
-  Op op;
-  std::string_view name;
-};
-constexpr std::array<OpName, 11> kOps{{
-    {Op::all_reduce, "all_reduce"},
-    {Op::all_gather, "all_gather"},
-    {Op::reduce_scatter, "reduce_scatter"},
-    {Op::broadcast, "broadcast"},
-    {Op::reduce, "reduce"},
-    {Op::alltoall, "alltoall"},
-    {Op::sendrecv, "sendrecv"},
-    {Op::scatter, "scatter"},
-    {Op::gather, "gather"},
-    {Op::alltoallv, "alltoallv"},
-    {Op::hypercube, "hypercube"},
-}};
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -35,13 +16,6 @@ std::string lower(std::string_view s) {
 }
 
 }  // namespace
-
-std::string_view to_string(Op op) {
-  for (const auto& o : kOps) {
-    if (o.op == op) return o.name;
-  }
-  return "?";
-}
 
 std::string_view to_string(Algorithm a) {
   return a.name();
@@ -60,14 +34,7 @@ std::string_view to_string(Protocol p) {
 }
 
 std::optional<Op> op_from_string(std::string_view name) {
-  const std::string l = lower(name);
-  for (const auto& o : kOps) {
-    if (o.name == l) return o.op;
-  }
-  if (l == "allreduce") return Op::all_reduce;
-  if (l == "allgather") return Op::all_gather;
-  if (l == "reducescatter") return Op::reduce_scatter;
-  return std::nullopt;
+  return collective_op_from_string(name);
 }
 
 std::optional<Algorithm> algorithm_from_string(std::string_view name) {
@@ -83,10 +50,7 @@ std::optional<Protocol> protocol_from_string(std::string_view name) {
 }
 
 std::vector<std::string> op_names() {
-  std::vector<std::string> out;
-  for (const auto& o : kOps)
-    out.emplace_back(o.name);
-  return out;
+  return collective_op_names();
 }
 
 std::optional<Op> op_from_nccl_tests_binary(std::string_view binary) {
@@ -95,10 +59,9 @@ std::optional<Op> op_from_nccl_tests_binary(std::string_view binary) {
     return std::nullopt;
   }
   const std::string_view stem = binary.substr(0, binary.size() - suffix.size());
-  for (const auto& o : kOps) {
-    if (o.name == stem) return o.op;
-  }
-  return std::nullopt;
+  const auto op = collective_op_from_string(stem);
+  // Only nccl-tests' own spelling names a binary (all_reduce_perf, not allreduce_perf).
+  return op && to_string(*op) == stem ? op : std::nullopt;
 }
 
 std::string nccl_tests_binary(Op op) {
@@ -107,8 +70,8 @@ std::string nccl_tests_binary(Op op) {
 
 std::vector<std::string> nccl_tests_binaries() {
   std::vector<std::string> out;
-  for (const auto& o : kOps)
-    out.push_back(std::string(o.name) + "_perf");
+  for (const auto& name : collective_op_names())
+    out.push_back(name + "_perf");
   return out;
 }
 

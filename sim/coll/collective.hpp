@@ -7,24 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/collective_op.hpp"
+
 namespace linksim::coll {
 
-// The last four are nccl-tests binaries NCCL runs as grouped sends and receives: scatter and
-// gather from and to a root, alltoallv (nccl-tests' distance-weighted pattern) and hypercube
-// (an all-gather by recursive doubling).
-enum class Op {
-  all_reduce,
-  all_gather,
-  reduce_scatter,
-  broadcast,
-  reduce,
-  alltoall,
-  sendrecv,
-  scatter,
-  gather,
-  alltoallv,
-  hypercube
-};
+// The operations are core's vocabulary (sim/core/collective_op.hpp); coll names them Op.
+using Op = CollectiveOp;
+using ::linksim::to_string;
 enum class Protocol { ll, ll128, simple };
 
 // Names one collective algorithm: a plug-in of the registry (algorithm_registry.hpp), by its
@@ -54,7 +43,6 @@ inline constexpr Algorithm Algorithm::tree{"Tree"};
 inline constexpr Algorithm Algorithm::nvls{"NVLS"};
 inline constexpr Algorithm Algorithm::pairwise{"P2P"};
 
-std::string_view to_string(Op op);
 std::string_view to_string(Algorithm a);
 std::string_view to_string(Protocol p);
 // Accept NCCL's spellings too: "Ring", "RING", "LL128", "Simple". Algorithms are looked up in

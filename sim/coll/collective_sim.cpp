@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "sim/coll/host_launch_cost.hpp"
+#include "sim/core/error.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -70,7 +71,7 @@ double lower_bound_s(const Communicator& comm, const Request& request, const Cho
     out_Bps = std::max(out_Bps, sum);
   }
   // A fitted bandwidth scale above 1 lets payload cross a link in fewer wire bytes.
-  const topo::CollectiveScales fitted = comm.scales(to_string(request.op));
+  const topo::CollectiveScales fitted = comm.scales(request.op);
   const double speedup = std::max(
       {1.0, fitted.bandwidth, fitted.bandwidth * fitted.ll, fitted.bandwidth * fitted.ll128});
   const double cap = a.rank_cap_Bps(comm, choice.protocol, choice.channels);
@@ -213,7 +214,7 @@ Outcome simulate_choice(const Communicator& comm, const Request& request, const 
 Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& request) {
   std::string why;
   const auto choices = candidate_choices(comm, request, &why);
-  if (choices.empty()) throw std::invalid_argument(why);
+  if (choices.empty()) throw InputError(comm.topology().file, "", why);
   std::optional<Outcome> best;
   for (const auto& c : choices) {
     Outcome o = simulate_choice(comm, request, c, Granularity::steps);
@@ -228,7 +229,7 @@ Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& 
 Outcome simulate_collective(const Communicator& comm, const Request& request) {
   std::string why;
   const auto choices = candidate_choices(comm, request, &why);
-  if (choices.empty()) throw std::invalid_argument(why);
+  if (choices.empty()) throw InputError(comm.topology().file, "", why);
   // Cheapest bound first; stop simulating once no remaining candidate's bound beats the best.
   std::vector<std::pair<double, std::size_t>> order;
   for (std::size_t i = 0; i < choices.size(); ++i)

@@ -66,8 +66,8 @@ struct Outcome {
 };
 
 // Simulates the request alone on the machine with each candidate and keeps the fastest, as
-// NCCL's tuner picks the minimum predicted time. Throws std::invalid_argument when no
-// candidate remains (see candidate_choices).
+// NCCL's tuner picks the minimum predicted time. Throws InputError (the machine's file) when
+// no candidate remains (see candidate_choices: the reason why).
 Outcome simulate_collective(const Communicator& comm, const Request& request);
 // The same as a job's bulk form prices it: every candidate by steps plus its slices' overhead
 // (no launch: the caller paces launches, as nccl-tests does), worked out

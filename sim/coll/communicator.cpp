@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/coll/algorithm_registry.hpp"
+#include "sim/core/error.hpp"
 #include "sim/topo/link_payload.hpp"
 
 namespace linksim::coll {
@@ -74,8 +75,9 @@ const topo::Route& Communicator::route(int from, int to) const {
   if (it != routes_.end()) return it->second;
   auto r = router_.route(gpu(from), gpu(to), options_);
   if (!r) {
-    throw std::invalid_argument("no route between " + topo_->node(gpu(from)).id + " and " +
-                                topo_->node(gpu(to)).id);
+    throw InputError(
+        topo_->file, "",
+        "no route between " + topo_->node(gpu(from)).id + " and " + topo_->node(gpu(to)).id);
   }
   return routes_.emplace(key, std::move(*r)).first->second;
 }

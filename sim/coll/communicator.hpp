@@ -24,8 +24,9 @@ struct Ring {
 
 class Communicator {
  public:
-  // REQUIRES: ranks are distinct GPUs of `topo`, which outlives the communicator. Throws
-  // std::invalid_argument when two ranks cannot reach each other. Routes are computed when
+  // REQUIRES: ranks are distinct GPUs of `topo`, which outlives the communicator. A route
+  // between two ranks that cannot reach each other throws InputError (the machine's file) when
+  // first asked for. Routes are computed when
   // first used: a communicator of thousands of ranks pays for the pairs its collectives use.
   Communicator(const topo::Topology& topo, std::vector<topo::NodeId> ranks,
                topo::RouteOptions options = {});
@@ -59,9 +60,7 @@ class Communicator {
   bool ll128_enabled() const { return intra_class_ == HwClass::nvlink; }
   // The machine's fitted corrections for an operation (topology "collective_calibration"),
   // 1 and 1 when uncalibrated.
-  topo::CollectiveScales scales(std::string_view op) const {
-    return topo_->collective.for_op(std::string(op));
-  }
+  topo::CollectiveScales scales(Op op) const { return topo_->collective.for_op(op); }
 
   // Rings chosen to spread traffic over the links (several when one ring leaves links idle),
   // and the busBw they reach together when nothing else runs: one ring step of B bytes per

@@ -17,7 +17,7 @@ Lowering::Lowering(const Communicator& comm, const Request& request, const Choic
       sim_(sim),
       alone_(alone),
       granularity_(granularity) {
-  const topo::CollectiveScales fitted = comm.scales(to_string(request.op));
+  const topo::CollectiveScales fitted = comm.scales(request.op);
   const double fitted_share = fitted.bandwidth *
                               (choice.protocol == Protocol::ll      ? fitted.ll
                                : choice.protocol == Protocol::ll128 ? fitted.ll128

@@ -116,8 +116,8 @@ std::size_t sweep_row_count(const SweepSpec& spec);
 // type, or more than kMaxSweepRows rows.
 void validate_sweep_spec(const SweepSpec& spec);
 
-// Runs the sweep; validate_sweep_spec first (its InputError), then std::invalid_argument for
-// what the communicator cannot do.
+// Runs the sweep; validate_sweep_spec first (its InputError), then InputError (the machine's
+// file) for what the communicator cannot do.
 std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec);
 
 // The same sweep on a calibrated machine with every ranged figure at its slow and at its fast

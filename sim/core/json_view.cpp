@@ -4,10 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/text_file.hpp"
 #include "sim/core/units.hpp"
 
 namespace linksim {
@@ -134,11 +133,7 @@ Json parse_json_text(const std::string& text, const std::string& source_name) {
 }
 
 Json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open file for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_json_text(buffer.str(), path);
+  return parse_json_text(read_text_file(path), path);
 }
 
 std::string json_type_name(const Json& value) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/core/csv.hpp"
 #include "sim/core/units.hpp"
 
 namespace linksim::report {
@@ -102,59 +103,36 @@ std::string status(const work::JobResult& r) {
   return r.failure.empty() ? "ok" : "does not fit";
 }
 
-// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string money(std::optional<double> v, double scale, const char* unit) {
   if (!v) return "-";
   return fmt::format("${:.4g}{}", *v * scale, unit);
 }
 
-}  // namespace
+// The model, job, plan and memory lines of a model job.
+std::string job_lines(const work::JobResult& r, const work::Scenario& sc) {
+  std::string out;
+  out += fmt::format("  model          {}\n", sc.model);
+  out += fmt::format("  job            {}\n", job_text(sc));
+  out += fmt::format("  plan           {}\n", plan_text(sc));
+  out += fmt::format(
+      "  memory / GPU   {} (weights {}, gradients {}, optimizer {}, "
+      "activations {}, KV cache {})\n",
+      units::format_bytes_binary(r.memory.total_bytes()),
+      units::format_bytes_binary(r.memory.weights_bytes),
+      units::format_bytes_binary(r.memory.gradients_bytes),
+      units::format_bytes_binary(r.memory.optimizer_bytes),
+      units::format_bytes_binary(r.memory.activations_bytes),
+      units::format_bytes_binary(r.memory.kv_cache_bytes));
+  if (r.memory.host_bytes > 0) {
+    out += fmt::format("  host memory    {} per GPU offloaded\n",
+                       units::format_bytes_binary(r.memory.host_bytes));
+  }
+  return out;
+}
 
-std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
-  std::string out = fmt::format("{}\n", sc.title);
-  if (!r.failure.empty()) {
-    return out + fmt::format("  machine        {} ({} GPUs): {}\n  does not run: {}\n", r.machine,
-                             r.gpus, r.machine_title, r.failure);
-  }
-  out += fmt::format("  machine        {} ({} GPUs): {}\n", r.machine, r.gpus, r.machine_title);
-  if (!sc.gradient_sync) {
-    out += fmt::format("  model          {}\n", sc.model);
-    out += fmt::format("  job            {}\n", job_text(sc));
-    out += fmt::format("  plan           {}\n", plan_text(sc));
-    out += fmt::format(
-        "  memory / GPU   {} (weights {}, gradients {}, optimizer {}, "
-        "activations {}, KV cache {})\n",
-        units::format_bytes_binary(r.memory.total_bytes()),
-        units::format_bytes_binary(r.memory.weights_bytes),
-        units::format_bytes_binary(r.memory.gradients_bytes),
-        units::format_bytes_binary(r.memory.optimizer_bytes),
-        units::format_bytes_binary(r.memory.activations_bytes),
-        units::format_bytes_binary(r.memory.kv_cache_bytes));
-    if (r.memory.host_bytes > 0) {
-      out += fmt::format("  host memory    {} per GPU offloaded\n",
-                         units::format_bytes_binary(r.memory.host_bytes));
-    }
-  }
-  out += fmt::format("\n  {} time{:<10} {}", step_label(sc), "", format_time(r.step_s));
-  if (r.step_range_s) {
-    out += fmt::format("  (calibrated range {} to {}: every fitted figure at its 95% bounds)",
-                       format_time(r.step_range_s->lo), format_time(r.step_range_s->hi));
-  }
-  out += "\n";
-  if (sc.job.kind == work::JobKind::decode && !sc.gradient_sync) {
-    out += fmt::format("  request time       {} ({} tokens)\n", format_time(r.request_s),
-                       sc.job.decode_tokens);
-  }
+// The step's split (the first three add up to it), its share, throughput and cost.
+std::string step_split_lines(const work::JobResult& r, const work::Scenario& sc) {
+  std::string out;
   // The engine's split (sim/engine/summary.hpp): the first three add up to the step.
   out += fmt::format("    compute          {}  (per GPU, average)\n", format_time(r.compute_s));
   out +=
@@ -186,6 +164,12 @@ std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
         "NCCL channels\n",
         100 * r.comm_sm_share);
   }
+  return out;
+}
+
+// Communication by parallel group and by collective, and the bottleneck links.
+std::string breakdown_lines(const work::JobResult& r) {
+  std::string out;
   if (!r.by_group.empty()) {
     out += "\n  by parallel group   collectives       bytes        time\n";
     for (const auto& [g, s] : r.by_group) {
@@ -205,6 +189,31 @@ std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
     for (const auto& b : r.bottlenecks)
       out += "    " + b + "\n";
   }
+  return out;
+}
+
+}  // namespace
+
+std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
+  std::string out = fmt::format("{}\n", sc.title);
+  if (!r.failure.empty()) {
+    return out + fmt::format("  machine        {} ({} GPUs): {}\n  does not run: {}\n", r.machine,
+                             r.gpus, r.machine_title, r.failure);
+  }
+  out += fmt::format("  machine        {} ({} GPUs): {}\n", r.machine, r.gpus, r.machine_title);
+  if (!sc.gradient_sync) out += job_lines(r, sc);
+  out += fmt::format("\n  {} time{:<10} {}", step_label(sc), "", format_time(r.step_s));
+  if (r.step_range_s) {
+    out += fmt::format("  (calibrated range {} to {}: every fitted figure at its 95% bounds)",
+                       format_time(r.step_range_s->lo), format_time(r.step_range_s->hi));
+  }
+  out += "\n";
+  if (sc.job.kind == work::JobKind::decode && !sc.gradient_sync) {
+    out += fmt::format("  request time       {} ({} tokens)\n", format_time(r.request_s),
+                       sc.job.decode_tokens);
+  }
+  out += step_split_lines(r, sc);
+  out += breakdown_lines(r);
   for (const auto& n : r.notes)
     out += "  note: " + n + "\n";
   if (!r.advice.empty()) {

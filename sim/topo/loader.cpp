@@ -1,6 +1,7 @@
 #include "sim/topo/loader.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -594,7 +595,12 @@ Topology parse_with_depth(const Json& document, const std::string& file, int dep
         v.expect_only({"latency_scale", "bandwidth_scale", "latency_scale_range",
                        "bandwidth_scale_range", "ll_scale", "ll_scale_range", "ll128_scale",
                        "ll128_scale_range"});
-        topo.collective.by_op[op] = scales(v);
+        const auto known = collective_op_from_string(op);
+        if (!known || to_string(*known) != op) {
+          v.fail(fmt::format("\"{}\" is not a collective operation: expected one of {}", op,
+                             fmt::join(collective_op_names(), ", ")));
+        }
+        topo.collective.by_op[*known] = scales(v);
       }
     }
     topo.collective.source = cv->string_or("source", "");

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/csv.hpp"
 #include "sim/core/json_view.hpp"
 
 namespace linksim::topo {
@@ -62,19 +63,6 @@ std::string smi_matrix_json(const SmiMatrix& m) {
   const Json doc = {{"columns", m.columns}, {"rows", rows}, {"nic_legend", nics}};
   return doc.dump(2) + "\n";
 }
-
-namespace {
-
-// RFC 4180: a field holding a comma, a quote or a line break is quoted, inner quotes doubled.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s)
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-}  // namespace
 
 std::string smi_matrix_csv(const SmiMatrix& m) {
   std::string out = "device";

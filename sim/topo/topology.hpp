@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/collective_op.hpp"
 #include "sim/topo/fabric.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_kind.hpp"
@@ -124,9 +125,10 @@ struct CollectiveScales {
 };
 struct CollectiveCalibration {
   CollectiveScales all;
-  std::map<std::string, CollectiveScales> by_op;  // "all_reduce", "broadcast", ...
+  // Listed by name in files and reports (CollectiveOpNameOrder).
+  std::map<CollectiveOp, CollectiveScales, CollectiveOpNameOrder> by_op;
   std::string source;
-  CollectiveScales for_op(const std::string& op) const {
+  CollectiveScales for_op(CollectiveOp op) const {
     auto it = by_op.find(op);
     return it == by_op.end() ? all : it->second;
   }

@@ -27,7 +27,8 @@ std::string does_not_fit_message(const topo::Topology& machine, const ModelSpec&
   const auto any = smallest_fitting_plan(model, sc.job, gpu, 4096, 0.9, sc.plan, max_tensor);
   return msg + (any ? fmt::format("; no plan on {}'s {} GPUs fits: it needs at least {} GPUs "
                                   "(data {} x tensor {} x pipeline {}), which takes several "
-                                  "nodes: run it on a cluster (a cluster file, or --nodes)",
+                                  "nodes: run it on a cluster (a cluster file, or this machine "
+                                  "scaled out to more nodes)",
                                   machine.name, machine_gpus, any->gpus(), any->data, any->tensor,
                                   any->pipeline)
                     : std::string("; no plan fits even on 4096 GPUs"));

@@ -79,28 +79,9 @@ std::string resolve_model(const JsonView& v, const std::string& scenario_file) {
   return relative.string();
 }
 
-}  // namespace
-
-Scenario load_scenario(const std::string& path_in) {
-  const std::string path = resolve_scenario_path(path_in);
-  const Json doc = read_json_file(path);
-  const JsonView root(doc, path);
-  root.expect_only({"$schema", "title", "description", "topologies", "model", "job", "plan",
-                    "compute", "overrides", "notes", "precision"});
-  Scenario s;
-  s.file = path;
-  s.name = fs::path(path).stem().string();
-  s.title = root.at("title").as_string();
-  s.description = root.string_or("description", "");
-  for (const auto& t : root.at("topologies").elements())
-    s.topologies.push_back(resolve_topology(t, path));
-  if (s.topologies.empty()) root.at("topologies").fail("expected at least one machine");
-  if (auto n = root.get("notes")) {
-    for (const auto& e : n->elements())
-      s.notes.push_back(e.as_string());
-  }
-
-  const JsonView job = root.at("job");
+// The job: what runs (a training, prefill, decode or serving job, or the seed article's
+// gradient sync).
+void parse_job(const JsonView& job, Scenario& s) {
   const std::string kind = job.at("kind").as_string();
   if (kind == "gradient_sync") {
     job.expect_only({"kind", "compute_time", "gradient_size"});
@@ -138,6 +119,111 @@ Scenario load_scenario(const std::string& path_in) {
     s.job.decode_tokens = positive_int(job, "decode_tokens", 1);
     if (auto f = job.get("finetune")) s.job.finetune = parse_finetune(*f);
   }
+}
+
+// The parallel plan: degrees, ZeRO, buckets, recompute, offload.
+void parse_plan(const JsonView& plan, Scenario& s) {
+  plan.expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "sequence_parallel",
+                    "micro_batches", "bucket_size", "recompute", "prefetch", "flash_attention",
+                    "activation_offload", "optimizer_offload"});
+  if (auto dv = plan.get("data"); dv && dv->is_string()) {
+    if (dv->as_string() != "fill") {
+      dv->fail("expected a data-parallel degree (a positive integer) or \"fill\"");
+    }
+    s.plan.data_fills = true;
+  } else {
+    s.plan.data = positive_int(plan, "data", 1);
+  }
+  s.plan.tensor = positive_int(plan, "tensor", 1);
+  s.plan.pipeline = positive_int(plan, "pipeline", 1);
+  s.plan.expert = positive_int(plan, "expert", 1);
+  s.plan.micro_batches = positive_int(plan, "micro_batches", 1);
+  s.plan.sequence_parallel = plan.bool_or("sequence_parallel", false);
+  if (auto r = plan.get("recompute")) s.plan.recompute = parse_recompute(*r);
+  if (auto f = plan.get("flash_attention")) s.plan.flash_attention = f->as_bool();
+  s.plan.activation_offload = plan.bool_or("activation_offload", false);
+  s.plan.optimizer_offload = plan.bool_or("optimizer_offload", false);
+  for (const char* key : {"activation_offload", "optimizer_offload"}) {
+    if (plan.bool_or(key, false) && s.job.kind != JobKind::training) {
+      plan.at(key).fail(fmt::format("\"{}\" applies to a training job", key));
+    }
+  }
+  s.plan.prefetch = plan.bool_or("prefetch", true);
+  if (auto z = plan.get("zero_stage")) {
+    const auto stage = z->as_integer();
+    if (stage < 0 || stage > 3) z->fail("expected a ZeRO stage from 0 to 3");
+    s.plan.zero_stage = static_cast<int>(stage);
+  }
+  if (auto b = plan.get("bucket_size")) {
+    s.plan.bucket_bytes = b->as_bytes();
+    if (!(s.plan.bucket_bytes > 0)) b->fail("expected a size > 0");
+  }
+}
+
+ComputeModel parse_compute(const JsonView& c) {
+  ComputeModel compute;
+  c.expect_only({"efficiency", "comm_sm_share"});
+  if (auto e = c.get("efficiency")) {
+    compute.efficiency = e->as_number();
+    if (!(compute.efficiency > 0) || compute.efficiency > 1) {
+      e->fail("expected a fraction of peak in (0, 1]");
+    }
+  }
+  if (auto share = c.get("comm_sm_share")) {
+    const double v = share->as_number();
+    if (v < 0 || v >= 1) share->fail("expected a fraction in [0, 1)");
+    compute.comm_sm_share = v;
+  }
+  return compute;
+}
+
+// Forced algorithm and protocol, spelled exactly as the registry and NCCL name them.
+void parse_overrides(const JsonView& o, Scenario& s) {
+  o.expect_only({"algorithm", "protocol"});
+  // A file spells a name one way, the registry's (as the schema's enum does); the lenient
+  // spellings NCCL_ALGO and NCCL_PROTO take are for the environment and the command line.
+  if (auto a = o.get("algorithm")) {
+    const auto& registry = coll::AlgorithmRegistry::builtin();
+    const std::string name = a->as_string();
+    s.algorithm = registry.find(name);
+    if (!s.algorithm || s.algorithm->name() != name) {
+      a->fail(registry.unknown_name_message(name) + " (spelled exactly so)");
+    }
+  }
+  if (auto p = o.get("protocol")) {
+    const std::string name = p->as_string();
+    s.protocol = coll::protocol_from_string(name);
+    if (!s.protocol || coll::to_string(*s.protocol) != name) {
+      p->fail(
+          fmt::format("unknown protocol \"{}\"; expected one of LL, LL128, Simple (spelled "
+                      "exactly so)",
+                      name));
+    }
+  }
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path_in) {
+  const std::string path = resolve_scenario_path(path_in);
+  const Json doc = read_json_file(path);
+  const JsonView root(doc, path);
+  root.expect_only({"$schema", "title", "description", "topologies", "model", "job", "plan",
+                    "compute", "overrides", "notes", "precision"});
+  Scenario s;
+  s.file = path;
+  s.name = fs::path(path).stem().string();
+  s.title = root.at("title").as_string();
+  s.description = root.string_or("description", "");
+  for (const auto& t : root.at("topologies").elements())
+    s.topologies.push_back(resolve_topology(t, path));
+  if (s.topologies.empty()) root.at("topologies").fail("expected at least one machine");
+  if (auto n = root.get("notes")) {
+    for (const auto& e : n->elements())
+      s.notes.push_back(e.as_string());
+  }
+
+  parse_job(root.at("job"), s);
   if (auto p = root.get("precision")) {
     if (s.gradient_sync) p->fail("a gradient_sync job takes no \"precision\"");
     s.job.precision = parse_precision(*p);
@@ -155,82 +241,13 @@ Scenario load_scenario(const std::string& path_in) {
     }
   }
   if (auto plan = root.get("plan")) {
-    plan->expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "sequence_parallel",
-                       "micro_batches", "bucket_size", "recompute", "prefetch", "flash_attention",
-                       "activation_offload", "optimizer_offload"});
-    if (auto dv = plan->get("data"); dv && dv->is_string()) {
-      if (dv->as_string() != "fill") {
-        dv->fail("expected a data-parallel degree (a positive integer) or \"fill\"");
-      }
-      s.plan.data_fills = true;
-    } else {
-      s.plan.data = positive_int(*plan, "data", 1);
-    }
-    s.plan.tensor = positive_int(*plan, "tensor", 1);
-    s.plan.pipeline = positive_int(*plan, "pipeline", 1);
-    s.plan.expert = positive_int(*plan, "expert", 1);
-    s.plan.micro_batches = positive_int(*plan, "micro_batches", 1);
-    s.plan.sequence_parallel = plan->bool_or("sequence_parallel", false);
-    if (auto r = plan->get("recompute")) s.plan.recompute = parse_recompute(*r);
-    if (auto f = plan->get("flash_attention")) s.plan.flash_attention = f->as_bool();
-    s.plan.activation_offload = plan->bool_or("activation_offload", false);
-    s.plan.optimizer_offload = plan->bool_or("optimizer_offload", false);
-    for (const char* key : {"activation_offload", "optimizer_offload"}) {
-      if (plan->bool_or(key, false) && s.job.kind != JobKind::training) {
-        plan->at(key).fail(fmt::format("\"{}\" applies to a training job", key));
-      }
-    }
-    s.plan.prefetch = plan->bool_or("prefetch", true);
-    if (auto z = plan->get("zero_stage")) {
-      const auto stage = z->as_integer();
-      if (stage < 0 || stage > 3) z->fail("expected a ZeRO stage from 0 to 3");
-      s.plan.zero_stage = static_cast<int>(stage);
-    }
-    if (auto b = plan->get("bucket_size")) {
-      s.plan.bucket_bytes = b->as_bytes();
-      if (!(s.plan.bucket_bytes > 0)) b->fail("expected a size > 0");
-    }
+    parse_plan(*plan, s);
   } else if (!s.gradient_sync) {
     root.fail("missing required field \"plan\"");
   }
 
-  if (auto c = root.get("compute")) {
-    c->expect_only({"efficiency", "comm_sm_share"});
-    if (auto e = c->get("efficiency")) {
-      s.compute.efficiency = e->as_number();
-      if (!(s.compute.efficiency > 0) || s.compute.efficiency > 1) {
-        e->fail("expected a fraction of peak in (0, 1]");
-      }
-    }
-    if (auto share = c->get("comm_sm_share")) {
-      const double v = share->as_number();
-      if (v < 0 || v >= 1) share->fail("expected a fraction in [0, 1)");
-      s.compute.comm_sm_share = v;
-    }
-  }
-  if (auto o = root.get("overrides")) {
-    o->expect_only({"algorithm", "protocol"});
-    // A file spells a name one way, the registry's (as the schema's enum does); the lenient
-    // spellings NCCL_ALGO and NCCL_PROTO take are for the environment and the command line.
-    if (auto a = o->get("algorithm")) {
-      const auto& registry = coll::AlgorithmRegistry::builtin();
-      const std::string name = a->as_string();
-      s.algorithm = registry.find(name);
-      if (!s.algorithm || s.algorithm->name() != name) {
-        a->fail(registry.unknown_name_message(name) + " (spelled exactly so)");
-      }
-    }
-    if (auto p = o->get("protocol")) {
-      const std::string name = p->as_string();
-      s.protocol = coll::protocol_from_string(name);
-      if (!s.protocol || coll::to_string(*s.protocol) != name) {
-        p->fail(
-            fmt::format("unknown protocol \"{}\"; expected one of LL, LL128, Simple (spelled "
-                        "exactly so)",
-                        name));
-      }
-    }
-  }
+  if (auto c = root.get("compute")) s.compute = parse_compute(*c);
+  if (auto o = root.get("overrides")) parse_overrides(*o, s);
   // Last, so that a bad plan or job is reported before a model that is missing.
   if (!s.gradient_sync) s.model = resolve_model(root.at("model"), path);
   enforce_schema(doc, path, scenario_schema_path());

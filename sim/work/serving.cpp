@@ -168,20 +168,14 @@ LatencyStats latency_stats(std::vector<double> values) {
   return s;
 }
 
-ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& model,
-                               const Scenario& scenario) {
-  const ServingLoad& load = scenario.job.serving;
-  ServingResult res;
-  // The memory check and the plan's validity, as a decode of one longest request.
-  Scenario one = scenario;
-  one.job.kind = JobKind::decode;
-  one.job.global_batch = scenario.plan.data;  // one request per replica
-  const JobResult check = simulate_job(machine, model, one);
-  res.machine = check.machine;
-  res.machine_title = check.machine_title;
-  res.price_per_hour_usd = check.price_per_hour_usd;
-  res.gpus = check.gpus;
+namespace {
 
+// Sizes the KV cache of one replica: what fits beside the weights and a prefill of the token
+// budget in 90% of a GPU's memory. Sets res.memory and res.kv_capacity_tokens; returns the
+// budget. Throws DoesNotFit when not even one longest request fits.
+int fit_kv_cache(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario,
+                 ServingResult& res) {
+  const ServingLoad& load = scenario.job.serving;
   const topo::GpuModel& gpu = *machine.node(machine.nodes_of(topo::NodeKind::gpu).front()).gpu;
   const int budget = std::max(kPrefillTokenBudget, load.input_tokens.max);
   Job working = scenario.job;
@@ -202,6 +196,53 @@ ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& m
                     "weights and a {}-token prefill, fewer than one request of {:g}",
                     model.name, machine.name, res.kv_capacity_tokens, budget, longest));
   }
+  return budget;
+}
+
+// Latency percentiles, throughput and cost over the finished requests.
+void tally_requests(const std::vector<Request>& requests, double steps, double sequences,
+                    ServingResult& res) {
+  std::vector<double> ttft, tpot, e2e;
+  double output_tokens = 0;
+  double input_tokens = 0;
+  for (const auto& r : requests) {
+    ttft.push_back(r.first_token_s - r.arrival_s);
+    if (r.output > 1) tpot.push_back((r.finish_s - r.first_token_s) / (r.output - 1));
+    e2e.push_back(r.finish_s - r.arrival_s);
+    res.duration_s = std::max(res.duration_s, r.finish_s);
+    output_tokens += r.output;
+    input_tokens += r.input;
+  }
+  res.requests = static_cast<int>(requests.size());
+  res.ttft = latency_stats(ttft);
+  res.tpot = latency_stats(tpot);
+  res.e2e = latency_stats(e2e);
+  res.mean_batch = steps > 0 ? sequences / steps : 0;
+  res.output_tokens_per_s = output_tokens / res.duration_s;
+  res.input_tokens_per_s = input_tokens / res.duration_s;
+  res.output_tokens_per_s_per_gpu = res.output_tokens_per_s / res.gpus;
+  if (res.price_per_hour_usd) {
+    res.cost_per_mtoken_usd = *res.price_per_hour_usd / 3600 * res.duration_s / output_tokens * 1e6;
+  }
+}
+
+}  // namespace
+
+ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& model,
+                               const Scenario& scenario) {
+  const ServingLoad& load = scenario.job.serving;
+  ServingResult res;
+  // The memory check and the plan's validity, as a decode of one longest request.
+  Scenario one = scenario;
+  one.job.kind = JobKind::decode;
+  one.job.global_batch = scenario.plan.data;  // one request per replica
+  const JobResult check = simulate_job(machine, model, one);
+  res.machine = check.machine;
+  res.machine_title = check.machine_title;
+  res.price_per_hour_usd = check.price_per_hour_usd;
+  res.gpus = check.gpus;
+
+  const int budget = fit_kv_cache(machine, model, scenario, res);
 
   // Iteration times from the engine, on one replica.
   Scenario timing = scenario;
@@ -240,28 +281,7 @@ ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& m
     res.max_batch_seen = std::max(res.max_batch_seen, s.max_batch);
   }
 
-  std::vector<double> ttft, tpot, e2e;
-  double output_tokens = 0;
-  double input_tokens = 0;
-  for (const auto& r : requests) {
-    ttft.push_back(r.first_token_s - r.arrival_s);
-    if (r.output > 1) tpot.push_back((r.finish_s - r.first_token_s) / (r.output - 1));
-    e2e.push_back(r.finish_s - r.arrival_s);
-    res.duration_s = std::max(res.duration_s, r.finish_s);
-    output_tokens += r.output;
-    input_tokens += r.input;
-  }
-  res.requests = static_cast<int>(requests.size());
-  res.ttft = latency_stats(ttft);
-  res.tpot = latency_stats(tpot);
-  res.e2e = latency_stats(e2e);
-  res.mean_batch = steps > 0 ? sequences / steps : 0;
-  res.output_tokens_per_s = output_tokens / res.duration_s;
-  res.input_tokens_per_s = input_tokens / res.duration_s;
-  res.output_tokens_per_s_per_gpu = res.output_tokens_per_s / res.gpus;
-  if (res.price_per_hour_usd) {
-    res.cost_per_mtoken_usd = *res.price_per_hour_usd / 3600 * res.duration_s / output_tokens * 1e6;
-  }
+  tally_requests(requests, steps, sequences, res);
   res.notes.push_back(fmt::format(
       "iteration times: engine simulations of prefills and decode steps at powers of two, "
       "interpolated; decode at context {:g} + {:g}/2",

@@ -14,6 +14,7 @@
 #include "sim/coll/collective_sim.hpp"
 #include "sim/coll/communicator.hpp"
 #include "sim/coll/route_paths.hpp"
+#include "sim/core/error.hpp"
 #include "sim/topo/link_payload.hpp"
 
 namespace linksim::work::detail {
@@ -153,8 +154,8 @@ class Placer {
         comm_it =
             communicators_.emplace(c.gpus, std::make_unique<coll::Communicator>(topo_, c.gpus))
                 .first;
-      } catch (const std::invalid_argument& e) {
-        fail_(i, "gpus", fmt::format("these GPUs cannot all reach each other: {}", e.what()));
+      } catch (const InputError& e) {
+        fail_(i, "gpus", fmt::format("these GPUs cannot all reach each other: {}", e.message()));
       }
     }
     const coll::Communicator& comm = *comm_it->second;
@@ -170,12 +171,13 @@ class Placer {
     if (choice_it == choices_.end()) {
       try {
         choice_it = choices_.emplace(key, coll::simulate_collective(comm, r).choice).first;
-      } catch (const std::invalid_argument& e) {
-        fail_(i,
-              c.algorithm  ? "algorithm"
-              : c.protocol ? "protocol"
-                           : "op",
-              fmt::format("no way to run {} on these GPUs: {}", coll::to_string(c.op), e.what()));
+      } catch (const InputError& e) {
+        fail_(
+            i,
+            c.algorithm  ? "algorithm"
+            : c.protocol ? "protocol"
+                         : "op",
+            fmt::format("no way to run {} on these GPUs: {}", coll::to_string(c.op), e.message()));
       }
     }
     engine::Simulation& sim = graph_->simulation;

@@ -62,7 +62,7 @@ TEST(CollectiveFit, RecoversKnownScalesAndItsIntervalsHoldThem) {
   topo::CollectiveScales scales;
   scales.latency = 1.5;
   scales.bandwidth = 0.8;
-  truth.collective.by_op["all_reduce"] = scales;
+  truth.collective.by_op[CollectiveOp::all_reduce] = scales;
   const std::vector<double> noise{1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.0, 1.015, 0.985};
   std::vector<Record> records;
   double size = 1024;
@@ -78,7 +78,7 @@ TEST(CollectiveFit, RecoversKnownScalesAndItsIntervalsHoldThem) {
   }
   const auto fit = fit_collectives(topo::load_topology("rtx2080ti-2x"), records);
   ASSERT_TRUE(fit.has_value());
-  const topo::CollectiveScales& s = fit->calibration.by_op.at("all_reduce");
+  const topo::CollectiveScales& s = fit->calibration.by_op.at(CollectiveOp::all_reduce);
   EXPECT_NEAR(s.latency, 1.5, 0.15);
   EXPECT_NEAR(s.bandwidth, 0.8, 0.04);
   ASSERT_TRUE(s.latency_range.has_value());

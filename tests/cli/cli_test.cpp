@@ -34,6 +34,13 @@ TEST(CliTest, TopoShowGolden) {
   expect_golden("topo check dgx-1v", "topo-check-dgx-1v.txt");
 }
 
+// The same figures for programs (sim/report/machine_data.hpp): linksim's own layouts.
+TEST(CliTest, TopoFiguresForProgramsGolden) {
+  expect_golden("topo check dgx-1v --format json", "topo-check-dgx-1v.json");
+  expect_golden("topo check aws-p4de-x2 --format csv", "topo-check-aws-p4de-x2.csv");
+  expect_golden("topo list --format csv", "topo-list.csv");
+}
+
 // The nccl-tests goldens follow nccl-tests 2.19.6's printf formats (src/util.cu @a0b82b22);
 // tests/cli/nccl_tests_cli_test.cpp checks the layout line by line against those formats.
 TEST(CliTest, NcclTestsGolden) {

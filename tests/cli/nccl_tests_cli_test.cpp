@@ -101,6 +101,17 @@ TEST(NcclTestsCli, TheWorldIsProcessesTimesThreadsTimesGpus) {
       << too_many.err;
 }
 
+// --topology repeats as in run and compare: the first machine runs, the others are only drawn
+// beside it by --plot, so the printout is the first machine's alone.
+TEST(NcclTestsCli, TheFirstOfSeveralTopologiesRuns) {
+  const std::string binary = " all_reduce_perf -b 1K -e 1K -c 0";
+  const auto one = run_linksim("nccl-tests --topology dgx-a100" + binary);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const auto two = run_linksim("nccl-tests --topology dgx-a100 --topology dgx-h100" + binary);
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(two.out, one.out);
+}
+
 // A host that takes 100 us per launch per GPU: every run below is launch-bound, so the
 // differences are exact whatever the GPUs' own time T (sim/coll/sweep.hpp's pipeline, n = 20):
 // -g 2: 200 + T/20; --np 2 -g 1: 100 + T/20; -g 2 -m 4: (20 x 200 + 4T) / 80 = 50 + T/20;

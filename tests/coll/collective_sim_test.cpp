@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/coll/sweep.hpp"
+#include "sim/core/error.hpp"
 #include "sim/topo/link_payload.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/coll/test_machines.hpp"
@@ -88,7 +89,7 @@ TEST(CollectiveSimTest, NvlsNeedsNvlink4AndAnNvswitch) {
   std::string why;
   EXPECT_TRUE(candidate_choices(comm, r, &why).empty());
   EXPECT_NE(why.find("NVLS needs an NVSwitch with NVLink 4"), std::string::npos) << why;
-  EXPECT_THROW(simulate_collective(comm, r), std::invalid_argument);
+  EXPECT_THROW(simulate_collective(comm, r), InputError);
 }
 
 TEST(CollectiveSimTest, NvlsOnH100ByHand) {

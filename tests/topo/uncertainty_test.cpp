@@ -57,7 +57,7 @@ TEST(Uncertainty, LoaderReadsRanges) {
   EXPECT_FALSE(t.link(0).bandwidth_range_Bps.has_value());
   EXPECT_DOUBLE_EQ(t.collective.all.latency_range->lo, 1.5);
   EXPECT_FALSE(t.collective.all.bandwidth_range.has_value());
-  EXPECT_DOUBLE_EQ(t.collective.by_op.at("all_reduce").bandwidth_range->hi, 0.9);
+  EXPECT_DOUBLE_EQ(t.collective.by_op.at(CollectiveOp::all_reduce).bandwidth_range->hi, 0.9);
   EXPECT_DOUBLE_EQ(t.collective.all.ll128, 0.8);
   EXPECT_DOUBLE_EQ(t.collective.all.ll, 1.0);  // not given
   EXPECT_DOUBLE_EQ(t.host_launch.per_gpu_s, 5e-6);
@@ -73,7 +73,7 @@ TEST(Uncertainty, RangeEndsMoveOnlyRangedFigures) {
   EXPECT_DOUBLE_EQ(slow.link(2).bandwidth_Bps, 8e9);
   EXPECT_DOUBLE_EQ(slow.link(2).latency_s, 3e-6);
   EXPECT_DOUBLE_EQ(slow.collective.all.latency, 2.5);
-  EXPECT_DOUBLE_EQ(slow.collective.by_op.at("all_reduce").bandwidth, 0.7);
+  EXPECT_DOUBLE_EQ(slow.collective.by_op.at(CollectiveOp::all_reduce).bandwidth, 0.7);
   EXPECT_DOUBLE_EQ(slow.collective.all.ll128, 0.6);
   EXPECT_DOUBLE_EQ(slow.host_launch.per_gpu_s, 6e-6);
   EXPECT_DOUBLE_EQ(fast.collective.all.ll128, 1.1);
@@ -81,13 +81,13 @@ TEST(Uncertainty, RangeEndsMoveOnlyRangedFigures) {
   EXPECT_DOUBLE_EQ(fast.link(2).bandwidth_Bps, 12e9);
   EXPECT_DOUBLE_EQ(fast.link(2).latency_s, 1e-6);
   EXPECT_DOUBLE_EQ(fast.collective.all.latency, 1.5);
-  EXPECT_DOUBLE_EQ(fast.collective.by_op.at("all_reduce").bandwidth, 0.9);
+  EXPECT_DOUBLE_EQ(fast.collective.by_op.at(CollectiveOp::all_reduce).bandwidth, 0.9);
   // Unranged figures stay: the GPU links' PCIe 4.0 x16 default of 2 GB/s x 16 = 32 GB/s, the
   // all-over bandwidth scale 1, and all_reduce's latency scale (1: by_op does not inherit).
   EXPECT_DOUBLE_EQ(slow.link(0).bandwidth_Bps, 32e9);
   EXPECT_DOUBLE_EQ(fast.link(1).bandwidth_Bps, 32e9);
   EXPECT_DOUBLE_EQ(slow.collective.all.bandwidth, 1.0);
-  EXPECT_DOUBLE_EQ(slow.collective.by_op.at("all_reduce").latency, 1.0);
+  EXPECT_DOUBLE_EQ(slow.collective.by_op.at(CollectiveOp::all_reduce).latency, 1.0);
 }
 
 TEST(Uncertainty, AMachineWithoutRangesHasNone) {
@@ -114,6 +114,18 @@ TEST(Uncertainty, ARangeThatMissesItsFigureIsRejected) {
             file +
                 ": at /collective_calibration/latency_scale_range: expected [low, high] "
                 "around latency_scale (2)");
+}
+
+// by_op keys are operations: a misspelt one is an error, not a correction silently unused.
+TEST(Uncertainty, AnUnknownOperationInByOpIsRejected) {
+  TempDir dir;
+  Json doc = ranged_doc();
+  doc["collective_calibration"]["by_op"]["allreduce"] = {{"bandwidth_scale", 0.9}};
+  EXPECT_EQ(load_error(dir, doc),
+            dir.path() +
+                "/machine.json: at /collective_calibration/by_op/allreduce: \"allreduce\" is not "
+                "a collective operation: expected one of all_reduce, all_gather, reduce_scatter, "
+                "broadcast, reduce, alltoall, sendrecv, scatter, gather, alltoallv, hypercube");
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+#pragma once
+// The library call behind `linksim topo import`: a machine file made from what a real node
+// prints, either `nvidia-smi topo -m` or NCCL's topology XML (NCCL_TOPO_DUMP_FILE), checked
+// before the caller writes it.
+//
+//   app::MachineImportOptions options;
+//   options.gpu_model = "H100-SXM5-80GB";
+//   const app::MachineImport m = app::import_machine(read_text_file("smi.txt"), options);
+//   std::cout << m.document;  std::cerr << m.report;
+
+#include <string>
+
+namespace linksim::app {
+
+struct MachineImportOptions {
+  // The GPU model (topo's catalog, docs/topology-format.md): neither printout names it. Required.
+  std::string gpu_model;
+  // The CPU vendor, for the host links nvidia-smi does not describe (intel, amd, nvidia, ibm,
+  // other); NCCL's XML says its own.
+  std::string cpu_vendor = "intel";
+  // The machine's title; empty: one made from what was imported.
+  std::string title;
+  // Where the text came from, named in the file's sources and in errors. Required.
+  std::string source;
+  // The name the written file will have, for errors found when loading it back ("<stdout>").
+  std::string output_name = "<stdout>";
+};
+
+struct MachineImport {
+  std::string document;  // the machine file's text (JSON, newline-terminated)
+  // What the import assumed, and for a printout whether the machine reproduces it cell by cell
+  // (or each cell that differs), as lines starting "linksim: ".
+  std::string report;
+};
+
+// `text` is NCCL's XML when its first non-blank character is '<', else a printout. The result
+// loads as a machine (checked here). Throws InputError for bad input.
+MachineImport import_machine(const std::string& text, const MachineImportOptions& options);
+
+}  // namespace linksim::app

@@ -1,0 +1,54 @@
+#pragma once
+// The library call behind `linksim run` and `linksim compare`: a scenario simulated on each
+// machine it names (or the caller's list instead), with the policy that one machine too small
+// for the job is a finding in the results, not a failure of the run.
+//
+//   app::ScenarioRunOptions options;
+//   options.scenario = "llama3-70b-8xh100";
+//   const app::ScenarioRuns runs = app::run_scenario(options);
+//   std::cout << report::format_job(runs.jobs.front(), runs.scenario);
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/work/gradient_sync_sim.hpp"
+#include "sim/work/job_sim.hpp"
+#include "sim/work/scenario.hpp"
+#include "sim/work/serving.hpp"
+
+namespace linksim::app {
+
+struct ScenarioRunOptions {
+  // The scenario: a file or a shipped name. Required.
+  std::string scenario;
+  // Machines to run on instead of the scenario's own list; empty: the scenario's. At most 64,
+  // none named twice.
+  std::vector<std::string> machines;
+  // Scale every machine to this many nodes (0: as each file says).
+  int nodes = 0;
+  // Keep each job's channel intervals, which only a Chrome trace draws (costs memory).
+  bool record_channel_intervals = false;
+  // Called before each machine with (machines done, machines in all, the machine's name); may
+  // be empty.
+  std::function<void(std::size_t done, std::size_t total, const std::string& machine)> progress;
+};
+
+struct ScenarioRuns {
+  work::Scenario scenario;
+  // One per machine, in the order named. A machine too small for the job has only `machine`,
+  // `machine_title`, `gpus` and `failure` set. For a gradient-sync scenario these are the
+  // realistic runs of `syncs`; for a serving scenario they carry only machine and failure.
+  std::vector<work::JobResult> jobs;
+  std::vector<work::GradientSyncResult> syncs;  // gradient-sync scenarios
+  std::vector<work::ServingResult> servings;    // serving scenarios
+  // Whether the scenario serves requests (then `servings` holds the results).
+  bool serving() const;
+};
+
+// Throws InputError for bad input, and when the job fits on no machine named (the message says
+// why it does not fit; with one machine, work::DoesNotFit's message).
+ScenarioRuns run_scenario(const ScenarioRunOptions& options);
+
+}  // namespace linksim::app
