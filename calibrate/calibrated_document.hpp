@@ -11,6 +11,7 @@
 
 #include "calibrate/link_overrides.hpp"
 #include "sim/core/json_view.hpp"
+#include "sim/topo/machine_writer.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace linksim::calibrate {
@@ -32,11 +33,12 @@ Json apply_link_overrides(const Json& document, const std::string& file,
 // to the GPU nodes and this file's own fields (title, description, instance, calibration, ...)
 // on top; "sources" and "notes" are the base's followed by this file's. A document without
 // "base" comes back unchanged. The base is read relative to `file` (InputError if missing).
+// (topo::self_contained_machine_document.)
 Json self_contained_document(const Json& document, const std::string& file);
 
 // "13.2 GB/s", "3.69 us": 6 significant digits, so the written figure is the fitted one.
-std::string format_bandwidth_field(double bandwidth_Bps);
-std::string format_latency_field(double latency_s);
+using topo::format_bandwidth_field;
+using topo::format_latency_field;
 
 // FNV-1a 64-bit hash of bytes, as 16 hex digits: identifies a log in provenance.
 std::string fnv1a64_hex(const std::string& bytes);

@@ -59,6 +59,79 @@ void fill_residuals(AlphaBetaFit& fit, const std::vector<Sample>& s) {
   fit.relative_rms = std::sqrt(sum_sq / static_cast<double>(s.size()));
 }
 
+// The weighted least-squares sums of t = s*x through the origin: x = num / den.
+struct ThroughOrigin {
+  double num = 0;
+  double den = 0;
+};
+ThroughOrigin through_origin(const std::vector<Sample>& samples) {
+  ThroughOrigin o;
+  for (const auto& s : samples) {
+    const double w = 1.0 / (s.time_s * s.time_s);
+    o.num += w * s.size_bytes * s.time_s;
+    o.den += w * s.size_bytes * s.size_bytes;
+  }
+  return o;
+}
+
+// The Student-t interval of `a`'s latency and bandwidth at `dof` degrees of freedom.
+void set_interval(AlphaBetaFit& fit, const Affine& a, int dof, double confidence) {
+  const double sigma2 = a.sse / dof;
+  boost::math::students_t dist(dof);
+  const double q = boost::math::quantile(boost::math::complement(dist, (1 - confidence) / 2));
+  const double ha = q * std::sqrt(sigma2 * a.inv_xtwx(0, 0));
+  const double hx = q * std::sqrt(sigma2 * a.inv_xtwx(1, 1));
+  fit.has_interval = true;
+  fit.latency_lo_s = a.alpha - ha;
+  fit.latency_hi_s = a.alpha + ha;
+  fit.bandwidth_lo_Bps = 1.0 / (a.x + hx);
+  fit.bandwidth_hi_Bps = a.x - hx > 0 ? 1.0 / (a.x - hx) : std::numeric_limits<double>::infinity();
+}
+
+// The split of the sorted samples into a small- and a large-message line (at least three
+// samples each, between two distinct sizes, both physical) with the least total error; k == 0
+// when there is none.
+struct Split {
+  std::size_t k = 0;  // first sample of the large regime
+  double sse = std::numeric_limits<double>::infinity();
+  Affine small;
+  Affine large;
+};
+Split best_split(const std::vector<Sample>& samples) {
+  Split best;
+  for (std::size_t k = 3; k + 3 <= samples.size(); ++k) {
+    if (samples[k - 1].size_bytes == samples[k].size_bytes) continue;
+    Affine lo = solve_affine(samples, 0, k);
+    Affine hi = solve_affine(samples, k, samples.size());
+    if (!lo.ok || !hi.ok || !(lo.x > 0) || !(hi.x > 0) || lo.alpha < 0 || hi.alpha < 0) continue;
+    if (lo.sse + hi.sse < best.sse) best = {k, lo.sse + hi.sse, lo, hi};
+  }
+  return best;
+}
+
+// Two regimes replace the one line when an F test at options.regime_test_level says the split
+// explains significantly more than the line `one` does.
+void try_regimes(AlphaBetaFit& fit, const std::vector<Sample>& samples, const Affine& one,
+                 const FitOptions& options) {
+  const int n = fit.sizes;
+  const Split best = best_split(samples);
+  if (best.k == 0) return;
+  const double f = best.sse > 0 ? ((one.sse - best.sse) / 2) / (best.sse / (n - 4))
+                                : std::numeric_limits<double>::infinity();
+  boost::math::fisher_f fd(2, n - 4);
+  const double f_crit = boost::math::quantile(fd, 1 - options.regime_test_level);
+  if (!(f > f_crit)) return;
+  fit.small = Regime{best.small.alpha, 1.0 / best.small.x};
+  fit.break_size_bytes = samples[best.k].size_bytes;
+  fit.latency_s = best.large.alpha;
+  fit.bandwidth_Bps = 1.0 / best.large.x;
+  fit.dof = n - 4;
+  const int dof_large = static_cast<int>(samples.size() - best.k) - 2;
+  fit.has_interval = dof_large > 0;
+  if (fit.has_interval) set_interval(fit, best.large, dof_large, options.confidence);
+  fill_residuals(fit, samples);
+}
+
 }  // namespace
 
 double predict_time_s(const AlphaBetaFit& fit, double size_bytes) {
@@ -80,18 +153,11 @@ AlphaBetaFit fit_alpha_beta(std::vector<Sample> samples, const FitOptions& optio
   AlphaBetaFit fit;
   fit.confidence = options.confidence;
   fit.sizes = static_cast<int>(samples.size());
-  const bool one_size = samples.front().size_bytes == samples.back().size_bytes;
-
-  if (one_size) {
+  if (samples.front().size_bytes == samples.back().size_bytes) {
     // alpha is not identifiable: take it as 0 and beta from the (relative-)weighted mean of
     // s/t, which for equal sizes is n*s / sum(t) ... computed as the LS solution of t = s*x.
-    double num = 0, den = 0;
-    for (const auto& s : samples) {
-      const double w = 1.0 / (s.time_s * s.time_s);
-      num += w * s.size_bytes * s.time_s;
-      den += w * s.size_bytes * s.size_bytes;
-    }
-    fit.bandwidth_Bps = den / num;
+    const ThroughOrigin o = through_origin(samples);
+    fit.bandwidth_Bps = o.den / o.num;
     fit.latency_s = 0;
     fit.dof = fit.sizes - 1;
     fit.note = "one message size: latency not identifiable, taken as 0";
@@ -107,83 +173,19 @@ AlphaBetaFit fit_alpha_beta(std::vector<Sample> samples, const FitOptions& optio
   fit.latency_identified = true;
   if (a.alpha < 0) {
     // A negative latency is unphysical: refit through the origin (t = s*x).
-    double num = 0, den = 0;
-    for (const auto& s : samples) {
-      const double w = 1.0 / (s.time_s * s.time_s);
-      num += w * s.size_bytes * s.time_s;
-      den += w * s.size_bytes * s.size_bytes;
-    }
+    const ThroughOrigin o = through_origin(samples);
     a.alpha = 0;
-    a.x = num / den;
+    a.x = o.num / o.den;
     fit.note = "fitted latency was negative; clamped to 0 and bandwidth refitted";
   }
   fit.latency_s = a.alpha;
   fit.bandwidth_Bps = 1.0 / a.x;
   fit.dof = fit.sizes - 2;
-  if (fit.dof > 0 && fit.note.empty()) {
-    const double sigma2 = a.sse / fit.dof;
-    boost::math::students_t dist(fit.dof);
-    const double q =
-        boost::math::quantile(boost::math::complement(dist, (1 - options.confidence) / 2));
-    const double ha = q * std::sqrt(sigma2 * a.inv_xtwx(0, 0));
-    const double hx = q * std::sqrt(sigma2 * a.inv_xtwx(1, 1));
-    fit.has_interval = true;
-    fit.latency_lo_s = a.alpha - ha;
-    fit.latency_hi_s = a.alpha + ha;
-    fit.bandwidth_lo_Bps = 1.0 / (a.x + hx);
-    fit.bandwidth_hi_Bps =
-        a.x - hx > 0 ? 1.0 / (a.x - hx) : std::numeric_limits<double>::infinity();
-  }
+  if (fit.dof > 0 && fit.note.empty()) set_interval(fit, a, fit.dof, options.confidence);
   fill_residuals(fit, samples);
-
-  const int n = fit.sizes;
-  if (options.allow_regimes && n >= options.min_sizes_for_regimes &&
+  if (options.allow_regimes && fit.sizes >= options.min_sizes_for_regimes &&
       fit.relative_rms > options.regime_trigger_relative_rms && fit.note.empty()) {
-    double best_sse = std::numeric_limits<double>::infinity();
-    std::size_t best_k = 0;
-    Affine best_small, best_large;
-    for (std::size_t k = 3; k + 3 <= samples.size(); ++k) {
-      if (samples[k - 1].size_bytes == samples[k].size_bytes) continue;
-      Affine lo = solve_affine(samples, 0, k);
-      Affine hi = solve_affine(samples, k, samples.size());
-      if (!lo.ok || !hi.ok || !(lo.x > 0) || !(hi.x > 0) || lo.alpha < 0 || hi.alpha < 0) continue;
-      if (lo.sse + hi.sse < best_sse) {
-        best_sse = lo.sse + hi.sse;
-        best_k = k;
-        best_small = lo;
-        best_large = hi;
-      }
-    }
-    if (best_k != 0) {
-      const double sse1 = a.sse;
-      const double f = best_sse > 0 ? ((sse1 - best_sse) / 2) / (best_sse / (n - 4))
-                                    : std::numeric_limits<double>::infinity();
-      boost::math::fisher_f fd(2, n - 4);
-      const double f_crit = boost::math::quantile(fd, 1 - options.regime_test_level);
-      if (f > f_crit) {
-        fit.small = Regime{best_small.alpha, 1.0 / best_small.x};
-        fit.break_size_bytes = samples[best_k].size_bytes;
-        fit.latency_s = best_large.alpha;
-        fit.bandwidth_Bps = 1.0 / best_large.x;
-        fit.dof = n - 4;
-        const int dof_large = static_cast<int>(samples.size() - best_k) - 2;
-        fit.has_interval = dof_large > 0;
-        if (fit.has_interval) {
-          const double sigma2 = best_large.sse / dof_large;
-          boost::math::students_t dist(dof_large);
-          const double q =
-              boost::math::quantile(boost::math::complement(dist, (1 - options.confidence) / 2));
-          const double ha = q * std::sqrt(sigma2 * best_large.inv_xtwx(0, 0));
-          const double hx = q * std::sqrt(sigma2 * best_large.inv_xtwx(1, 1));
-          fit.latency_lo_s = best_large.alpha - ha;
-          fit.latency_hi_s = best_large.alpha + ha;
-          fit.bandwidth_lo_Bps = 1.0 / (best_large.x + hx);
-          fit.bandwidth_hi_Bps = best_large.x - hx > 0 ? 1.0 / (best_large.x - hx)
-                                                       : std::numeric_limits<double>::infinity();
-        }
-        fill_residuals(fit, samples);
-      }
-    }
+    try_regimes(fit, samples, a, options);
   }
   return fit;
 }

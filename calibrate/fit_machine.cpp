@@ -15,6 +15,7 @@
 #include "calibrate/text_lines.hpp"
 #include "sim/core/units.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/topo/machine_writer.hpp"
 #include "sim/topo/routing.hpp"
 
 namespace linksim::calibrate {
@@ -48,20 +49,6 @@ std::vector<Record> import_log(const LogInput& log, const ImportOptions& options
 }
 
 namespace {
-
-// A collective_calibration entry: the two scales and, where the fit bounds them, their ranges.
-Json scales_json(const topo::CollectiveScales& s) {
-  Json j = {{"latency_scale", s.latency}, {"bandwidth_scale", s.bandwidth}};
-  if (s.latency_range) j["latency_scale_range"] = {s.latency_range->lo, s.latency_range->hi};
-  if (s.bandwidth_range) {
-    j["bandwidth_scale_range"] = {s.bandwidth_range->lo, s.bandwidth_range->hi};
-  }
-  if (s.ll != 1 || s.ll_range) j["ll_scale"] = s.ll;
-  if (s.ll_range) j["ll_scale_range"] = {s.ll_range->lo, s.ll_range->hi};
-  if (s.ll128 != 1 || s.ll128_range) j["ll128_scale"] = s.ll128;
-  if (s.ll128_range) j["ll128_scale_range"] = {s.ll128_range->lo, s.ll128_range->hi};
-  return j;
-}
 
 std::string link_name(const topo::Topology& t, topo::LinkId id) {
   const auto& l = t.link(id);
@@ -104,6 +91,144 @@ std::string status_of(const Record& r) {
 
 }  // namespace
 
+namespace {
+
+// One nccl-tests log: its records, and the sweep's summary with its descriptive fit.
+void import_nccl_log(const std::string& bytes, const NcclTestsLogArgument& arg,
+                     const ImportOptions& import_options, const FitOptions& fit,
+                     FitMachineResult& result) {
+  ImportOptions nccl_options = import_options;
+  nccl_options.nccl_tests_binary = arg.binary;
+  auto nccl = import_nccl_tests(bytes, arg.path, nccl_options);
+  NcclSummary summary;
+  summary.op = nccl.op;
+  summary.source = arg.path;
+  summary.ranks = nccl.ranks;
+  summary.avg_bus_bandwidth_Bps = nccl.avg_bus_bandwidth_Bps;
+  std::vector<Sample> samples;
+  for (const auto& r : nccl.records) {
+    if (r.variant == "out_of_place" && r.size_bytes > 0 && r.time_s > 0) {
+      samples.push_back({r.size_bytes, r.time_s});
+    }
+  }
+  if (samples.size() >= 2) {
+    try {
+      summary.descriptive = fit_alpha_beta(samples, fit);
+    } catch (const std::invalid_argument&) {
+      // A sweep whose time does not grow with size has no alpha/beta description.
+    }
+  }
+  result.nccl.push_back(std::move(summary));
+  for (auto& r : nccl.records)
+    result.records.push_back(std::move(r));
+}
+
+// Reads every log into result.records, each named in the provenance with its size and hash.
+void import_logs(const FitMachineOptions& options, const ImportOptions& import_options,
+                 FitMachineResult& result, CalibrationProvenance& provenance,
+                 const std::function<void()>& step_done) {
+  for (const auto& log : options.logs) {
+    // An nccl-tests log may come as FILE:BINARY.
+    const NcclTestsLogArgument arg = log.format == LogFormat::nccl_tests
+                                         ? split_nccl_tests_log_argument(log.path)
+                                         : NcclTestsLogArgument{log.path, ""};
+    const std::string bytes = read_text_file(arg.path);
+    provenance.sources.push_back(fmt::format("{} log {} ({} bytes, fnv1a64 {})",
+                                             to_string(log.format), arg.path, bytes.size(),
+                                             fnv1a64_hex(bytes)));
+    std::vector<Record> recs;
+    switch (log.format) {
+      case LogFormat::nccl_tests:
+        import_nccl_log(bytes, arg, import_options, options.fit, result);
+        break;
+      case LogFormat::p2p_matrix:
+        recs = import_p2p_matrix(bytes, log.path, import_options);
+        break;
+      case LogFormat::bandwidth_test:
+        recs = import_bandwidth_test(bytes, log.path, import_options);
+        break;
+      case LogFormat::nvbandwidth:
+        recs = import_nvbandwidth(bytes, log.path, import_options);
+        break;
+    }
+    for (auto& r : recs)
+      result.records.push_back(std::move(r));
+    step_done();
+  }
+  for (const auto& r : options.extra_records)
+    result.records.push_back(r);
+}
+
+// Notes: date, one line per fitted series.
+void add_fit_notes(const FitMachineOptions& options, FitMachineResult& result) {
+  result.notes.push_back(fmt::format(
+      "Calibrated by linksim fit ({}): {} link(s) carry effective figures fitted from {} "
+      "measurement(s); see the sources below and each link's \"source\".",
+      options.date.empty() ? std::string("date not recorded") : "on " + options.date,
+      result.overrides.size(), result.records.size()));
+  for (const auto& s : result.series) {
+    result.notes.push_back(fmt::format("linksim fit {}: {}", describe(s.key), describe_fit(s.fit)));
+  }
+}
+
+// nccl-tests logs: fits the collective model's corrections on the link-calibrated machine and
+// writes them, with the host launch cost where the logs identify it, into the document.
+void fit_collective_model(const std::string& topo_path, FitMachineResult& result) {
+  const topo::Topology linked = topo::parse_topology(result.document, topo_path);
+  result.collective = fit_collectives(linked, result.records);
+  if (!result.collective) return;
+  const auto& c = result.collective->calibration;
+  topo::set_collective_calibration(result.document, c);
+  if (result.collective->host_launch.per_gpu_s > 0) {
+    topo::HostLaunch h = result.collective->host_launch;
+    h.source = "linksim fit: the launch-bound sizes of the nccl-tests logs";
+    topo::set_host_launch(result.document, h);
+  }
+  topo::append_notes(result.document,
+                     {fmt::format("linksim fit collectives: {} over all operations, per "
+                                  "operation in collective_calibration ({})",
+                                  describe_scales(c.all), c.source)});
+}
+
+// The machine before and after the fit, for predictions.
+struct Machines {
+  const topo::Topology& before;
+  const topo::Router& before_router;
+  const topo::Topology& after;
+  const topo::Router& after_router;
+};
+
+// One row per measurement: what the machine predicted for it before and after the fit.
+ReportRow report_row(const Record& r, const Machines& m, const CollectivePredictor& predictor,
+                     bool collective_fitted) {
+  ReportRow row;
+  row.measurement = describe_endpoints(r) + (r.variant.empty() ? "" : " " + r.variant);
+  row.source = source_of(r);
+  row.size_bytes = r.size_bytes;
+  row.measured_s = r.time_s;
+  row.status = status_of(r);
+  if (is_nccl(r)) {
+    row.before_s = predictor.predict_time_s(m.before, r);
+    row.after_s = predictor.predict_time_s(m.after, r);
+    row.status = collective_fitted ? "fitted (collective)" : "reported";
+  } else if (r.size_bytes > 0) {
+    auto before_routes = routes_for(m.before_router, r);
+    auto after_routes = routes_for(m.after_router, r);
+    if (before_routes && after_routes) {
+      if (row.status == "fitted" && staged_through_host(*before_routes)) {
+        row.status = "reported (staged through host memory: bounds its links, fits none)";
+      }
+      row.before_s = predict_time_s(m.before, *before_routes, r.size_bytes);
+      row.after_s = predict_time_s(m.after, *after_routes, r.size_bytes);
+    } else if (row.status == "fitted" || row.status == "reported") {
+      row.status = "no route in the machine";
+    }
+  }
+  return row;
+}
+
+}  // namespace
+
 FitMachineResult fit_machine(const FitMachineOptions& options) {
   FitMachineResult result;
   const std::string topo_path =
@@ -117,70 +242,13 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
 
   ImportOptions import_options;
   import_options.expected_gpu_count = static_cast<int>(base.count(topo::NodeKind::gpu));
-
   CalibrationProvenance provenance;
   const std::size_t steps = options.logs.size() + 2;
   std::size_t steps_done = 0;
-  const auto step_done = [&] {
+  const std::function<void()> step_done = [&] {
     if (options.progress) options.progress(++steps_done, steps);
   };
-  for (const auto& log : options.logs) {
-    // An nccl-tests log may come as FILE:BINARY.
-    const NcclTestsLogArgument arg = log.format == LogFormat::nccl_tests
-                                         ? split_nccl_tests_log_argument(log.path)
-                                         : NcclTestsLogArgument{log.path, ""};
-    const std::string bytes = read_text_file(arg.path);
-    provenance.sources.push_back(fmt::format("{} log {} ({} bytes, fnv1a64 {})",
-                                             to_string(log.format), arg.path, bytes.size(),
-                                             fnv1a64_hex(bytes)));
-    if (log.format == LogFormat::nccl_tests) {
-      ImportOptions nccl_options = import_options;
-      nccl_options.nccl_tests_binary = arg.binary;
-      auto nccl = import_nccl_tests(bytes, arg.path, nccl_options);
-      NcclSummary summary;
-      summary.op = nccl.op;
-      summary.source = arg.path;
-      summary.ranks = nccl.ranks;
-      summary.avg_bus_bandwidth_Bps = nccl.avg_bus_bandwidth_Bps;
-      std::vector<Sample> samples;
-      for (const auto& r : nccl.records) {
-        if (r.variant == "out_of_place" && r.size_bytes > 0 && r.time_s > 0) {
-          samples.push_back({r.size_bytes, r.time_s});
-        }
-      }
-      if (samples.size() >= 2) {
-        try {
-          summary.descriptive = fit_alpha_beta(samples, options.fit);
-        } catch (const std::invalid_argument&) {
-          // A sweep whose time does not grow with size has no alpha/beta description.
-        }
-      }
-      result.nccl.push_back(std::move(summary));
-      for (auto& r : nccl.records)
-        result.records.push_back(std::move(r));
-    } else {
-      ImportOptions o = import_options;
-      std::vector<Record> recs;
-      switch (log.format) {
-        case LogFormat::p2p_matrix:
-          recs = import_p2p_matrix(bytes, log.path, o);
-          break;
-        case LogFormat::bandwidth_test:
-          recs = import_bandwidth_test(bytes, log.path, o);
-          break;
-        case LogFormat::nvbandwidth:
-          recs = import_nvbandwidth(bytes, log.path, o);
-          break;
-        case LogFormat::nccl_tests:
-          break;
-      }
-      for (auto& r : recs)
-        result.records.push_back(std::move(r));
-    }
-    step_done();
-  }
-  for (const auto& r : options.extra_records)
-    result.records.push_back(r);
+  import_logs(options, import_options, result, provenance, step_done);
 
   result.series = build_series(result.records, options.fit);
   result.overrides = derive_link_overrides(base_router, result.series);
@@ -188,82 +256,23 @@ FitMachineResult fit_machine(const FitMachineOptions& options) {
     const auto& l = base.link(o.link);
     result.applied.push_back({link_name(base, o.link), l.bandwidth_Bps, l.latency_s, o});
   }
-
-  // Notes: date, one line per fitted series, what is pending.
-  result.notes.push_back(fmt::format(
-      "Calibrated by linksim fit ({}): {} link(s) carry effective figures fitted from {} "
-      "measurement(s); see the sources below and each link's \"source\".",
-      options.date.empty() ? std::string("date not recorded") : "on " + options.date,
-      result.overrides.size(), result.records.size()));
-  for (const auto& s : result.series) {
-    result.notes.push_back(fmt::format("linksim fit {}: {}", describe(s.key), describe_fit(s.fit)));
-  }
+  add_fit_notes(options, result);
   provenance.notes = result.notes;
   result.document = apply_link_overrides(document, topo_path, base, result.overrides, provenance);
   step_done();
 
-  // nccl-tests logs: fit the collective model's two corrections on the link-calibrated machine.
-  const SimulatedCollectives simulated;
-  const CollectivePredictor* predictor = options.collective ? options.collective : &simulated;
-  if (!result.nccl.empty()) {
-    const topo::Topology linked = topo::parse_topology(result.document, topo_path);
-    result.collective = fit_collectives(linked, result.records);
-    if (result.collective) {
-      const auto& c = result.collective->calibration;
-      Json by_op = Json::object();
-      for (const auto& [op, sc] : c.by_op)
-        by_op[std::string(to_string(op))] = scales_json(sc);
-      Json cc = scales_json(c.all);
-      cc["by_op"] = by_op;
-      cc["source"] = c.source;
-      result.document["collective_calibration"] = cc;
-      if (const auto& h = result.collective->host_launch; h.per_gpu_s > 0) {
-        Json hl = {{"per_gpu", format_latency_field(h.per_gpu_s)}};
-        if (h.range_s) {
-          hl["range"] = {format_latency_field(h.range_s->lo), format_latency_field(h.range_s->hi)};
-        }
-        hl["source"] = "linksim fit: the launch-bound sizes of the nccl-tests logs";
-        result.document["host_launch"] = hl;
-      }
-      result.document["notes"].push_back(
-          fmt::format("linksim fit collectives: {} over all operations, per operation in "
-                      "collective_calibration ({})",
-                      describe_scales(c.all), c.source));
-    }
-  }
+  if (!result.nccl.empty()) fit_collective_model(topo_path, result);
   step_done();
 
   const topo::Topology after = topo::parse_topology(result.document, topo_path);
   const topo::Router after_router(after);
-
+  const SimulatedCollectives simulated;
+  const CollectivePredictor* predictor = options.collective ? options.collective : &simulated;
   std::vector<Record> ordered = result.records;
   sort_records(ordered);
-  for (const auto& r : ordered) {
-    ReportRow row;
-    row.measurement = describe_endpoints(r) + (r.variant.empty() ? "" : " " + r.variant);
-    row.source = source_of(r);
-    row.size_bytes = r.size_bytes;
-    row.measured_s = r.time_s;
-    row.status = status_of(r);
-    if (is_nccl(r)) {
-      row.before_s = predictor->predict_time_s(base, r);
-      row.after_s = predictor->predict_time_s(after, r);
-      row.status = result.collective ? "fitted (collective)" : "reported";
-    } else if (r.size_bytes > 0) {
-      auto before_routes = routes_for(base_router, r);
-      auto after_routes = routes_for(after_router, r);
-      if (before_routes && after_routes) {
-        if (row.status == "fitted" && staged_through_host(*before_routes)) {
-          row.status = "reported (staged through host memory: bounds its links, fits none)";
-        }
-        row.before_s = predict_time_s(base, *before_routes, r.size_bytes);
-        row.after_s = predict_time_s(after, *after_routes, r.size_bytes);
-      } else if (row.status == "fitted" || row.status == "reported") {
-        row.status = "no route in the machine";
-      }
-    }
-    result.rows.push_back(std::move(row));
-  }
+  const Machines machines{base, base_router, after, after_router};
+  for (const auto& r : ordered)
+    result.rows.push_back(report_row(r, machines, *predictor, result.collective.has_value()));
   return result;
 }
 

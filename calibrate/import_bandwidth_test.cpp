@@ -8,127 +8,151 @@
 
 namespace linksim::calibrate {
 
-std::vector<Record> import_bandwidth_test(const std::string& text, const std::string& file,
-                                          const ImportOptions& options) {
-  std::vector<Record> out;
-  std::string direction;  // kind::h2d / d2h / d2d, empty outside a section
-  std::string memory = "pinned";
-  int device = 0;
-  int max_device = -1;
-  int max_device_line = 0;
-  double unit_Bps = 0;       // of the current table; 0 before its header
-  double file_unit_Bps = 0;  // first unit seen in the file
-  int file_unit_line = 0;
-  int table_line = 0;  // header line of the table being read
-  int table_rows = 0;
+namespace {
 
-  auto close_table = [&]() {
-    if (table_line != 0 && table_rows == 0) {
-      throw InputError(file, line_location(table_line),
-                       "bandwidthTest table without rows (truncated log?)");
+// The printout read line by line: "Device N:" lines say which device the next sections
+// measured, each "... Bandwidth, N Device(s)" section names a direction and each table under it
+// gives one record per "<bytes> <bandwidth>" row.
+class BandwidthTestReader {
+ public:
+  explicit BandwidthTestReader(const std::string& file) : file_(file) {}
+
+  std::vector<Record> read(const std::string& text, const ImportOptions& options) {
+    for (const auto& [number, raw] : split_lines(text))
+      read_line(number, trim(raw));
+    close_table();
+    if (out_.empty()) throw InputError(file_, "", "not bandwidthTest output: no bandwidth table");
+    if (options.expected_gpu_count && max_device_ >= *options.expected_gpu_count) {
+      throw InputError(file_, line_location(max_device_line_),
+                       fmt::format("the log measured device {} but the topology has {} GPUs",
+                                   max_device_, *options.expected_gpu_count));
     }
-    table_line = 0;
-    table_rows = 0;
-  };
+    return std::move(out_);
+  }
 
-  for (const auto& [number, raw] : split_lines(text)) {
-    const std::string line = trim(raw);
+ private:
+  void read_line(int number, const std::string& line) {
     const auto cells = split_cells(line);
     if (starts_with(line, "Device ") && cells.size() >= 2 && cells[1].back() == ':') {
-      device = static_cast<int>(parse_integer_cell(cells[1].substr(0, cells[1].size() - 1), file,
-                                                   number, "device number", kMaxDeviceIndex));
-      if (device > max_device) {
-        max_device = device;
-        max_device_line = number;
+      device_ = static_cast<int>(parse_integer_cell(cells[1].substr(0, cells[1].size() - 1), file_,
+                                                    number, "device number", kMaxDeviceIndex));
+      if (device_ > max_device_) {
+        max_device_ = device_;
+        max_device_line_ = number;
       }
-      continue;
+      return;
     }
-    if (contains(line, "Bandwidth,") && contains(line, "Device(s)")) {
-      close_table();
-      if (starts_with(line, "Host to Device")) {
-        direction = kind::h2d;
-      } else if (starts_with(line, "Device to Host")) {
-        direction = kind::d2h;
-      } else if (starts_with(line, "Device to Device")) {
-        direction = kind::d2d;
-      } else {
-        throw InputError(file, line_location(number),
-                         fmt::format("unknown bandwidthTest section \"{}\"", line));
-      }
-      unit_Bps = 0;
-      continue;
-    }
+    if (contains(line, "Bandwidth,") && contains(line, "Device(s)")) return section(number, line);
     if (contains(line, "Memory Transfers")) {
-      memory = starts_with(line, "PAGEABLE") ? "pageable" : "pinned";
-      continue;
+      memory_ = starts_with(line, "PAGEABLE") ? "pageable" : "pinned";
+      return;
     }
-    if (starts_with(line, "Transfer Size")) {
-      close_table();
-      if (contains(line, "(GB/s)")) {
-        unit_Bps = 1e9;
-      } else if (contains(line, "(MB/s)")) {
-        unit_Bps = 1048576.0;  // the old sample's MB is 2^20 bytes
-      } else {
-        throw InputError(file, line_location(number),
-                         fmt::format("unknown bandwidth unit in \"{}\"", line));
-      }
-      if (file_unit_Bps == 0) {
-        file_unit_Bps = unit_Bps;
-        file_unit_line = number;
-      } else if (file_unit_Bps != unit_Bps) {
-        throw InputError(file, line_location(number),
-                         fmt::format("mixed units: this table is in {}, the one at line {} in {}",
-                                     unit_Bps == 1e9 ? "GB/s" : "MB/s", file_unit_line,
-                                     file_unit_Bps == 1e9 ? "GB/s" : "MB/s"));
-      }
-      if (direction.empty()) {
-        throw InputError(file, line_location(number),
-                         "bandwidth table outside a \"... Bandwidth, N Device(s)\" section");
-      }
-      table_line = number;
-      continue;
+    if (starts_with(line, "Transfer Size")) return table_header(number, line);
+    if (table_line_ != 0 && cells.size() == 2 && is_number_cell(cells[0])) {
+      return row(number, cells);
     }
-    if (table_line != 0 && cells.size() == 2 && is_number_cell(cells[0])) {
-      Record r;
-      r.kind = direction;
-      r.variant = memory;
-      r.gpu_count = 1;
-      r.size_bytes = static_cast<double>(parse_integer_cell(
-          cells[0], file, number, "transfer size", static_cast<long long>(units::kMaxBytes)));
-      r.bandwidth_Bps = parse_measure_cell(cells[1], file, number, "bandwidth", false,
-                                           units::kMaxBandwidth_Bps / unit_Bps) *
-                        unit_Bps;
-      if (r.bandwidth_Bps <= 0 || r.size_bytes <= 0) {
-        throw InputError(file, line_location(number), "size and bandwidth must be positive");
-      }
-      const double counted = direction == kind::d2d ? 2 * r.size_bytes : r.size_bytes;
-      r.time_s = counted / r.bandwidth_Bps;
-      if (direction == kind::h2d) r.dst_gpu = device;
-      if (direction == kind::d2h) r.src_gpu = device;
-      if (direction == kind::d2d) r.src_gpu = r.dst_gpu = device;
-      r.source_file = file;
-      r.source_line = number;
-      out.push_back(std::move(r));
-      ++table_rows;
-      continue;
-    }
-    if (table_line != 0 && !cells.empty() && table_rows == 0 && !line.empty()) {
+    if (table_line_ != 0 && !cells.empty() && table_rows_ == 0 && !line.empty()) {
       throw InputError(
-          file, line_location(number),
+          file_, line_location(number),
           fmt::format("expected \"<bytes> <bandwidth>\" in the table, found \"{}\"", line));
     }
-    if (table_line != 0 && (line.empty() || table_rows > 0)) close_table();
+    if (table_line_ != 0 && (line.empty() || table_rows_ > 0)) close_table();
   }
-  close_table();
-  if (out.empty()) {
-    throw InputError(file, "", "not bandwidthTest output: no bandwidth table");
+
+  void close_table() {
+    if (table_line_ != 0 && table_rows_ == 0) {
+      throw InputError(file_, line_location(table_line_),
+                       "bandwidthTest table without rows (truncated log?)");
+    }
+    table_line_ = 0;
+    table_rows_ = 0;
   }
-  if (options.expected_gpu_count && max_device >= *options.expected_gpu_count) {
-    throw InputError(file, line_location(max_device_line),
-                     fmt::format("the log measured device {} but the topology has {} GPUs",
-                                 max_device, *options.expected_gpu_count));
+
+  void section(int number, const std::string& line) {
+    close_table();
+    if (starts_with(line, "Host to Device")) {
+      direction_ = kind::h2d;
+    } else if (starts_with(line, "Device to Host")) {
+      direction_ = kind::d2h;
+    } else if (starts_with(line, "Device to Device")) {
+      direction_ = kind::d2d;
+    } else {
+      throw InputError(file_, line_location(number),
+                       fmt::format("unknown bandwidthTest section \"{}\"", line));
+    }
+    unit_Bps_ = 0;
   }
-  return out;
+
+  // "Transfer Size (Bytes)  Bandwidth(GB/s)": every table of a file in one unit.
+  void table_header(int number, const std::string& line) {
+    close_table();
+    if (contains(line, "(GB/s)")) {
+      unit_Bps_ = 1e9;
+    } else if (contains(line, "(MB/s)")) {
+      unit_Bps_ = 1048576.0;  // the old sample's MB is 2^20 bytes
+    } else {
+      throw InputError(file_, line_location(number),
+                       fmt::format("unknown bandwidth unit in \"{}\"", line));
+    }
+    if (file_unit_Bps_ == 0) {
+      file_unit_Bps_ = unit_Bps_;
+      file_unit_line_ = number;
+    } else if (file_unit_Bps_ != unit_Bps_) {
+      throw InputError(file_, line_location(number),
+                       fmt::format("mixed units: this table is in {}, the one at line {} in {}",
+                                   unit_Bps_ == 1e9 ? "GB/s" : "MB/s", file_unit_line_,
+                                   file_unit_Bps_ == 1e9 ? "GB/s" : "MB/s"));
+    }
+    if (direction_.empty()) {
+      throw InputError(file_, line_location(number),
+                       "bandwidth table outside a \"... Bandwidth, N Device(s)\" section");
+    }
+    table_line_ = number;
+  }
+
+  void row(int number, const std::vector<std::string>& cells) {
+    Record r;
+    r.kind = direction_;
+    r.variant = memory_;
+    r.gpu_count = 1;
+    r.size_bytes = static_cast<double>(parse_integer_cell(
+        cells[0], file_, number, "transfer size", static_cast<long long>(units::kMaxBytes)));
+    r.bandwidth_Bps = parse_measure_cell(cells[1], file_, number, "bandwidth", false,
+                                         units::kMaxBandwidth_Bps / unit_Bps_) *
+                      unit_Bps_;
+    if (r.bandwidth_Bps <= 0 || r.size_bytes <= 0) {
+      throw InputError(file_, line_location(number), "size and bandwidth must be positive");
+    }
+    const double counted = direction_ == kind::d2d ? 2 * r.size_bytes : r.size_bytes;
+    r.time_s = counted / r.bandwidth_Bps;
+    if (direction_ == kind::h2d) r.dst_gpu = device_;
+    if (direction_ == kind::d2h) r.src_gpu = device_;
+    if (direction_ == kind::d2d) r.src_gpu = r.dst_gpu = device_;
+    r.source_file = file_;
+    r.source_line = number;
+    out_.push_back(std::move(r));
+    ++table_rows_;
+  }
+
+  const std::string& file_;
+  std::vector<Record> out_;
+  std::string direction_;  // kind::h2d / d2h / d2d, empty outside a section
+  std::string memory_ = "pinned";
+  int device_ = 0;
+  int max_device_ = -1;
+  int max_device_line_ = 0;
+  double unit_Bps_ = 0;       // of the current table; 0 before its header
+  double file_unit_Bps_ = 0;  // first unit seen in the file
+  int file_unit_line_ = 0;
+  int table_line_ = 0;  // header line of the table being read
+  int table_rows_ = 0;
+};
+
+}  // namespace
+
+std::vector<Record> import_bandwidth_test(const std::string& text, const std::string& file,
+                                          const ImportOptions& options) {
+  return BandwidthTestReader(file).read(text, options);
 }
 
 std::vector<Record> import_bandwidth_test_file(const std::string& path,

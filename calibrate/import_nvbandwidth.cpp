@@ -60,6 +60,96 @@ int read_row_label(Testcase& t, const std::string& cell, const std::string& file
   return row;
 }
 
+// "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)": which way the matrix reads.
+void read_matrix_title(Testcase& t, const std::string& line, const std::string& file, int number) {
+  if (!contains(line, "bandwidth (GB/s)")) {
+    throw InputError(file, line_location(number),
+                     fmt::format("expected a bandwidth in GB/s, found \"{}\"", line));
+  }
+  t.both_ways = contains(line, "<->");
+  t.row_is_source = !contains(line, "<-") || t.both_ways;
+  const auto row_pos = line.find("(row)");
+  t.row_is_cpu = line.substr(0, row_pos).find("CPU") != std::string::npos;
+  t.column_is_cpu = line.substr(row_pos).find("CPU") != std::string::npos;
+  t.has_matrix = true;
+}
+
+// "SUM <testcase> <GB/s>" closes a testcase; one with several matrices names each SUM after
+// it: "<testcase>_read1", ...
+void read_sum(const Testcase& t, const std::vector<std::string>& cells, const std::string& file,
+              int number) {
+  const bool named =
+      cells.size() == 3 && (cells[1] == t.name || starts_with(cells[1], t.name + "_"));
+  if (!named) {
+    throw InputError(file, line_location(number),
+                     fmt::format("expected \"SUM {} <GB/s>\"", t.name));
+  }
+  parse_number_cell(cells[2], file, number, "SUM");
+  if (t.has_matrix && t.rows_read == 0) {
+    throw InputError(file, line_location(number),
+                     fmt::format("testcase \"{}\" has no matrix rows", t.name));
+  }
+}
+
+// The column labels: distinct, and GPUs within the machine when its size is known.
+void read_columns(Testcase& t, const std::vector<std::string>& cells, const std::string& file,
+                  int number, const ImportOptions& options) {
+  for (const auto& c : cells) {
+    const int label =
+        static_cast<int>(parse_integer_cell(c, file, number, "column label", kMaxDeviceIndex));
+    if (std::find(t.columns.begin(), t.columns.end(), label) != t.columns.end()) {
+      throw InputError(file, line_location(number), fmt::format("column {} appears twice", label));
+    }
+    if (!t.column_is_cpu && options.expected_gpu_count && label >= *options.expected_gpu_count) {
+      throw InputError(file, line_location(number),
+                       fmt::format("GPU {} is beyond the topology's {} GPUs", label,
+                                   *options.expected_gpu_count));
+    }
+    t.columns.push_back(label);
+  }
+  const int gpus = static_cast<int>(t.columns.size());
+  if (!t.column_is_cpu && options.expected_gpu_count && gpus != *options.expected_gpu_count) {
+    throw InputError(file, line_location(number),
+                     fmt::format("the log measured {} GPUs but the topology has {}", gpus,
+                                 *options.expected_gpu_count));
+  }
+}
+
+// One matrix row: a record per measured cell (N/A and 0 are pairs the testcase did not measure).
+void read_row(Testcase& t, const std::vector<std::string>& cells, const std::string& file,
+              int number, const ImportOptions& options, double size_bytes,
+              std::vector<Record>& out) {
+  if (cells.size() != t.columns.size() + 1) {
+    throw InputError(file, line_location(number),
+                     fmt::format("matrix row has {} values, expected {} (truncated?)",
+                                 cells.size() - 1, t.columns.size()));
+  }
+  const int row = read_row_label(t, cells[0], file, number, options);
+  ++t.rows_read;
+  for (std::size_t c = 1; c < cells.size(); ++c) {
+    if (cells[c] == "N/A") continue;
+    const double value = parse_measure_cell(cells[c], file, number, "bandwidth (GB/s)", true,
+                                            units::kMaxBandwidth_Bps / 1e9);
+    if (value == 0) continue;
+    const int row_gpu = t.row_is_cpu ? -1 : row;
+    const int col_gpu = t.column_is_cpu ? -1 : t.columns[c - 1];
+    Record r;
+    r.kind = kind_for(t);
+    r.variant = t.name;
+    r.src_gpu = t.row_is_source ? row_gpu : col_gpu;
+    r.dst_gpu = t.row_is_source ? col_gpu : row_gpu;
+    const bool peer = r.src_gpu >= 0 && r.dst_gpu >= 0 && r.src_gpu != r.dst_gpu;
+    r.gpu_count = peer ? 2 : 1;
+    if (peer) r.p2p_enabled = true;
+    r.size_bytes = size_bytes;
+    r.bandwidth_Bps = value * 1e9;
+    r.time_s = size_bytes / r.bandwidth_Bps;
+    r.source_file = file;
+    r.source_line = number;
+    out.push_back(std::move(r));
+  }
+}
+
 }  // namespace
 
 std::vector<Record> import_nvbandwidth(const std::string& text, const std::string& file,
@@ -67,8 +157,6 @@ std::vector<Record> import_nvbandwidth(const std::string& text, const std::strin
   std::vector<Record> out;
   Testcase t;
   bool open = false;  // a testcase awaits its SUM line
-  int gpu_count = -1;
-
   for (const auto& [number, raw] : split_lines(text)) {
     const std::string line = trim(raw);
     const auto cells = split_cells(line);
@@ -81,98 +169,21 @@ std::vector<Record> import_nvbandwidth(const std::string& text, const std::strin
       t.name = line.substr(8, line.size() - 9);
       t.line = number;
       open = true;
+    } else if (!open) {
       continue;
-    }
-    if (!open) continue;
-    if (starts_with(line, "Waived")) {
+    } else if (starts_with(line, "Waived")) {
       open = false;
-      continue;
-    }
-    if (contains(line, "(row)") && contains(line, "(column)")) {
-      if (!contains(line, "bandwidth (GB/s)")) {
-        throw InputError(file, line_location(number),
-                         fmt::format("expected a bandwidth in GB/s, found \"{}\"", line));
-      }
-      t.both_ways = contains(line, "<->");
-      t.row_is_source = !contains(line, "<-") || t.both_ways;
-      const auto row_pos = line.find("(row)");
-      t.row_is_cpu = line.substr(0, row_pos).find("CPU") != std::string::npos;
-      t.column_is_cpu = line.substr(row_pos).find("CPU") != std::string::npos;
-      t.has_matrix = true;
-      continue;
-    }
-    if (starts_with(line, "SUM ")) {
-      // A testcase with several matrices names each SUM after it: "<testcase>_read1", ...
-      const bool named =
-          cells.size() == 3 && (cells[1] == t.name || starts_with(cells[1], t.name + "_"));
-      if (!named) {
-        throw InputError(file, line_location(number),
-                         fmt::format("expected \"SUM {} <GB/s>\"", t.name));
-      }
-      parse_number_cell(cells[2], file, number, "SUM");
-      if (t.has_matrix && t.rows_read == 0) {
-        throw InputError(file, line_location(number),
-                         fmt::format("testcase \"{}\" has no matrix rows", t.name));
-      }
+    } else if (contains(line, "(row)") && contains(line, "(column)")) {
+      read_matrix_title(t, line, file, number);
+    } else if (starts_with(line, "SUM ")) {
+      read_sum(t, cells, file, number);
       open = false;
+    } else if (!t.has_matrix || cells.empty()) {
       continue;
-    }
-    if (!t.has_matrix || cells.empty()) continue;
-    if (t.columns.empty()) {
-      for (const auto& c : cells) {
-        const int label =
-            static_cast<int>(parse_integer_cell(c, file, number, "column label", kMaxDeviceIndex));
-        if (std::find(t.columns.begin(), t.columns.end(), label) != t.columns.end()) {
-          throw InputError(file, line_location(number),
-                           fmt::format("column {} appears twice", label));
-        }
-        if (!t.column_is_cpu && options.expected_gpu_count &&
-            label >= *options.expected_gpu_count) {
-          throw InputError(file, line_location(number),
-                           fmt::format("GPU {} is beyond the topology's {} GPUs", label,
-                                       *options.expected_gpu_count));
-        }
-        t.columns.push_back(label);
-      }
-      const int gpus = t.column_is_cpu ? -1 : static_cast<int>(t.columns.size());
-      if (gpus > 0) {
-        if (options.expected_gpu_count && gpus != *options.expected_gpu_count) {
-          throw InputError(file, line_location(number),
-                           fmt::format("the log measured {} GPUs but the topology has {}", gpus,
-                                       *options.expected_gpu_count));
-        }
-        gpu_count = std::max(gpu_count, gpus);
-      }
-      continue;
-    }
-    if (cells.size() != t.columns.size() + 1) {
-      throw InputError(file, line_location(number),
-                       fmt::format("matrix row has {} values, expected {} (truncated?)",
-                                   cells.size() - 1, t.columns.size()));
-    }
-    const int row = read_row_label(t, cells[0], file, number, options);
-    ++t.rows_read;
-    for (std::size_t c = 1; c < cells.size(); ++c) {
-      if (cells[c] == "N/A") continue;
-      const double value = parse_measure_cell(cells[c], file, number, "bandwidth (GB/s)", true,
-                                              units::kMaxBandwidth_Bps / 1e9);
-      if (value == 0) continue;  // a pair the testcase did not measure
-      const int col = t.columns[c - 1];
-      const int row_gpu = t.row_is_cpu ? -1 : row;
-      const int col_gpu = t.column_is_cpu ? -1 : col;
-      Record r;
-      r.kind = kind_for(t);
-      r.variant = t.name;
-      r.src_gpu = t.row_is_source ? row_gpu : col_gpu;
-      r.dst_gpu = t.row_is_source ? col_gpu : row_gpu;
-      r.gpu_count = (r.src_gpu >= 0 && r.dst_gpu >= 0 && r.src_gpu != r.dst_gpu) ? 2 : 1;
-      if (r.src_gpu >= 0 && r.dst_gpu >= 0 && r.src_gpu != r.dst_gpu) r.p2p_enabled = true;
-      r.size_bytes = size_bytes;
-      r.bandwidth_Bps = value * 1e9;
-      r.time_s = size_bytes / r.bandwidth_Bps;
-      r.source_file = file;
-      r.source_line = number;
-      out.push_back(std::move(r));
+    } else if (t.columns.empty()) {
+      read_columns(t, cells, file, number, options);
+    } else {
+      read_row(t, cells, file, number, options, size_bytes, out);
     }
   }
   if (open) {
@@ -182,7 +193,6 @@ std::vector<Record> import_nvbandwidth(const std::string& text, const std::strin
   if (out.empty()) {
     throw InputError(file, "", "not nvbandwidth output: no \"Running <testcase>.\" with a matrix");
   }
-  (void)gpu_count;
   return out;
 }
 

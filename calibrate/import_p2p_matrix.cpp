@@ -150,177 +150,216 @@ PeerAccess read_peer_access(const std::vector<std::string>& cells, int number,
   return p;
 }
 
-}  // namespace
+// The printout read line by line: peer-access lines and the connectivity matrix say which pairs
+// can use P2P; each titled matrix ("Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)") gives
+// one record per cell.
+class P2pReader {
+ public:
+  P2pReader(const std::string& file, const ImportOptions& options)
+      : file_(file), options_(options) {}
 
-std::vector<Record> import_p2p_matrix(const std::string& text, const std::string& file,
-                                      const ImportOptions& options) {
-  const auto lines = split_lines(text);
-  std::vector<Record> out;
-  std::map<std::pair<int, int>, bool> can_access;  // (src, dst) -> peer access possible
-  Section section = Section::none;
-  bool p2p = false;
-  int section_line = 0;
-  int gpu_count = -1;
-  int first_matrix_line = 0;
-  bool section_has_matrix = false;
-
-  std::vector<PeerAccess> peer_lines;
-  std::vector<int> labels;  // every GPU a matrix names, in first-seen order
-  auto remember_labels = [&](const Matrix& m) {
-    for (int g : m.gpus) {
-      if (std::find(labels.begin(), labels.end(), g) == labels.end()) labels.push_back(g);
+  std::vector<Record> read(const std::vector<TextLine>& lines) {
+    for (std::size_t i = 0; i < lines.size();)
+      i = read_line(lines, i);
+    finish_section();
+    check_peer_lines();
+    if (out_.empty()) {
+      throw InputError(file_, "",
+                       "not p2pBandwidthLatencyTest output: no bandwidth or latency matrix");
     }
-  };
+    return std::move(out_);
+  }
 
-  auto finish_section = [&]() {
-    if (section != Section::none && !section_has_matrix) {
-      throw InputError(file, line_location(section_line),
-                       "matrix title without a matrix (truncated log?)");
-    }
-  };
-
-  for (std::size_t i = 0; i < lines.size();) {
+ private:
+  // Reads what starts at lines[i]; returns the index of the next line to read.
+  std::size_t read_line(const std::vector<TextLine>& lines, std::size_t i) {
     const std::string& line = lines[i].text;
-    const int number = lines[i].number;
     const auto cells = split_cells(line);
     // "Device=0 CANNOT Access Peer Device=1"
     if (cells.size() == 5 && starts_with(cells[0], "Device=") && cells[2] == "Access" &&
         starts_with(cells[4], "Device=")) {
-      const PeerAccess p = read_peer_access(cells, number, file, options);
-      can_access[{p.a, p.b}] = cells[1] == "CAN";
-      peer_lines.push_back(p);
-      ++i;
-      continue;
+      const PeerAccess p = read_peer_access(cells, lines[i].number, file_, options_);
+      can_access_[{p.a, p.b}] = cells[1] == "CAN";
+      peer_lines_.push_back(p);
+      return i + 1;
     }
-    if (contains(line, "P2P Connectivity Matrix")) {
-      // "     D\D     0     1" then rows of 0/1.
-      if (i + 1 < lines.size()) {
-        Matrix m;
-        i = read_matrix(lines, i + 1, file, options, m);
-        remember_labels(m);
-        for (std::size_t r = 0; r < m.rows.size(); ++r) {
-          for (std::size_t c = 0; c < m.gpus.size(); ++c) {
-            if (m.row_gpu[r] != m.gpus[c])
-              can_access[{m.row_gpu[r], m.gpus[c]}] = m.rows[r][c] != 0;
-          }
-        }
-        continue;
-      }
+    // "     D\D     0     1" then rows of 0/1.
+    if (contains(line, "P2P Connectivity Matrix") && i + 1 < lines.size()) {
+      return connectivity_matrix(lines, i + 1);
     }
     const bool bw_title = contains(line, "Bandwidth") && contains(line, "Matrix");
     const bool lat_title = contains(line, "Latency") && contains(line, "Matrix");
     if ((bw_title || lat_title) && contains(line, "P2P=")) {
-      finish_section();
-      section_line = number;
-      section_has_matrix = false;
-      p2p = contains(line, "P2P=Enabled");
-      if (lat_title) {
-        if (!contains(line, "(us)")) {
-          throw InputError(file, line_location(number), "latency matrix not in us");
-        }
-        section = Section::latency;
-      } else {
-        if (!contains(line, "(GB/s)")) {
-          throw InputError(file, line_location(number),
-                           "bandwidth matrix not in GB/s (mixed or unknown units)");
-        }
-        section = contains(line, "Bidirectional") ? Section::bidi : Section::uni;
-      }
-      ++i;
-      continue;
+      section_title(line, lines[i].number, lat_title);
+      return i + 1;
     }
-    if (section != Section::none && !cells.empty() &&
+    if (section_ != Section::none && !cells.empty() &&
         (cells[0] == "D\\D" || cells[0] == "GPU" || cells[0] == "CPU")) {
-      Matrix m;
-      const std::size_t next = read_matrix(lines, i, file, options, m);
-      remember_labels(m);
-      section_has_matrix = true;
-      const int n = static_cast<int>(m.gpus.size());
-      if (gpu_count < 0) {
-        gpu_count = n;
-        first_matrix_line = number;
-        if (options.expected_gpu_count && n != *options.expected_gpu_count) {
-          throw InputError(file, line_location(number),
-                           fmt::format("the log measured {} GPUs but the topology has {}", n,
-                                       *options.expected_gpu_count));
-        }
-      } else if (n != gpu_count) {
-        throw InputError(file, line_location(number),
-                         fmt::format("matrix has {} GPUs, the one at line {} has {}", n,
-                                     first_matrix_line, gpu_count));
-      }
-      const bool cpu_timer = cells[0] == "CPU";
-      for (std::size_t r = 0; r < m.rows.size(); ++r) {
-        for (std::size_t c = 0; c < m.gpus.size(); ++c) {
-          const int src = m.row_gpu[r];
-          const int dst = m.gpus[c];
-          const double value = m.rows[r][c];
-          Record rec;
-          rec.src_gpu = src;
-          rec.dst_gpu = dst;
-          rec.source_file = file;
-          rec.source_line = m.row_line[r];
-          if (section == Section::latency) {
-            if (src == dst) continue;  // a local 1-byte copy: not a link figure
-            if (!(value > 0)) {
-              throw InputError(file, line_location(m.row_line[r]),
-                               fmt::format("latency {} us is not positive", value));
-            }
-            rec.kind = kind::p2p_latency;
-            rec.variant = cpu_timer ? "cpu_timer" : "gpu_timer";
-            rec.gpu_count = 2;
-            rec.size_bytes = kP2pTestLatencyBytes;
-            rec.time_s = value * 1e-6;
-          } else {
-            if (value <= 0) {
-              throw InputError(file, line_location(m.row_line[r]),
-                               fmt::format("bandwidth {} GB/s is not positive", value));
-            }
-            rec.bandwidth_Bps = value * 1e9;
-            rec.size_bytes = kP2pTestCopyBytes;
-            if (src == dst) {
-              rec.kind = kind::d2d;
-              rec.variant = section == Section::bidi ? "p2pBandwidthLatencyTest bidirectional"
-                                                     : "p2pBandwidthLatencyTest";
-              rec.gpu_count = 1;
-              // The diagonal counts read + write, twice that when bidirectional.
-              const double counted = kP2pTestCopyBytes * (section == Section::bidi ? 4 : 2);
-              rec.time_s = counted / rec.bandwidth_Bps;
-            } else {
-              rec.kind = section == Section::bidi ? kind::p2p_bidi : kind::p2p_uni;
-              rec.gpu_count = 2;
-              const double counted = kP2pTestCopyBytes * (section == Section::bidi ? 2 : 1);
-              rec.time_s = counted / rec.bandwidth_Bps;
-            }
-          }
-          if (src != dst) {
-            bool access = true;
-            if (auto it = can_access.find({src, dst}); it != can_access.end()) access = it->second;
-            rec.p2p_enabled = p2p && access;
-          }
-          out.push_back(std::move(rec));
-        }
-      }
-      i = next;
-      continue;
+      return data_matrix(lines, i, cells[0] == "CPU");
     }
-    ++i;
+    return i + 1;
   }
-  finish_section();
-  for (const auto& p : peer_lines) {
-    for (const int d : {p.a, p.b}) {
-      if (!labels.empty() && std::find(labels.begin(), labels.end(), d) == labels.end()) {
-        throw InputError(
-            file, line_location(p.line),
-            fmt::format("device {} is not one of the matrices' GPUs {}", d, label_list(labels)));
-      }
+
+  void remember_labels(const Matrix& m) {
+    for (int g : m.gpus) {
+      if (std::find(labels_.begin(), labels_.end(), g) == labels_.end()) labels_.push_back(g);
     }
   }
-  if (out.empty()) {
-    throw InputError(file, "",
-                     "not p2pBandwidthLatencyTest output: no bandwidth or latency matrix");
+
+  std::size_t connectivity_matrix(const std::vector<TextLine>& lines, std::size_t header) {
+    Matrix m;
+    const std::size_t next = read_matrix(lines, header, file_, options_, m);
+    remember_labels(m);
+    for (std::size_t r = 0; r < m.rows.size(); ++r) {
+      for (std::size_t c = 0; c < m.gpus.size(); ++c) {
+        if (m.row_gpu[r] != m.gpus[c]) can_access_[{m.row_gpu[r], m.gpus[c]}] = m.rows[r][c] != 0;
+      }
+    }
+    return next;
   }
-  return out;
+
+  void finish_section() const {
+    if (section_ != Section::none && !section_has_matrix_) {
+      throw InputError(file_, line_location(section_line_),
+                       "matrix title without a matrix (truncated log?)");
+    }
+  }
+
+  void section_title(const std::string& line, int number, bool latency) {
+    finish_section();
+    section_line_ = number;
+    section_has_matrix_ = false;
+    p2p_ = contains(line, "P2P=Enabled");
+    if (latency) {
+      if (!contains(line, "(us)")) {
+        throw InputError(file_, line_location(number), "latency matrix not in us");
+      }
+      section_ = Section::latency;
+      return;
+    }
+    if (!contains(line, "(GB/s)")) {
+      throw InputError(file_, line_location(number),
+                       "bandwidth matrix not in GB/s (mixed or unknown units)");
+    }
+    section_ = contains(line, "Bidirectional") ? Section::bidi : Section::uni;
+  }
+
+  // Every matrix has as many GPUs as the first (and as the machine, when it is known).
+  void check_gpu_count(int n, int number) {
+    if (gpu_count_ < 0) {
+      gpu_count_ = n;
+      first_matrix_line_ = number;
+      if (options_.expected_gpu_count && n != *options_.expected_gpu_count) {
+        throw InputError(file_, line_location(number),
+                         fmt::format("the log measured {} GPUs but the topology has {}", n,
+                                     *options_.expected_gpu_count));
+      }
+    } else if (n != gpu_count_) {
+      throw InputError(file_, line_location(number),
+                       fmt::format("matrix has {} GPUs, the one at line {} has {}", n,
+                                   first_matrix_line_, gpu_count_));
+    }
+  }
+
+  std::size_t data_matrix(const std::vector<TextLine>& lines, std::size_t header, bool cpu_timer) {
+    Matrix m;
+    const std::size_t next = read_matrix(lines, header, file_, options_, m);
+    remember_labels(m);
+    section_has_matrix_ = true;
+    check_gpu_count(static_cast<int>(m.gpus.size()), lines[header].number);
+    for (std::size_t r = 0; r < m.rows.size(); ++r) {
+      for (std::size_t c = 0; c < m.gpus.size(); ++c) {
+        const int src = m.row_gpu[r];
+        const int dst = m.gpus[c];
+        // A latency diagonal is a local 1-byte copy: not a link figure.
+        if (section_ == Section::latency && src == dst) continue;
+        Record rec = section_ == Section::latency
+                         ? latency_record(m.rows[r][c], m.row_line[r], cpu_timer)
+                         : bandwidth_record(m.rows[r][c], src, dst, m.row_line[r]);
+        rec.src_gpu = src;
+        rec.dst_gpu = dst;
+        rec.source_file = file_;
+        rec.source_line = m.row_line[r];
+        if (src != dst) {
+          bool access = true;
+          if (auto it = can_access_.find({src, dst}); it != can_access_.end()) access = it->second;
+          rec.p2p_enabled = p2p_ && access;
+        }
+        out_.push_back(std::move(rec));
+      }
+    }
+    return next;
+  }
+
+  Record latency_record(double value, int line, bool cpu_timer) const {
+    if (!(value > 0)) {
+      throw InputError(file_, line_location(line),
+                       fmt::format("latency {} us is not positive", value));
+    }
+    Record rec;
+    rec.kind = kind::p2p_latency;
+    rec.variant = cpu_timer ? "cpu_timer" : "gpu_timer";
+    rec.gpu_count = 2;
+    rec.size_bytes = kP2pTestLatencyBytes;
+    rec.time_s = value * 1e-6;
+    return rec;
+  }
+
+  Record bandwidth_record(double value, int src, int dst, int line) const {
+    if (value <= 0) {
+      throw InputError(file_, line_location(line),
+                       fmt::format("bandwidth {} GB/s is not positive", value));
+    }
+    const bool bidi = section_ == Section::bidi;
+    Record rec;
+    rec.bandwidth_Bps = value * 1e9;
+    rec.size_bytes = kP2pTestCopyBytes;
+    if (src == dst) {
+      rec.kind = kind::d2d;
+      rec.variant = bidi ? "p2pBandwidthLatencyTest bidirectional" : "p2pBandwidthLatencyTest";
+      rec.gpu_count = 1;
+      // The diagonal counts read + write, twice that when bidirectional.
+      rec.time_s = kP2pTestCopyBytes * (bidi ? 4 : 2) / rec.bandwidth_Bps;
+    } else {
+      rec.kind = bidi ? kind::p2p_bidi : kind::p2p_uni;
+      rec.gpu_count = 2;
+      rec.time_s = kP2pTestCopyBytes * (bidi ? 2 : 1) / rec.bandwidth_Bps;
+    }
+    return rec;
+  }
+
+  // Peer-access lines name only GPUs the matrices have.
+  void check_peer_lines() const {
+    for (const auto& p : peer_lines_) {
+      for (const int d : {p.a, p.b}) {
+        if (!labels_.empty() && std::find(labels_.begin(), labels_.end(), d) == labels_.end()) {
+          throw InputError(
+              file_, line_location(p.line),
+              fmt::format("device {} is not one of the matrices' GPUs {}", d, label_list(labels_)));
+        }
+      }
+    }
+  }
+
+  const std::string& file_;
+  const ImportOptions& options_;
+  std::vector<Record> out_;
+  std::map<std::pair<int, int>, bool> can_access_;  // (src, dst) -> peer access possible
+  Section section_ = Section::none;
+  bool p2p_ = false;
+  int section_line_ = 0;
+  int gpu_count_ = -1;
+  int first_matrix_line_ = 0;
+  bool section_has_matrix_ = false;
+  std::vector<PeerAccess> peer_lines_;
+  std::vector<int> labels_;  // every GPU a matrix names, in first-seen order
+};
+
+}  // namespace
+
+std::vector<Record> import_p2p_matrix(const std::string& text, const std::string& file,
+                                      const ImportOptions& options) {
+  return P2pReader(file, options).read(split_lines(text));
 }
 
 std::vector<Record> import_p2p_matrix_file(const std::string& path, const ImportOptions& options) {

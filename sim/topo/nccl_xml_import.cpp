@@ -11,6 +11,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/topo/gpu_model.hpp"
+#include "sim/topo/machine_writer.hpp"
 #include "sim/topo/nccl_xml.hpp"
 
 namespace linksim::topo {
@@ -94,27 +95,26 @@ class Reader {
     nvlinks();
     for (std::size_t i = 0; i < cpus_.size(); ++i) {
       for (std::size_t j = i + 1; j < cpus_.size(); ++j) {
-        links_.push_back({{"a", cpus_[i]}, {"b", cpus_[j]}, {"kind", socket_link_}});
+        links_.push_back(link_entry(cpus_[i], cpus_[j], socket_link_));
       }
     }
   }
 
-  Json document() const {
-    Json nodes = Json::array();
-    for (const auto& [dev, gpu] : gpus_)
-      nodes.push_back({{"id", gpu.id}, {"kind", "gpu"}, {"model", opt_.gpu_model}});
-    for (const auto& n : other_nodes_)
-      nodes.push_back(n);
+  MachineDocument document() const {
+    MachineDocument doc;
+    doc.schema = "./schema.json";
+    doc.title = opt_.title.empty() ? fmt::format("{}x {} (imported from NCCL topology XML)",
+                                                 gpus_.size(), opt_.gpu_model)
+                                   : opt_.title;
+    doc.sources = {"NCCL topology XML: " + opt_.source};
+    for (const auto& [dev, gpu] : gpus_) {
+      doc.nodes.push_back(node_entry(gpu.id, "gpu"));
+      doc.nodes.back().model = opt_.gpu_model;
+    }
+    doc.nodes.insert(doc.nodes.end(), other_nodes_.begin(), other_nodes_.end());
     for (const auto& [dev, n] : nics_)
-      nodes.push_back(n);
-    Json doc;
-    doc["$schema"] = "./schema.json";
-    doc["title"] = opt_.title.empty() ? fmt::format("{}x {} (imported from NCCL topology XML)",
-                                                    gpus_.size(), opt_.gpu_model)
-                                      : opt_.title;
-    doc["sources"] = Json::array({"NCCL topology XML: " + opt_.source});
-    doc["nodes"] = nodes;
-    doc["links"] = links_;
+      doc.nodes.push_back(n);
+    doc.links = links_;
     return doc;
   }
 
@@ -129,7 +129,8 @@ class Reader {
   void cpu(const XMLElement& e) {
     const std::string id = fmt::format("cpu{}", cpus_.size());
     cpus_.push_back(id);
-    Json node = {{"id", id}, {"kind", "cpu"}, {"socket", static_cast<int>(cpus_.size() - 1)}};
+    NodeEntry node = node_entry(id, "cpu");
+    node.socket = static_cast<int>(cpus_.size() - 1);
     const std::string vendor = attr(e, "vendor");
     const std::string arch = attr(e, "arch");
     std::string v = "other";
@@ -137,12 +138,11 @@ class Reader {
     if (vendor == "AuthenticAMD") v = "amd";
     if (arch == "ppc64") v = "ibm";
     if (arch == "arm64" && vendor.empty()) v = "nvidia";
-    node["vendor"] = v;
+    node.vendor = v;
     socket_link_ = v == "amd" ? "xgmi" : "upi";
     const int numa = int_attr(e, "numaid", opt_.source, -1);
-    if (numa >= 0) node["numa_node"] = numa;
-    const std::string cores = cores_from_mask(attr(e, "affinity"));
-    if (!cores.empty()) node["cores"] = cores;
+    if (numa >= 0) node.numa_node = numa;
+    node.cores = cores_from_mask(attr(e, "affinity"));
     other_nodes_.push_back(node);
     devices(e, id);
   }
@@ -156,7 +156,7 @@ class Reader {
     }
   }
 
-  Json pcie_link(const std::string& a, const std::string& b, const XMLElement* pci) {
+  LinkEntry pcie_link(const std::string& a, const std::string& b, const XMLElement* pci) {
     int generation = pci ? pcie_generation(attr(*pci, "link_speed")) : 0;
     int width = pci ? int_attr(*pci, "link_width", opt_.source, 0) : 0;
     if (generation == 0 || width <= 0) {
@@ -169,7 +169,7 @@ class Reader {
       if (generation == 0) generation = model_.pcie_generation;
       if (width <= 0) width = 16;
     }
-    return {{"a", a}, {"b", b}, {"kind", "pcie"}, {"generation", generation}, {"width", width}};
+    return pcie_link_entry(a, b, generation, width);
   }
 
   void pci(const XMLElement& e, const std::string& parent) {
@@ -194,7 +194,7 @@ class Reader {
     }
     if (cls.rfind("0x0604", 0) == 0) {
       const std::string id = fmt::format("pcie_switch{}", switches_++);
-      other_nodes_.push_back({{"id", id}, {"kind", "pcie_switch"}});
+      other_nodes_.push_back(node_entry(id, "pcie_switch"));
       links_.push_back(pcie_link(id, parent, &e));
       devices(e, id);
       return;
@@ -210,9 +210,9 @@ class Reader {
         id = fmt::format("nic{}", names_.size());
         names_.insert(id);
       }
-      Json node = {{"id", id}, {"kind", "nic"}};
       const int speed_Mbps = int_attr(*n, "speed", opt_.source, 10000);
-      node["port_bandwidth"] = fmt::format("{} Mb/s", speed_Mbps);
+      NodeEntry node = node_entry(id, "nic");
+      node.port_bandwidth_Bps = speed_Mbps * 1e6 / 8;
       // NIC ordinals follow NCCL's net dev numbers, as GPU ordinals follow dev.
       const int dev = int_attr(*n, "dev", opt_.source, static_cast<int>(nics_.size()));
       nics_.emplace(std::make_pair(dev, static_cast<int>(nics_.size())), node);
@@ -250,11 +250,7 @@ class Reader {
                             peer->second, it->second.first, it->second.second));
           }
           if (fresh) {
-            links_.push_back({{"a", key.first},
-                              {"b", key.second},
-                              {"kind", "nvlink"},
-                              {"generation", generation},
-                              {"lanes", count}});
+            links_.push_back(nvlink_link_entry(key.first, key.second, generation, count));
           }
           continue;
         }
@@ -270,13 +266,9 @@ class Reader {
         }
         if (!switches.count(target)) {
           switches[target] = fmt::format("nvswitch{}", switches.size());
-          other_nodes_.push_back({{"id", switches[target]}, {"kind", "nvswitch"}});
+          other_nodes_.push_back(node_entry(switches[target], "nvswitch"));
         }
-        links_.push_back({{"a", g.id},
-                          {"b", switches[target]},
-                          {"kind", "nvlink"},
-                          {"generation", generation},
-                          {"lanes", count}});
+        links_.push_back(nvlink_link_entry(g.id, switches[target], generation, count));
       }
     }
     assumed.push_back(fmt::format("NVLink generation {} (from the GPU model)", generation));
@@ -301,9 +293,9 @@ class Reader {
   std::map<std::string, std::string> busids_;  // GPU bus id -> node id
   std::vector<std::string> cpus_;
   std::set<std::string> names_;
-  Json other_nodes_ = Json::array();
-  std::map<std::pair<int, int>, Json> nics_;  // by (net dev, order read)
-  Json links_ = Json::array();
+  std::vector<NodeEntry> other_nodes_;
+  std::map<std::pair<int, int>, NodeEntry> nics_;  // by (net dev, order read)
+  std::vector<LinkEntry> links_;
   std::string socket_link_ = "upi";
   int switches_ = 0;
   int skipped_ = 0;
@@ -333,7 +325,7 @@ NcclXmlImport import_nccl_xml(const std::string& text, const NcclXmlImportOption
   }
   Reader reader(options, *model);
   reader.system(*root);
-  return {reader.document(), reader.assumed};
+  return {write_machine_document(reader.document()), reader.assumed};
 }
 
 }  // namespace linksim::topo

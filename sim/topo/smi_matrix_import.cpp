@@ -9,6 +9,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/topo/gpu_model.hpp"
+#include "sim/topo/machine_writer.hpp"
 #include "sim/topo/smi_matrix_nvlink.hpp"
 
 namespace linksim::topo {
@@ -261,17 +262,17 @@ struct PcieTree {
   const Cells& cells;
   const std::vector<std::string>& device_ids;  // per column
   int pcie_gen = 4;
-  Json nodes = Json::array();
-  Json links = Json::array();
+  std::vector<NodeEntry> nodes{};
+  std::vector<LinkEntry> links{};
   int switch_count = 0;
   int host_bridges = 0;
 
-  Json pcie(const std::string& a, const std::string& b) const {
-    return Json{{"a", a}, {"b", b}, {"kind", "pcie"}, {"generation", pcie_gen}, {"width", 16}};
+  LinkEntry pcie(const std::string& a, const std::string& b) const {
+    return pcie_link_entry(a, b, pcie_gen, 16);
   }
   std::string new_switch() {
     const std::string id = fmt::format("pcie_switch{}", switch_count++);
-    nodes.push_back({{"id", id}, {"kind", "pcie_switch"}});
+    nodes.push_back(node_entry(id, "pcie_switch"));
     return id;
   }
   void build(std::size_t domain, const std::vector<std::size_t>& local) {
@@ -307,8 +308,8 @@ struct PcieTree {
       if (leaves_in_upper[u].size() > 1) {
         if (!upper_switch.count(u)) {
           upper_switch[u] = new_switch();
-          Json up = pcie(upper_switch[u], cpu);
-          up["host_bridge"] = bridge_ids[b];
+          LinkEntry up = pcie(upper_switch[u], cpu);
+          up.host_bridge = bridge_ids[b];
           links.push_back(up);
         }
         parent = upper_switch[u];
@@ -316,15 +317,15 @@ struct PcieTree {
       if (members_of_leaf[l].size() > 1) {
         if (!leaf_switch.count(l)) {
           leaf_switch[l] = new_switch();
-          Json sw = pcie(leaf_switch[l], parent);
-          if (parent == cpu) sw["host_bridge"] = bridge_ids[b];
+          LinkEntry sw = pcie(leaf_switch[l], parent);
+          if (parent == cpu) sw.host_bridge = bridge_ids[b];
           links.push_back(sw);
         }
         links.push_back(pcie(device_ids[d], leaf_switch[l]));
         continue;
       }
-      Json up = pcie(device_ids[d], parent);
-      if (parent == cpu) up["host_bridge"] = bridge_ids[b];
+      LinkEntry up = pcie(device_ids[d], parent);
+      if (parent == cpu) up.host_bridge = bridge_ids[b];
       links.push_back(up);
     }
   }
@@ -333,16 +334,15 @@ struct PcieTree {
 // One cpu node per domain ("cpu<i>"), with a NUMA number and cores where the printout shows
 // them; returns each as "cpu0 (NUMA 1)" for the assumptions.
 std::vector<std::string> add_cpu_nodes(const Domains& domains, const SmiImportOptions& options,
-                                       Json& nodes) {
+                                       std::vector<NodeEntry>& nodes) {
   std::vector<std::string> listed;
   for (std::size_t i = 0; i < domains.list.size(); ++i) {
     const Domain& dom = domains.list[i];
-    Json cpu = {{"id", fmt::format("cpu{}", i)},
-                {"kind", "cpu"},
-                {"vendor", options.cpu_vendor},
-                {"socket", static_cast<int>(i)}};
-    if (!dom.numa.empty()) cpu["numa_node"] = std::stoi(dom.numa);
-    if (!dom.cores.empty()) cpu["cores"] = dom.cores;
+    NodeEntry cpu = node_entry(fmt::format("cpu{}", i), "cpu");
+    cpu.vendor = options.cpu_vendor;
+    cpu.socket = static_cast<int>(i);
+    cpu.cores = dom.cores;
+    if (!dom.numa.empty()) cpu.numa_node = std::stoi(dom.numa);
     listed.push_back(dom.numa.empty() ? fmt::format("cpu{} (no NUMA number)", i)
                                       : fmt::format("cpu{} (NUMA {})", i, dom.numa));
     nodes.push_back(cpu);
@@ -350,11 +350,35 @@ std::vector<std::string> add_cpu_nodes(const Domains& domains, const SmiImportOp
   return listed;
 }
 
+// The PCIe trees of every domain, and the domains joined all to all (SYS between any two) by
+// the vendor's socket link.
+void add_host_links(const SmiMatrix& m, const Cells& cells, const Domains& domains,
+                    const std::vector<std::string>& device_ids, const GpuModel& model,
+                    const SmiImportOptions& options, MachineDocument& doc) {
+  PcieTree tree{m, cells, device_ids, model.pcie_generation};
+  for (std::size_t dom = 0; dom < domains.list.size(); ++dom) {
+    std::vector<std::size_t> local;
+    for (std::size_t d = 0; d < m.columns.size(); ++d) {
+      if (domains.of[d] == dom) local.push_back(d);
+    }
+    tree.build(dom, local);
+  }
+  doc.nodes.insert(doc.nodes.end(), tree.nodes.begin(), tree.nodes.end());
+  doc.links.insert(doc.links.end(), tree.links.begin(), tree.links.end());
+  const char* socket_link = options.cpu_vendor == "amd" ? "xgmi" : "upi";
+  for (std::size_t i = 0; i < domains.list.size(); ++i) {
+    for (std::size_t j = i + 1; j < domains.list.size(); ++j) {
+      doc.links.push_back(
+          link_entry(fmt::format("cpu{}", i), fmt::format("cpu{}", j), socket_link));
+    }
+  }
+}
+
 }  // namespace
 
 SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
   SmiImport out;
-  auto model = find_gpu_model(options.gpu_model);
+  const auto model = find_gpu_model(options.gpu_model);
   if (!model) {
     throw InputError(options.source, "",
                      fmt::format("unknown GPU model \"{}\"; known models: {}", options.gpu_model,
@@ -375,49 +399,27 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
   for (std::size_t i = 0; i < nic_cols.size(); ++i)
     device_ids[nic_cols[i]] = nics[i];
 
-  Json doc;
-  doc["$schema"] = "./schema.json";
-  doc["title"] = options.title.empty() ? fmt::format("{}x {} (imported from nvidia-smi topo -m)",
-                                                     gpu_cols.size(), options.gpu_model)
-                                       : options.title;
-  doc["sources"] =
-      Json::array({options.source.empty() ? "nvidia-smi topo -m printout"
-                                          : "nvidia-smi topo -m printout: " + options.source});
-  Json nodes = Json::array();
-  nodes.push_back(
-      {{"id", "gpu"}, {"kind", "gpu"}, {"count", gpu_cols.size()}, {"model", options.gpu_model}});
-  const std::vector<std::string> numa_listed = add_cpu_nodes(domains, options, nodes);
+  MachineDocument doc;
+  doc.schema = "./schema.json";
+  doc.title = options.title.empty() ? fmt::format("{}x {} (imported from nvidia-smi topo -m)",
+                                                  gpu_cols.size(), options.gpu_model)
+                                    : options.title;
+  doc.sources = {options.source.empty() ? "nvidia-smi topo -m printout"
+                                        : "nvidia-smi topo -m printout: " + options.source};
+  doc.nodes.push_back(node_entry("gpu", "gpu"));
+  doc.nodes.back().count = gpu_cols.size();
+  doc.nodes.back().model = options.gpu_model;
+  const std::vector<std::string> numa_listed = add_cpu_nodes(domains, options, doc.nodes);
   for (const auto& id : nics)
-    nodes.push_back({{"id", id}, {"kind", "nic"}});
-
-  Json links = Json::array();
+    doc.nodes.push_back(node_entry(id, "nic"));
   const int nvgen = model->nvlink_generation > 0 ? model->nvlink_generation : 3;
   NvlinkFabric fabric = nvlink_fabric_from_smi(m, nvgen, model->nvlink_links);
-  for (auto& node : fabric.nodes)
-    nodes.push_back(std::move(node));
-  for (auto& link : fabric.links)
-    links.push_back(std::move(link));
+  doc.nodes.insert(doc.nodes.end(), fabric.nodes.begin(), fabric.nodes.end());
+  doc.links = std::move(fabric.links);
   for (auto& a : fabric.assumed)
     out.assumed.push_back(std::move(a));
+  add_host_links(m, cells, domains, device_ids, *model, options, doc);
 
-  PcieTree tree{m, cells, device_ids, model->pcie_generation};
-  for (std::size_t dom = 0; dom < domains.list.size(); ++dom) {
-    std::vector<std::size_t> local;
-    for (std::size_t d = 0; d < m.columns.size(); ++d) {
-      if (domains.of[d] == dom) local.push_back(d);
-    }
-    tree.build(dom, local);
-  }
-  nodes.insert(nodes.end(), tree.nodes.begin(), tree.nodes.end());
-  links.insert(links.end(), tree.links.begin(), tree.links.end());
-  // Domains joined all to all (SYS between any two).
-  const char* socket_link = options.cpu_vendor == "amd" ? "xgmi" : "upi";
-  for (std::size_t i = 0; i < domains.list.size(); ++i) {
-    for (std::size_t j = i + 1; j < domains.list.size(); ++j) {
-      links.push_back(
-          {{"a", fmt::format("cpu{}", i)}, {"b", fmt::format("cpu{}", j)}, {"kind", socket_link}});
-    }
-  }
   out.assumed.insert(out.assumed.end(), domains.assumed.begin(), domains.assumed.end());
   out.assumed.push_back(fmt::format("PCIe {}.0 x16 for every PCIe link (from the GPU model)",
                                     model->pcie_generation));
@@ -427,9 +429,7 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
       options.cpu_vendor == "amd" ? "xGMI" : "UPI"));
   out.assumed.push_back("link latencies are the per-kind defaults (docs/topology-format.md)");
   if (!nic_cols.empty()) out.assumed.push_back("NICs have no network links (single node)");
-  doc["nodes"] = nodes;
-  doc["links"] = links;
-  out.document = doc;
+  out.document = write_machine_document(doc);
   return out;
 }
 

@@ -41,13 +41,10 @@ NvlinkFabric nvlink_fabric_from_smi(const SmiMatrix& m, int nvlink_generation,
   if (all_nv && nv_counts.size() == 1) {
     const int k = std::stoi(nv_counts.begin()->substr(2));
     if (k * static_cast<int>(gpu_cols.size() - 1) > nvlink_links_per_gpu) {
-      out.nodes.push_back({{"id", "nvswitch"}, {"kind", "nvswitch"}});
-      out.links.push_back({{"for", {{"g", fmt::format("0..{}", gpu_cols.size() - 1)}}},
-                           {"a", "gpu{g}"},
-                           {"b", "nvswitch"},
-                           {"kind", "nvlink"},
-                           {"generation", nvlink_generation},
-                           {"lanes", k}});
+      out.nodes.push_back(node_entry("nvswitch", "nvswitch"));
+      LinkEntry plane = nvlink_link_entry("gpu{g}", "nvswitch", nvlink_generation, k);
+      plane.loop = {{"g", fmt::format("0..{}", gpu_cols.size() - 1)}};
+      out.links.push_back(plane);
       out.assumed.push_back(fmt::format(
           "every GPU pair is NV{}: modelled as one NVSwitch plane with {} NVLink {} links per GPU "
           "(the printout does not show how many switch chips there are)",
@@ -60,11 +57,8 @@ NvlinkFabric nvlink_fabric_from_smi(const SmiMatrix& m, int nvlink_generation,
       for (std::size_t bi = ai + 1; bi < gpu_cols.size(); ++bi) {
         const std::string c = cell(gpu_cols[ai], gpu_cols[bi]);
         if (c.rfind("NV", 0) != 0) continue;
-        out.links.push_back({{"a", gpu_id(gpu_cols[ai])},
-                             {"b", gpu_id(gpu_cols[bi])},
-                             {"kind", "nvlink"},
-                             {"generation", nvlink_generation},
-                             {"lanes", std::stoi(c.substr(2))}});
+        out.links.push_back(nvlink_link_entry(gpu_id(gpu_cols[ai]), gpu_id(gpu_cols[bi]),
+                                              nvlink_generation, std::stoi(c.substr(2))));
       }
     }
     out.assumed.push_back(

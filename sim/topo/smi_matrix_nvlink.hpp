@@ -1,10 +1,10 @@
 #pragma once
-// The NVLink part of an `nvidia-smi topo -m` matrix as topology-file nodes and links.
+// The NVLink part of an `nvidia-smi topo -m` matrix as machine-file nodes and links.
 
 #include <string>
 #include <vector>
 
-#include "sim/core/json_view.hpp"
+#include "sim/topo/machine_document.hpp"
 #include "sim/topo/smi_matrix.hpp"
 
 namespace linksim::topo {
@@ -14,8 +14,8 @@ namespace linksim::topo {
 // GPUs are named "gpu<i>" after their column ("GPU<i>"). `assumed` says what the printout
 // could not.
 struct NvlinkFabric {
-  Json nodes = Json::array();
-  Json links = Json::array();
+  std::vector<NodeEntry> nodes;
+  std::vector<LinkEntry> links;
   std::vector<std::string> assumed;
 };
 NvlinkFabric nvlink_fabric_from_smi(const SmiMatrix& m, int nvlink_generation,
