@@ -38,6 +38,7 @@ std::string read_text(const std::string& path) {
 void register_topo(CLI::App& app) {
   auto* topo_cmd = app.add_subcommand("topo", "Describe, check, import and draw machines");
   topo_cmd->require_subcommand(1);
+  add_topo_graphs(topo_cmd);  // LOCAL, for testing the graphs branch: the lead may drop or keep
 
   {
     auto* cmd = topo_cmd->add_subcommand(
