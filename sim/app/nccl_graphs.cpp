@@ -39,8 +39,8 @@ void check_gpus(const coll::NcclGraphDump& dump, std::size_t gpu_count, const st
       }
       if (g.pattern == coll::NcclGraphPattern::ring && seen.size() != gpu_count) {
         throw InputError(source, where,
-                         fmt::format("{}: {} GPUs: expected a ring through all {} GPUs of the "
-                                     "machine",
+                         fmt::format("{}: {} of the machine's {} GPUs: expected a ring "
+                                     "through all of them",
                                      what, seen.size(), gpu_count));
       }
     }

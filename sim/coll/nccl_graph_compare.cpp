@@ -77,6 +77,16 @@ NcclGraphComparison compare_graph(const NcclGraph& nccl, const NcclGraph& linksi
                                         gbps(c.nccl_speed_intra_Bps),
                                         gbps(c.linksim_speed_intra_Bps)));
   }
+  // With different channel counts the per-channel figures say little alone: the ring's busBw
+  // is nchannels x speedintra (NCCL's tuning.cc), compared the same way.
+  const double nccl_total = c.nccl_speed_intra_Bps * c.nccl_channels;
+  const double linksim_total = c.linksim_speed_intra_Bps * c.linksim_channels;
+  if (c.nccl_channels != c.linksim_channels &&
+      std::abs(nccl_total - linksim_total) >
+          kNcclSpeedTolerance * std::max(nccl_total, linksim_total)) {
+    c.differences.push_back(fmt::format("channels x speedintra: NCCL {}, linksim {}",
+                                        gbps(nccl_total), gbps(linksim_total)));
+  }
   if (c.nccl_type_intra != c.linksim_type_intra) {
     c.differences.push_back(fmt::format("typeintra: NCCL {}, linksim {}",
                                         to_string(c.nccl_type_intra),
@@ -136,8 +146,12 @@ std::string format_nccl_graph_comparison(const NcclGraphsComparison& c) {
   for (const auto& g : c.graphs) {
     out += fmt::format("graph {} ({}): ", g.id, nccl_graph_name(g.id));
     if (!g.compared) {
-      out += fmt::format("not compared: NCCL {} channel{}, linksim has no such graph\n",
-                         g.nccl_channels, g.nccl_channels == 1 ? "" : "s");
+      if (g.nccl_channels == 0) {
+        out += "not searched by NCCL (0 channels), not modelled by linksim\n";
+      } else {
+        out += fmt::format("not compared: NCCL {} channel{}, linksim has no such graph\n",
+                           g.nccl_channels, g.nccl_channels == 1 ? "" : "s");
+      }
       continue;
     }
     if (g.differences.empty()) {

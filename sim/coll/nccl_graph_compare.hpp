@@ -38,7 +38,8 @@ struct NcclGraphComparison {
   NcclPathType linksim_type_intra = NcclPathType::loc;
   // The first min(nccl_channels, linksim_channels) channels, index by index.
   std::vector<NcclChannelComparison> channels;
-  // One line per difference, in the order: channel count, channel orders, speed, path type.
+  // One line per difference, in the order: channel count, channel orders, speed per channel,
+  // channels x speed (when the counts differ), path type.
   std::vector<std::string> differences;
 };
 
