@@ -63,8 +63,12 @@ double Reader::float_attr(const XMLElement& e, const char* name, const std::stri
   if (!std::regex_match(v, number)) {
     fail(e, what, fmt::format("{}=\"{}\": expected a number of at least 0", name, v));
   }
+  // Far above any link (GB/s) or latency (us), and within a float, as NCCL holds them.
+  constexpr double kLargest = 1e6;
   const double x = std::strtod(v, nullptr);
-  if (!std::isfinite(x)) fail(e, what, fmt::format("{}=\"{}\": expected a finite number", name, v));
+  if (!std::isfinite(x) || x > kLargest) {
+    fail(e, what, fmt::format("{}=\"{}\": expected a number from 0 to {:g}", name, v, kLargest));
+  }
   return x;
 }
 

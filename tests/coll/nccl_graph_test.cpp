@@ -200,8 +200,9 @@ TEST(NcclGraphTest, BadAttributesAreRefused) {
             std::string::npos);
   EXPECT_NE(with("speedintra=\"20\"", "speedintra=\"-1\"").find("expected a number"),
             std::string::npos);
-  EXPECT_NE(with("speedintra=\"20\"", "speedintra=\"1e999\"").find("expected a finite number"),
-            std::string::npos);
+  EXPECT_NE(
+      with("speedintra=\"20\"", "speedintra=\"1e999\"").find("expected a number from 0 to 1e+06"),
+      std::string::npos);
   EXPECT_NE(with("nchannels=\"0\"", "nchannels=\"65\"").find("expected 0 to 64"),
             std::string::npos);
   EXPECT_NE(with("id=\"0\"", "id=\"x\"").find("<graph> 0: id=\"x\": expected an integer"),
