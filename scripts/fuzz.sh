@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 all=(topology template_expr model task_graph nccl_tests p2p_matrix bandwidth_test nvbandwidth
-     smi_printout)
+     smi_printout nccl_graph nccl_xml)
 targets=("${@:-${all[@]}}")
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -29,3 +29,6 @@ g=tests/data/golden
 "$bin" plan default > $g/plan-default.txt
 "$bin" compare llama3-8b-serving > $g/compare-llama3-8b-serving.txt
 "$bin" topo show aws-p5en-x2 --summary > $g/topo-show-aws-p5en-x2.txt
+"$bin" topo graphs dgx-h100 --compare "$(pwd)/tests/data/nccl/dgx-h100-graphs.xml" | sed "s|$(pwd)|\$SRC|g" > $g/topo-graphs-dgx-h100.txt
+"$bin" topo graphs rtx4090-8x --compare "$(pwd)/tests/data/nccl/rtx4090-8x-graphs.xml" | sed "s|$(pwd)|\$SRC|g" > $g/topo-graphs-rtx4090-8x.txt
+"$bin" topo graphs rtx4090-8x > $g/topo-graphs-rtx4090-8x.xml

@@ -134,6 +134,7 @@ void register_topo(CLI::App& app) {
   add_check(topo_cmd);
   add_import(topo_cmd);
   add_export(topo_cmd);
+  add_topo_graphs(topo_cmd);  // cmd_topo_graphs.cpp
   {
     auto* cmd = topo_cmd->add_subcommand("dot", "Graphviz DOT of a machine");
     auto file = std::make_shared<std::string>();

@@ -7,6 +7,8 @@
 namespace linksim::cli {
 
 void register_topo(CLI::App& app);
+// `linksim topo graphs` (cmd_topo_graphs.cpp), added to the `topo` command by register_topo.
+void add_topo_graphs(CLI::App* topo_cmd);
 void register_run_graph(CLI::App& app);
 // sim/coll: `linksim nccl-tests`, `linksim p2p`, `linksim bandwidth`.
 void register_nccl_tests(CLI::App& app);
