@@ -8,8 +8,8 @@
 
 #include "calibrate/cuda_module.hpp"
 #include "calibrate/fit_machine.hpp"
+#include "calibrate/measured_node.hpp"
 #include "calibrate/measurements_json.hpp"
-#include "calibrate/node_skeleton.hpp"
 #include "calibrate/probe.hpp"
 #include "calibrate/smi_discovery.hpp"
 #include "sim/cli/command_outputs.hpp"
@@ -148,29 +148,8 @@ void register_calibrate(CLI::App& app) {
     for (const auto& n : measured.notes)
       std::cout << "note: " << n << "\n";
 
-    // Device memory and FLOP rate for the skeleton's GPU models, from the largest D2D copy and
-    // the GEMM record of each device.
-    calibrate::SkeletonInputs inputs;
-    inputs.devices = measured.devices;
-    inputs.smi = discovered.matrix;
-    inputs.hbm_bandwidth_Bps.assign(measured.devices.size(), 0);
-    inputs.peak_fp32_tflops.assign(measured.devices.size(), 0);
-    for (const auto& r : measured.records) {
-      if (r.src_gpu < 0 || static_cast<std::size_t>(r.src_gpu) >= measured.devices.size()) continue;
-      const auto g = static_cast<std::size_t>(r.src_gpu);
-      if (r.kind == calibrate::kind::d2d) {
-        inputs.hbm_bandwidth_Bps[g] = std::max(inputs.hbm_bandwidth_Bps[g], r.bandwidth_Bps);
-      }
-      if (r.kind == calibrate::kind::gemm) inputs.peak_fp32_tflops[g] = r.flops_per_s / 1e12;
-    }
-    calibrate::FitMachineOptions o;
-    o.topology = args->output;
-    o.topology_document = calibrate::node_skeleton(inputs);
-    o.date = date;
-    o.extra_records = measured.records;
-    for (auto& r : o.extra_records)
-      r.source_file = measurements_path;
-    const auto result = calibrate::fit_machine(o);
+    const auto result = calibrate::fit_measured_node(measured, discovered.matrix,
+                                                     {args->output, measurements_path, date});
     outputs.put(measurements_path, calibrate::measurements_to_json(measured, date).dump(2) + "\n");
     outputs.put(args->output, calibrate::serialize_document(result.document));
     outputs.write();

@@ -2,28 +2,13 @@
 // and with --compare, NCCL's dump from a real node against them.
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "sim/app/machine.hpp"
 #include "sim/app/nccl_graphs.hpp"
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/core/error.hpp"
+#include "sim/core/text_file.hpp"
 
 namespace linksim::cli {
-namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open file for reading");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
-
 void add_topo_graphs(CLI::App* topo_cmd) {
   auto* cmd = topo_cmd->add_subcommand(
       "graphs",
@@ -53,7 +38,7 @@ void add_topo_graphs(CLI::App* topo_cmd) {
       outputs.write();
       return;
     }
-    const auto result = app::compare_graph_dump(machine, read_text(*compare), *compare);
+    const auto result = app::compare_graph_dump(machine, read_text_file(*compare), *compare);
     if (*format == "json") {
       outputs.put(*output, coll::nccl_graph_comparison_json(result).dump(2) + "\n");
     } else {

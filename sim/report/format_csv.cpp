@@ -1,20 +1,15 @@
 #include <fmt/format.h>
 
+#include "sim/core/csv.hpp"
 #include "sim/core/units.hpp"
 #include "sim/report/formats.hpp"
 
 namespace linksim::report {
 namespace {
 
-// RFC 4180: quote a field holding a comma, quote or line break; double inner quotes.
+// RFC 4180 quoting (core's csv_field).
 std::string field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
+  return csv_field(s);
 }
 
 void row(std::string& out, const char* section, const std::string& name, const char* key,
