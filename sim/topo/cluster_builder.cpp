@@ -71,6 +71,133 @@ struct FabricWiring {
   }
 };
 
+// Host h's nodes and links, its nodes renamed "node{h}/<id>" and tagged with h, its compute
+// NICs numbered as rails in node order.
+void add_host_copies(Topology& topo, const Topology& host, int hosts) {
+  const auto per_host = static_cast<NodeId>(host.nodes().size());
+  for (int h = 0; h < hosts; ++h) {
+    int rail = 0;
+    for (const Node& src : host.nodes()) {
+      Node n = src;
+      n.id = fmt::format("node{}/{}", h, src.id);
+      n.host = h;
+      if (n.nic && n.nic->scale_out) n.nic->rail = rail++;
+      topo.add_node(std::move(n));
+    }
+    const NodeId offset = per_host * static_cast<NodeId>(h);
+    for (Link l : host.links()) {
+      l.a += offset;
+      l.b += offset;
+      topo.add_link(l);
+    }
+  }
+}
+
+// The leaf that host h's NIC of rail r plugs into.
+std::size_t leaf_of(const FabricSpec& fabric, int hosts, int rails, int h, int r) {
+  switch (fabric.shape) {
+    case FabricShape::single_switch:
+      return 0;
+    case FabricShape::rail_optimized: {
+      const int unit = fabric.hosts_per_leaf > 0 ? fabric.hosts_per_leaf
+                                                 : std::min(hosts, kHostsPerScalableUnit);
+      return static_cast<std::size_t>((h / unit) * rails + r);
+    }
+    case FabricShape::fat_tree:
+    case FabricShape::three_tier: {
+      const int per = fabric.hosts_per_leaf > 0 ? fabric.hosts_per_leaf
+                                                : std::max(1, kLeafDownlinkPorts / rails);
+      return static_cast<std::size_t>(h / per);
+    }
+  }
+  return 0;
+}
+
+// The leaf switches, and the NIC bandwidth each one carries down.
+struct LeafTier {
+  std::vector<NodeId> leaves;
+  std::vector<double> down_Bps;
+};
+
+// The leaves, and every host's compute NICs wired to theirs.
+LeafTier add_leaves(FabricWiring& wire, const Topology& host, int hosts, const FabricSpec& fabric,
+                    double nic_latency_s, const std::string& model) {
+  const auto host_nics = compute_nics(host);
+  const int rails = static_cast<int>(host_nics.size());
+  const auto per_host = static_cast<NodeId>(host.nodes().size());
+  LeafTier tier;
+  const std::size_t leaf_count = leaf_of(fabric, hosts, rails, hosts - 1, rails - 1) + 1;
+  for (std::size_t i = 0; i < leaf_count; ++i) {
+    tier.leaves.push_back(wire.add_switch(fabric.shape == FabricShape::single_switch
+                                              ? std::string("switch0")
+                                              : fmt::format("leaf{}", i),
+                                          model));
+    tier.down_Bps.push_back(0);
+  }
+  for (int h = 0; h < hosts; ++h) {
+    for (int r = 0; r < rails; ++r) {
+      const NodeId nic = per_host * static_cast<NodeId>(h) + host_nics[static_cast<std::size_t>(r)];
+      const std::size_t leaf = leaf_of(fabric, hosts, rails, h, r);
+      const double port_Bps = wire.topo.node(nic).nic->port_bandwidth_Bps;
+      wire.add(nic, tier.leaves[leaf], port_Bps, nic_latency_s + wire.switch_latency_s / 2,
+               wire.figures.efficiency_source);
+      tier.down_Bps[leaf] += port_Bps;
+    }
+  }
+  return tier;
+}
+
+// Spines a tier above the leaves gets: as the file says, else one per rail.
+int spines_wanted(const FabricSpec& fabric, const ClusterInfo& info) {
+  return fabric.spines > 0 ? fabric.spines : std::max(1, info.rails);
+}
+
+// Two tiers: every leaf reaches every spine.
+void add_spines(FabricWiring& wire, const LeafTier& tier, const FabricSpec& fabric,
+                const std::string& model, ClusterInfo& info) {
+  const int wanted = spines_wanted(fabric, info);
+  std::vector<NodeId> spines;
+  for (int s = 0; s < wanted; ++s)
+    spines.push_back(wire.add_switch(fmt::format("spine{}", s), model));
+  wire.uplinks(tier.leaves, tier.down_Bps, spines, fabric.oversubscription);
+  info.spines = wanted;
+}
+
+// Three tiers: pods of leaves, each with its own spines; every pod spine reaches every core.
+void add_pods_and_cores(FabricWiring& wire, const LeafTier& tier, const FabricSpec& fabric,
+                        const std::string& model, ClusterInfo& info) {
+  const int wanted = spines_wanted(fabric, info);
+  const int per_pod = fabric.leaves_per_pod > 0 ? fabric.leaves_per_pod : kLeavesPerPod;
+  const int pods = ceil_div(static_cast<int>(tier.leaves.size()), per_pod);
+  std::vector<NodeId> pod_spines;
+  std::vector<double> pod_spine_down_Bps;
+  for (int p = 0; p < pods; ++p) {
+    const auto lo = static_cast<std::ptrdiff_t>(p * per_pod);
+    const auto hi = std::min(static_cast<std::ptrdiff_t>(tier.leaves.size()),
+                             lo + static_cast<std::ptrdiff_t>(per_pod));
+    std::vector<NodeId> spines;
+    for (int s = 0; s < wanted; ++s)
+      spines.push_back(wire.add_switch(fmt::format("spine{}", p * wanted + s), model));
+    const std::vector<NodeId> pod_leaves(tier.leaves.begin() + lo, tier.leaves.begin() + hi);
+    const std::vector<double> pod_down(tier.down_Bps.begin() + lo, tier.down_Bps.begin() + hi);
+    wire.uplinks(pod_leaves, pod_down, spines, fabric.oversubscription);
+    double up = 0;
+    for (double d : pod_down)
+      up += d / fabric.oversubscription;
+    for (NodeId s : spines) {
+      pod_spines.push_back(s);
+      pod_spine_down_Bps.push_back(up / wanted);
+    }
+  }
+  info.spines = static_cast<int>(pod_spines.size());
+  if (pods <= 1) return;
+  std::vector<NodeId> cores;
+  for (int c = 0; c < wanted; ++c)
+    cores.push_back(wire.add_switch(fmt::format("core{}", c), model));
+  wire.uplinks(pod_spines, pod_spine_down_Bps, cores, fabric.oversubscription);
+  info.cores = wanted;
+}
+
 }  // namespace
 
 FabricSpec default_fabric(const Topology& host) {
@@ -152,72 +279,15 @@ Topology build_cluster(const Topology& host, int hosts, const FabricSpec& fabric
   const double switch_latency_s = fabric.switch_latency_s.value_or(figures.switch_latency_s);
   const double nic_latency_s = fabric.nic_latency_s.value_or(figures.nic_latency_s);
   const auto host_nics = compute_nics(host);
-  const int rails = static_cast<int>(host_nics.size());
 
   Topology topo = copies_header(host, hosts);
   topo.title = fmt::format("{} nodes of {}, {} {}", hosts, host.title, to_string(fabric.kind),
                            to_string(fabric.shape));
-
-  // The hosts: copies of every node and link, renamed and tagged.
-  const auto per_host = static_cast<NodeId>(host.nodes().size());
-  for (int h = 0; h < hosts; ++h) {
-    int rail = 0;
-    for (const Node& src : host.nodes()) {
-      Node n = src;
-      n.id = fmt::format("node{}/{}", h, src.id);
-      n.host = h;
-      if (n.nic && n.nic->scale_out) n.nic->rail = rail++;
-      topo.add_node(std::move(n));
-    }
-    const NodeId offset = per_host * static_cast<NodeId>(h);
-    for (Link l : host.links()) {
-      l.a += offset;
-      l.b += offset;
-      topo.add_link(l);
-    }
-  }
+  add_host_copies(topo, host, hosts);
 
   FabricWiring wire{topo, figures, switch_latency_s};
-  const double nic_Bps = host.node(host_nics.front()).nic->port_bandwidth_Bps;
   const std::string model = fmt::format("{} switch", to_string(fabric.kind));
-  // Leaves: which leaf each (host, rail) NIC plugs into.
-  std::vector<NodeId> leaves;
-  std::vector<double> leaf_down_Bps;
-  auto leaf_of = [&](int h, int r) -> std::size_t {
-    switch (fabric.shape) {
-      case FabricShape::single_switch:
-        return 0;
-      case FabricShape::rail_optimized: {
-        const int unit = fabric.hosts_per_leaf > 0 ? fabric.hosts_per_leaf
-                                                   : std::min(hosts, kHostsPerScalableUnit);
-        return static_cast<std::size_t>((h / unit) * rails + r);
-      }
-      case FabricShape::fat_tree:
-      case FabricShape::three_tier: {
-        const int per = fabric.hosts_per_leaf > 0 ? fabric.hosts_per_leaf
-                                                  : std::max(1, kLeafDownlinkPorts / rails);
-        return static_cast<std::size_t>(h / per);
-      }
-    }
-    return 0;
-  };
-  const std::size_t leaf_count = leaf_of(hosts - 1, rails - 1) + 1;
-  for (std::size_t i = 0; i < leaf_count; ++i) {
-    leaves.push_back(wire.add_switch(fabric.shape == FabricShape::single_switch
-                                         ? std::string("switch0")
-                                         : fmt::format("leaf{}", i),
-                                     model));
-    leaf_down_Bps.push_back(0);
-  }
-  for (int h = 0; h < hosts; ++h) {
-    for (int r = 0; r < rails; ++r) {
-      const NodeId nic = per_host * static_cast<NodeId>(h) + host_nics[static_cast<std::size_t>(r)];
-      const std::size_t leaf = leaf_of(h, r);
-      wire.add(nic, leaves[leaf], topo.node(nic).nic->port_bandwidth_Bps,
-               nic_latency_s + switch_latency_s / 2, figures.efficiency_source);
-      leaf_down_Bps[leaf] += topo.node(nic).nic->port_bandwidth_Bps;
-    }
-  }
+  const LeafTier leaf_tier = add_leaves(wire, host, hosts, fabric, nic_latency_s, model);
 
   auto info = std::make_shared<ClusterInfo>();
   info->host = std::make_shared<const Topology>(host);
@@ -225,53 +295,16 @@ Topology build_cluster(const Topology& host, int hosts, const FabricSpec& fabric
   info->host_title = host.title;
   info->hosts = hosts;
   info->gpus_per_host = static_cast<int>(host.count(NodeKind::gpu));
-  info->nodes_per_host = static_cast<int>(per_host);
-  info->rails = rails;
+  info->nodes_per_host = static_cast<int>(host.nodes().size());
+  info->rails = static_cast<int>(host_nics.size());
   info->fabric = fabric;
-  info->leaves = static_cast<int>(leaves.size());
-  info->nic_bandwidth_Bps = nic_Bps;
-
-  if (leaves.size() > 1) {
-    const int spines_wanted = fabric.spines > 0 ? fabric.spines : std::max(1, rails);
+  info->leaves = static_cast<int>(leaf_tier.leaves.size());
+  info->nic_bandwidth_Bps = host.node(host_nics.front()).nic->port_bandwidth_Bps;
+  if (leaf_tier.leaves.size() > 1) {
     if (fabric.shape != FabricShape::three_tier) {
-      std::vector<NodeId> spines;
-      for (int s = 0; s < spines_wanted; ++s)
-        spines.push_back(wire.add_switch(fmt::format("spine{}", s), model));
-      wire.uplinks(leaves, leaf_down_Bps, spines, fabric.oversubscription);
-      info->spines = spines_wanted;
+      add_spines(wire, leaf_tier, fabric, model, *info);
     } else {
-      // Pods of leaves, each with its own spines; every pod spine reaches every core.
-      const int per_pod = fabric.leaves_per_pod > 0 ? fabric.leaves_per_pod : kLeavesPerPod;
-      const int pods = ceil_div(static_cast<int>(leaves.size()), per_pod);
-      std::vector<NodeId> pod_spines;
-      std::vector<double> pod_spine_down_Bps;
-      for (int p = 0; p < pods; ++p) {
-        const auto lo = static_cast<std::size_t>(p * per_pod);
-        const auto hi = std::min(leaves.size(), lo + static_cast<std::size_t>(per_pod));
-        std::vector<NodeId> spines;
-        for (int s = 0; s < spines_wanted; ++s)
-          spines.push_back(wire.add_switch(fmt::format("spine{}", p * spines_wanted + s), model));
-        const std::vector<NodeId> pod_leaves(leaves.begin() + static_cast<std::ptrdiff_t>(lo),
-                                             leaves.begin() + static_cast<std::ptrdiff_t>(hi));
-        const std::vector<double> pod_down(leaf_down_Bps.begin() + static_cast<std::ptrdiff_t>(lo),
-                                           leaf_down_Bps.begin() + static_cast<std::ptrdiff_t>(hi));
-        wire.uplinks(pod_leaves, pod_down, spines, fabric.oversubscription);
-        double up = 0;
-        for (double d : pod_down)
-          up += d / fabric.oversubscription;
-        for (NodeId s : spines) {
-          pod_spines.push_back(s);
-          pod_spine_down_Bps.push_back(up / spines_wanted);
-        }
-      }
-      info->spines = static_cast<int>(pod_spines.size());
-      if (pods > 1) {
-        std::vector<NodeId> cores;
-        for (int c = 0; c < spines_wanted; ++c)
-          cores.push_back(wire.add_switch(fmt::format("core{}", c), model));
-        wire.uplinks(pod_spines, pod_spine_down_Bps, cores, fabric.oversubscription);
-        info->cores = spines_wanted;
-      }
+      add_pods_and_cores(wire, leaf_tier, fabric, model, *info);
     }
   }
   topo.cluster = std::move(info);

@@ -57,6 +57,7 @@ GpuModel make(std::string name, std::string architecture, double memory_gib, dou
   return m;
 }
 
+// Data table, one add() per GPU model: one function so the rows read together; not split.
 std::map<std::string, GpuModel> build_catalog() {
   std::map<std::string, GpuModel> c;
   const auto add = [&c](GpuModel m) {

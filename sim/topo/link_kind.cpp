@@ -60,6 +60,7 @@ std::vector<std::string> link_kind_names() {
   return out;
 }
 
+// Data table, one case per link kind and generation: one function so rows compare; not split.
 LinkDefaultsResult link_defaults(const LinkSpec& spec) {
   LinkDefaults d;
   d.basis = "theoretical";

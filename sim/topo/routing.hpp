@@ -58,7 +58,7 @@ struct Route {
   double latency_s() const;
 };
 
-// Every field is part of the key of the Router's route cache (routing.cpp).
+// Every field is part of the key of the Router's route cache (router_impl.hpp).
 struct RouteOptions {
   // Use peer-to-peer paths (NVLink, and PCIe peer-to-peer where the hardware allows it:
   // p2pBandwidthLatencyTest's "P2P=Enabled"); when false, every GPU-to-GPU route is staged
@@ -117,6 +117,10 @@ class Router {
 
   const Topology& topology() const { return *topo_; }
 
+  // The state copies share (route cache, search trees): opaque outside the router's own files
+  // (router_impl.hpp).
+  struct Impl;
+
  private:
   std::optional<Route> compute_route(NodeId src, NodeId dst, const RouteOptions& options) const;
   // Relay through exactly one GPU (NVB): the fewest-hop src -> g -> dst over NVLink, each half
@@ -127,7 +131,6 @@ class Router {
   // nearest NIC.
   std::optional<Route> network_route(NodeId src, NodeId dst, const RouteOptions& options) const;
 
-  struct Impl;
   const Topology* topo_;
   std::shared_ptr<const Impl> impl_;
 };

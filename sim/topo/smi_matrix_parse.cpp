@@ -114,6 +114,99 @@ void read_nic_legend(std::istream& in, int line_no, SmiMatrix& m, const std::str
   }
 }
 
+// Where the matrix's header puts its columns: the NICs' own names (mlx5_0) read as NIC0, ...
+using ColumnAliases = std::map<std::string, std::string>;
+
+// The header line: device names, then "CPU Affinity", "NUMA Affinity", ...
+void read_header(const std::vector<std::string>& tokens, const std::string& line, int line_no,
+                 const std::string& source, SmiMatrix& m, ColumnAliases& column_alias) {
+  std::size_t nic = 0;
+  std::size_t gpu = 0;
+  for (const auto& t : tokens) {
+    if (!is_device_label(t)) {
+      // "GPUQ" is a damaged column, not the start of "CPU Affinity".
+      if (t.rfind("GPU", 0) == 0) {
+        throw InputError(source, fmt::format("line {}", line_no),
+                         fmt::format("column {}: expected GPU{}", t, gpu));
+      }
+      break;
+    }
+    if (t.rfind("GPU", 0) == 0 && t != fmt::format("GPU{}", gpu++)) {
+      throw InputError(source, fmt::format("line {}", line_no),
+                       fmt::format("column {} is out of order: expected GPU{}", t, gpu - 1));
+    }
+    std::string name = t;
+    if (t.rfind("GPU", 0) != 0) {
+      name = fmt::format("NIC{}", nic++);
+      column_alias[t] = name;
+      m.nic_names.push_back(t.rfind("NIC", 0) == 0 ? "" : t);
+    }
+    m.columns.push_back(name);
+  }
+  m.has_affinity = line.find("CPU Affinity") != std::string::npos;
+  m.header_line = line_no;
+}
+
+// The row's device cells and, after them, its CPU and NUMA affinity and GPU NUMA id.
+void read_cells_and_affinity(const std::vector<std::string>& tokens, int line_no,
+                             const SmiMatrix& m, const std::string& source, SmiRow& row) {
+  const std::size_t device_columns = m.columns.size();
+  if (tokens.size() < 1 + device_columns) {
+    // A truncated row: keep the cells that are there.
+    for (std::size_t i = 1; i < tokens.size(); ++i)
+      row.cells.push_back(tokens[i]);
+    return;
+  }
+  for (std::size_t i = 1; i <= device_columns; ++i)
+    row.cells.push_back(tokens[i]);
+  std::vector<std::string> rest(tokens.begin() + 1 + static_cast<long>(device_columns),
+                                tokens.end());
+  if (!rest.empty()) row.cpu_affinity = rest[0];
+  // CPU lists such as 0-31,64-95 (or N/A); a damaged one would be imported as it stands.
+  static const std::regex cpus_re(R"(N/A|\d+(-\d+)?(,\d+(-\d+)?)*,?|.*truncated.*)");
+  if (m.has_affinity && !rest.empty() && !std::regex_match(rest[0], cpus_re)) {
+    throw InputError(source, fmt::format("line {}", line_no),
+                     fmt::format("{} CPU Affinity \"{}\": expected CPU numbers such as "
+                                 "0-31,64-95",
+                                 tokens[0], rest[0]));
+  }
+  if (rest.size() > 1) row.numa_affinity = rest[1];
+  if (rest.size() > 2) row.gpu_numa_id = rest[2];
+}
+
+// Cells in today's legend (SOC reads as SYS); a truncation mark ends the row there.
+void normalize_cells(const std::string& printed, int line_no, const std::string& source,
+                     SmiRow& row) {
+  for (auto& c : row.cells) {
+    if (c == "SOC") c = "SYS";  // pre-2018 legend
+    static const std::regex cell_re(R"(X|NV\d+|PIX|PXB|PHB|NODE|SYS)");
+    if (!std::regex_match(c, cell_re)) {
+      // Truncation marks such as "112-127,240-25(truncated)" end a row early.
+      if (c.find("truncated") != std::string::npos || c.find(',') != std::string::npos ||
+          c.find('-') != std::string::npos) {
+        row.cells.resize(static_cast<std::size_t>(&c - row.cells.data()));
+        break;
+      }
+      throw InputError(source, fmt::format("line {}", line_no),
+                       fmt::format("unexpected cell \"{}\" in row {}; expected X, NV#, PIX, PXB, "
+                                   "PHB, NODE or SYS",
+                                   c, printed));
+    }
+  }
+}
+
+// A device row, labelled as the header's columns are.
+SmiRow read_row(const std::vector<std::string>& tokens, int line_no, const SmiMatrix& m,
+                const ColumnAliases& column_alias, const std::string& source) {
+  SmiRow row;
+  const auto alias = column_alias.find(tokens[0]);
+  row.label = alias != column_alias.end() ? alias->second : tokens[0];
+  row.line = line_no;
+  read_cells_and_affinity(tokens, line_no, m, source, row);
+  normalize_cells(tokens[0], line_no, source, row);
+  return row;
+}
+
 }  // namespace
 
 SmiMatrix parse_smi_printout(const std::string& text, const std::string& source) {
@@ -122,8 +215,7 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
   std::string line;
   int line_no = 0;
   bool have_header = false;
-  std::size_t device_columns = 0;
-  std::map<std::string, std::string> column_alias;  // mlx5_0 -> NIC0
+  ColumnAliases column_alias;
   while (std::getline(in, line)) {
     ++line_no;
     auto tokens = split_ws(line);
@@ -133,33 +225,7 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
     }
     if (!have_header) {
       if (std::find(tokens.begin(), tokens.end(), "GPU0") == tokens.end()) continue;
-      // Header: device names, then "CPU Affinity", "NUMA Affinity", ...
-      std::size_t nic = 0;
-      std::size_t gpu = 0;
-      for (const auto& t : tokens) {
-        if (!is_device_label(t)) {
-          // "GPUQ" is a damaged column, not the start of "CPU Affinity".
-          if (t.rfind("GPU", 0) == 0) {
-            throw InputError(source, fmt::format("line {}", line_no),
-                             fmt::format("column {}: expected GPU{}", t, gpu));
-          }
-          break;
-        }
-        if (t.rfind("GPU", 0) == 0 && t != fmt::format("GPU{}", gpu++)) {
-          throw InputError(source, fmt::format("line {}", line_no),
-                           fmt::format("column {} is out of order: expected GPU{}", t, gpu - 1));
-        }
-        std::string name = t;
-        if (t.rfind("GPU", 0) != 0) {
-          name = fmt::format("NIC{}", nic++);
-          column_alias[t] = name;
-          m.nic_names.push_back(t.rfind("NIC", 0) == 0 ? "" : t);
-        }
-        m.columns.push_back(name);
-      }
-      device_columns = m.columns.size();
-      m.has_affinity = line.find("CPU Affinity") != std::string::npos;
-      m.header_line = line_no;
+      read_header(tokens, line, line_no, source, m, column_alias);
       have_header = true;
       continue;
     }
@@ -171,46 +237,7 @@ SmiMatrix parse_smi_printout(const std::string& text, const std::string& source)
       }
       continue;  // nvidia-smi's "(truncated)" notes and similar
     }
-    SmiRow row;
-    row.label = column_alias.count(tokens[0]) ? column_alias[tokens[0]] : tokens[0];
-    row.line = line_no;
-    if (tokens.size() < 1 + device_columns) {
-      // A truncated row: keep the cells that are there.
-      for (std::size_t i = 1; i < tokens.size(); ++i)
-        row.cells.push_back(tokens[i]);
-    } else {
-      for (std::size_t i = 1; i <= device_columns; ++i)
-        row.cells.push_back(tokens[i]);
-      std::vector<std::string> rest(tokens.begin() + 1 + static_cast<long>(device_columns),
-                                    tokens.end());
-      if (!rest.empty()) row.cpu_affinity = rest[0];
-      // CPU lists such as 0-31,64-95 (or N/A); a damaged one would be imported as it stands.
-      static const std::regex cpus_re(R"(N/A|\d+(-\d+)?(,\d+(-\d+)?)*,?|.*truncated.*)");
-      if (m.has_affinity && !rest.empty() && !std::regex_match(rest[0], cpus_re)) {
-        throw InputError(source, fmt::format("line {}", line_no),
-                         fmt::format("{} CPU Affinity \"{}\": expected CPU numbers such as "
-                                     "0-31,64-95",
-                                     tokens[0], rest[0]));
-      }
-      if (rest.size() > 1) row.numa_affinity = rest[1];
-      if (rest.size() > 2) row.gpu_numa_id = rest[2];
-    }
-    for (auto& c : row.cells) {
-      if (c == "SOC") c = "SYS";  // pre-2018 legend
-      static const std::regex cell_re(R"(X|NV\d+|PIX|PXB|PHB|NODE|SYS)");
-      if (!std::regex_match(c, cell_re)) {
-        // Truncation marks such as "112-127,240-25(truncated)" end a row early.
-        if (c.find("truncated") != std::string::npos || c.find(',') != std::string::npos ||
-            c.find('-') != std::string::npos) {
-          row.cells.resize(static_cast<std::size_t>(&c - row.cells.data()));
-          break;
-        }
-        throw InputError(source, fmt::format("line {}", line_no),
-                         fmt::format("unexpected cell \"{}\" in row {}; expected X, NV#, PIX, PXB, "
-                                     "PHB, NODE or SYS",
-                                     c, tokens[0]));
-      }
-    }
+    SmiRow row = read_row(tokens, line_no, m, column_alias, source);
     check_row(m, row, tokens[0], source);
     m.rows.push_back(std::move(row));
   }

@@ -1,0 +1,124 @@
+#pragma once
+// Private to the engine (simulation.cpp, group_replay.cpp): one run's mutable state. The event
+// loop and task life cycle are simulation.cpp's; the replay of repeated isolated groups of
+// transfers is group_replay.cpp's.
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sim/engine/simulation.hpp"
+#include "sim/net/solver.hpp"
+
+namespace linksim::engine {
+
+// Busy intervals that touch (one ends as the next starts) are one interval.
+inline void append_busy(ChannelUsage& u, double start_s, double end_s) {
+  if (!u.busy.empty() && u.busy.back().end_s == start_s) {
+    u.busy.back().end_s = end_s;
+  } else {
+    u.busy.push_back({start_s, end_s});
+  }
+}
+
+// One run's mutable state.
+class Runner {
+ public:
+  Runner(const Simulation& sim, const RunOptions& options) : sim_(sim), options_(options) {}
+  Timeline run();
+
+ private:
+  // Kinds in the order they are handled within an instant.
+  enum class EventKind : std::uint8_t { task_end, flow_end, group_end, path_ready };
+  struct Event {
+    double time_s;
+    EventKind kind;
+    TaskId task;
+    std::uint32_t path_index;  // within the task's paths
+    net::FlowId flow;          // flow_end only
+    std::uint32_t version;     // flow_end: matches Flow::version unless superseded
+    bool operator>(const Event& o) const {
+      if (time_s != o.time_s) return time_s > o.time_s;
+      if (kind != o.kind) return kind > o.kind;
+      if (task != o.task) return task > o.task;
+      return path_index > o.path_index;
+    }
+  };
+  // An isolated group simulated on its own, relative to its start.
+  struct GroupResult {
+    std::vector<double> end_offset_s;  // per transfer, in group order
+    // Distinct end offsets, ascending, with the group positions that end there.
+    std::vector<std::pair<double, std::vector<std::uint32_t>>> ends;
+    std::vector<ChannelId> channels;  // channels used, with their usage during the group
+    std::vector<ChannelUsage> usage;
+    std::uint64_t flow_starts = 0;
+    std::uint64_t flow_ends = 0;
+    std::vector<TaskId> exemplar;  // the transfers first simulated as this group
+  };
+  struct Replay {
+    const GroupResult* result;
+    std::vector<TaskId> tasks;  // group order
+  };
+  struct Flow {  // indexed by solver flow id
+    TaskId task = 0;
+    std::uint32_t path_index = 0;
+    double remaining_bytes = 0;
+    double rate_Bps = 0;
+    double since_s = 0;  // when remaining_bytes was last brought up to date
+    std::uint32_t version = 0;
+  };
+
+  void push(double time_s, EventKind kind, TaskId task, std::uint32_t path_index,
+            net::FlowId flow = 0, std::uint32_t version = 0) {
+    if (kind != EventKind::flow_end) ++live_other_events_;
+    queue_.push({time_s, kind, task, path_index, flow, version});
+  }
+  void start_paths(TaskId id);
+  void start_pending_transfers();
+  bool try_replay_group();
+  const GroupResult& simulate_group(std::uint64_t key);
+  std::uint64_t group_hash() const;
+  bool same_as_pending(const std::vector<TaskId>& exemplar) const;
+  void group_end(const Event& e);
+  void start_task(TaskId id);
+  void finish_task(TaskId id);
+  void path_ready(TaskId id, std::uint32_t path_index);
+  void path_done(TaskId id);
+  void flow_end(const Event& e);
+  void drain_ready();
+  void after_instant();
+  void record_channel_states();
+  // run()'s steps: sizing the timeline and solver, indexing dependents, one instant's events.
+  void init_state();
+  void index_dependents();
+  void handle(const Event& e);
+  void run_instant();
+
+  const Simulation& sim_;
+  const RunOptions& options_;
+  Timeline tl_;
+  net::Solver solver_;
+  double now_s_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
+  std::vector<std::uint32_t> waiting_on_;  // unfinished dependencies per task
+  std::vector<std::uint32_t> dependents_begin_;
+  std::vector<TaskId> dependents_;
+  std::vector<std::uint32_t> open_paths_;  // per transfer: paths still in flight
+  std::vector<TaskId> ready_;
+  std::size_t ready_head_ = 0;
+  std::vector<Flow> flows_;
+  std::vector<TaskId> pending_transfers_;  // started this instant, paths not yet scheduled
+  std::size_t live_other_events_ = 0;      // queued events other than flow_end
+  // By hash of the group; element addresses stay valid as the map grows.
+  std::unordered_multimap<std::uint64_t, GroupResult> groups_;
+  std::vector<Replay> replays_;
+  std::vector<std::pair<TaskId, double>> reach_;  // scratch: (dependent, end offset)
+  std::vector<std::uint64_t> key_;                // scratch: the pending group's key
+  std::vector<double> busy_since_s_;              // per channel; NaN when idle
+  std::vector<double> saturated_since_s_;
+};
+
+}  // namespace linksim::engine
