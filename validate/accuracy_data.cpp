@@ -5,18 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/csv.hpp"
+#include "sim/core/json_number.hpp"
 #include "sim/core/units.hpp"
 
 namespace linksim::validate {
-namespace {
 
 using Json = nlohmann::ordered_json;
-
-Json exact_number(double v) {
-  return Json::parse(units::exact(v));
-}
-
-}  // namespace
 
 std::string accuracy_json(const std::vector<AccuracySet>& sets) {
   Json all = Json::array();
@@ -24,10 +18,10 @@ std::string accuracy_json(const std::vector<AccuracySet>& sets) {
     Json rows = Json::array();
     for (const auto& r : s.rows) {
       rows.push_back({{"op", std::string(to_string(r.op))},
-                      {"size_bytes", exact_number(r.size_bytes)},
-                      {"measured_busbw_Bps", exact_number(r.measured_busbw_Bps)},
-                      {"predicted_busbw_Bps", exact_number(r.predicted_busbw_Bps)},
-                      {"error", exact_number(r.error())},
+                      {"size_bytes", exact_json_number(r.size_bytes)},
+                      {"measured_busbw_Bps", exact_json_number(r.measured_busbw_Bps)},
+                      {"predicted_busbw_Bps", exact_json_number(r.predicted_busbw_Bps)},
+                      {"error", exact_json_number(r.error())},
                       {"choice", r.choice},
                       {"counted", r.counted}});
     }
@@ -36,8 +30,8 @@ std::string accuracy_json(const std::vector<AccuracySet>& sets) {
                    {"topology_file", s.topology_file},
                    {"source", s.source},
                    {"note", s.note},
-                   {"median_abs_error", exact_number(s.median_abs_error)},
-                   {"max_abs_error", exact_number(s.max_abs_error)},
+                   {"median_abs_error", exact_json_number(s.median_abs_error)},
+                   {"max_abs_error", exact_json_number(s.max_abs_error)},
                    {"rows", std::move(rows)}});
   }
   return all.dump(2) + "\n";

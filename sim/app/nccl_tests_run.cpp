@@ -141,11 +141,6 @@ std::optional<long long> memory_limited_max_bytes(const coll::Communicator& comm
   return limit;
 }
 
-// A sweep on one machine (its model's refusals are InputErrors naming the machine's file).
-std::vector<coll::SweepRow> sweep_on(const coll::Communicator& comm, const coll::SweepSpec& spec) {
-  return coll::run_sweep(comm, spec);
-}
-
 // Every TimeTest the binary runs, in its order: types, then reductions (for the ops that take
 // one), then roots (-r -1: every rank, for the rooted ops), repeated -N times.
 std::vector<coll::SweepRow> all_tests(const coll::Communicator& comm, const coll::SweepSpec& spec,
@@ -178,7 +173,7 @@ std::vector<coll::SweepRow> all_tests(const coll::Communicator& comm, const coll
           one.dtype = type;
           one.redop = redop;
           one.root = root;
-          auto more = sweep_on(comm, one);
+          auto more = coll::run_sweep(comm, one);
           rows.insert(rows.end(), more.begin(), more.end());
         }
       }
@@ -336,7 +331,7 @@ std::vector<report::BusbwSeries> busbw_series_with(const NcclTestsResult& result
     const topo::Topology m2 = topo::load_topology(other);
     auto g2 = m2.nodes_of(topo::NodeKind::gpu);
     g2.resize(std::min(g2.size(), result.ranks));
-    series.push_back({m2.name, sweep_on(coll::Communicator(m2, g2), result.spec)});
+    series.push_back({m2.name, coll::run_sweep(coll::Communicator(m2, g2), result.spec)});
   }
   return series;
 }

@@ -4,7 +4,7 @@
 // for the job is a finding in the results, not a failure of the run.
 //
 //   app::ScenarioRunOptions options;
-//   options.scenario = "llama3-70b-8xh100";
+//   options.scenario = "llama3-405b";
 //   const app::ScenarioRuns runs = app::run_scenario(options);
 //   std::cout << report::format_job(runs.jobs.front(), runs.scenario);
 

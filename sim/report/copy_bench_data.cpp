@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "sim/core/json_number.hpp"
 #include "sim/core/units.hpp"
 
 namespace linksim::report {
@@ -12,17 +13,12 @@ namespace {
 
 using Matrix = std::vector<std::vector<double>>;
 
-// A JSON number from units::exact's shortest round-trip text, so output is byte-stable.
-nlohmann::ordered_json exact_number(double v) {
-  return nlohmann::ordered_json::parse(units::exact(v));
-}
-
 nlohmann::ordered_json matrix_json(const Matrix& m) {
   auto rows = nlohmann::ordered_json::array();
   for (const auto& row : m) {
     auto cells = nlohmann::ordered_json::array();
     for (double v : row)
-      cells.push_back(exact_number(v));
+      cells.push_back(exact_json_number(v));
     rows.push_back(std::move(cells));
   }
   return rows;
@@ -93,7 +89,7 @@ std::string p2p_test_json(const topo::Topology& topo, const P2pTestOptions& opti
     models.push_back(topo.node(g).model);
   j["gpus"] = models;
   j["peer_access"] = coll::peer_access(topo);
-  j["copy_bytes"] = exact_number(options.copy_bytes);
+  j["copy_bytes"] = exact_json_number(options.copy_bytes);
   const coll::CopyMatrices off = coll::p2p_matrices(topo, false, options.copy_bytes);
   const coll::CopyMatrices on = coll::p2p_matrices(topo, true, options.copy_bytes);
   for (const auto& [run, m] : {std::pair{"p2p_disabled", &off}, std::pair{"p2p_enabled", &on}}) {
@@ -128,8 +124,8 @@ std::string bandwidth_test_json(const topo::Topology& topo, const BandwidthTestO
   for (const auto& r : rows) {
     nlohmann::ordered_json row;
     row["direction"] = r.direction;
-    row["size_bytes"] = exact_number(r.size_bytes);
-    row["bandwidth_Bps"] = exact_number(r.bandwidth_Bps);
+    row["size_bytes"] = exact_json_number(r.size_bytes);
+    row["bandwidth_Bps"] = exact_json_number(r.bandwidth_Bps);
     results.push_back(std::move(row));
   }
   j["results"] = std::move(results);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/csv.hpp"
+#include "sim/core/json_number.hpp"
 #include "sim/core/units.hpp"
 #include "sim/topo/fabric_summary.hpp"
 #include "sim/topo/summary.hpp"
@@ -15,10 +16,6 @@ namespace linksim::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-Json exact_number(double v) {
-  return Json::parse(units::exact(v));
-}
 
 const topo::Topology& host_of(const topo::Topology& machine) {
   return machine.is_cluster() ? *machine.cluster->host : machine;
@@ -44,7 +41,7 @@ Json pair_json(const topo::Topology& host, const std::optional<topo::PairFigure>
   return {{"a", host.node(p->a).id},
           {"b", host.node(p->b).id},
           {"transport", std::string(topo::to_string(p->transport))},
-          {"bandwidth_Bps", exact_number(p->bandwidth_Bps)}};
+          {"bandwidth_Bps", exact_json_number(p->bandwidth_Bps)}};
 }
 
 Json fabric_json(const topo::FabricSummary& f) {
@@ -54,10 +51,10 @@ Json fabric_json(const topo::FabricSummary& f) {
           {"leaves", f.leaves},
           {"spines", f.spines},
           {"cores", f.cores},
-          {"per_gpu_scale_out_Bps", exact_number(f.per_gpu_scale_out_Bps)},
-          {"per_host_scale_out_Bps", exact_number(f.per_host_scale_out_Bps)},
-          {"bisection_Bps", exact_number(f.bisection_Bps)},
-          {"oversubscription", exact_number(f.oversubscription)},
+          {"per_gpu_scale_out_Bps", exact_json_number(f.per_gpu_scale_out_Bps)},
+          {"per_host_scale_out_Bps", exact_json_number(f.per_host_scale_out_Bps)},
+          {"bisection_Bps", exact_json_number(f.bisection_Bps)},
+          {"oversubscription", exact_json_number(f.oversubscription)},
           {"hops_same_leaf", f.hops_same_leaf},
           {"hops_worst", f.hops_worst}};
 }
@@ -78,9 +75,9 @@ Json check_json(const topo::Topology& machine) {
   j["cpus"] = s.cpu_count;
   j["sockets"] = s.socket_count;
   j["nics"] = s.nic_count;
-  j["nvlink_injection_Bps"] = exact_number(s.nvlink_injection_Bps);
-  j["pcie_injection_Bps"] = exact_number(s.pcie_injection_Bps);
-  j["bisection_Bps"] = s.bisection_Bps ? exact_number(*s.bisection_Bps) : Json(nullptr);
+  j["nvlink_injection_Bps"] = exact_json_number(s.nvlink_injection_Bps);
+  j["pcie_injection_Bps"] = exact_json_number(s.pcie_injection_Bps);
+  j["bisection_Bps"] = s.bisection_Bps ? exact_json_number(*s.bisection_Bps) : Json(nullptr);
   j["fastest_pair"] = pair_json(host, s.fastest_pair);
   j["slowest_pair"] = pair_json(host, s.slowest_pair);
   j["transports"] = s.transports;
@@ -133,7 +130,7 @@ std::string machines_list_json(const std::vector<topo::Topology>& machines) {
                    {"file", m.file},
                    {"gpus", m.count(topo::NodeKind::gpu)},
                    {"gpu_models", gpu_models(m)},
-                   {"price_per_hour_usd", price ? exact_number(*price) : Json(nullptr)},
+                   {"price_per_hour_usd", price ? exact_json_number(*price) : Json(nullptr)},
                    {"title", m.title}});
   }
   return all.dump(2) + "\n";

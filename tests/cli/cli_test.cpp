@@ -6,26 +6,17 @@
 #include <sstream>
 
 #include "sim/core/json_view.hpp"
+#include "tests/support/golden.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim {
 namespace {
 
+using testing::expect_golden;
 using testing::read_file;
 using testing::run_linksim;
 using testing::source_dir;
 using testing::TempDir;
-
-// Goldens write the checkout's folder as $SRC, so they hold wherever the tree is.
-void expect_golden(const std::string& args, const std::string& golden) {
-  const auto r = run_linksim(args);
-  ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-  std::string out = r.out;
-  const std::string src = source_dir();
-  for (auto at = out.find(src); at != std::string::npos; at = out.find(src, at))
-    out.replace(at, src.size(), "$SRC");
-  EXPECT_EQ(out, read_file(source_dir() + "/tests/data/golden/" + golden)) << args;
-}
 
 TEST(CliTest, TopoShowGolden) {
   expect_golden("topo show rtx2080ti-2x", "topo-show-rtx2080ti-2x.txt");

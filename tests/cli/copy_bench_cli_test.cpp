@@ -9,20 +9,16 @@
 #include <gtest/gtest.h>
 
 #include "calibrate/import_p2p_matrix.hpp"
+#include "tests/support/golden.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim {
 namespace {
 
+using testing::expect_golden;
 using testing::read_file;
 using testing::run_linksim;
 using testing::source_dir;
-
-void expect_golden(const std::string& args, const std::string& golden) {
-  const auto r = run_linksim(args);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, read_file(source_dir() + "/tests/data/golden/" + golden)) << args;
-}
 
 TEST(CopyBenchCliTest, GoldenPrintouts) {
   // Peer access everywhere over NVLink, except the pairs that would need a relay GPU: those

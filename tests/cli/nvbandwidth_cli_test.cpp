@@ -5,20 +5,16 @@
 #include <gtest/gtest.h>
 
 #include "calibrate/import_nvbandwidth.hpp"
+#include "tests/support/golden.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim {
 namespace {
 
+using testing::expect_golden;
 using testing::read_file;
 using testing::run_linksim;
 using testing::source_dir;
-
-void expect_golden(const std::string& args, const std::string& golden) {
-  const auto r = run_linksim(args);
-  ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-  EXPECT_EQ(r.out, read_file(source_dir() + "/tests/data/golden/" + golden)) << args;
-}
 
 TEST(NvbandwidthCliTest, Golden) {
   expect_golden("nvbandwidth --topology rtx3090-4x-nvlink-pairs", "nvbandwidth-rtx3090-4x.txt");

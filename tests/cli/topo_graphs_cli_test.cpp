@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "sim/core/json_view.hpp"
+#include "tests/support/golden.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim {
@@ -23,16 +24,7 @@ std::string dump_path(const std::string& name) {
   return source_dir() + "/tests/data/nccl/" + name;
 }
 
-// Goldens write the checkout's folder as $SRC, so they hold wherever the tree is.
-void expect_golden(const std::string& args, const std::string& golden) {
-  const auto r = run_linksim(args);
-  ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-  std::string out = r.out;
-  const std::string src = source_dir();
-  for (auto at = out.find(src); at != std::string::npos; at = out.find(src, at))
-    out.replace(at, src.size(), "$SRC");
-  EXPECT_EQ(out, read_file(source_dir() + "/tests/data/golden/" + golden)) << args;
-}
+using testing::expect_golden;
 
 TEST(TopoGraphsCliTest, ComparisonGoldens) {
   expect_golden("topo graphs dgx-h100 --compare " + shell_quote(dump_path("dgx-h100-graphs.xml")),
