@@ -64,19 +64,15 @@ bool Runner::try_replay_group() {
   return true;
 }
 
-// FNV-1a over each transfer's bytes and its (path, share) list.
+// FNV-1a over each transfer's bytes and its path set (sets are interned: one id per distinct
+// list of paths and shares).
 std::uint64_t Runner::group_hash() const {
   std::uint64_t h = 14695981039346656037ull;
   const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
   mix(pending_transfers_.size());
   for (TaskId id : pending_transfers_) {
-    const auto paths = sim_.paths(id);
     mix(std::bit_cast<std::uint64_t>(sim_.tasks_[id].amount));
-    mix(paths.size());
-    for (const PathShare& p : paths) {
-      mix(p.path);
-      mix(std::bit_cast<std::uint64_t>(p.share));
-    }
+    mix(sim_.tasks_[id].path_set);
   }
   return h;
 }
@@ -85,15 +81,9 @@ std::uint64_t Runner::group_hash() const {
 bool Runner::same_as_pending(const std::vector<TaskId>& exemplar) const {
   if (exemplar.size() != pending_transfers_.size()) return false;
   for (std::size_t k = 0; k < exemplar.size(); ++k) {
-    const TaskId a = exemplar[k];
-    const TaskId b = pending_transfers_[k];
-    if (sim_.tasks_[a].amount != sim_.tasks_[b].amount) return false;
-    const auto pa = sim_.paths(a);
-    const auto pb = sim_.paths(b);
-    if (pa.size() != pb.size()) return false;
-    for (std::size_t i = 0; i < pa.size(); ++i) {
-      if (pa[i].path != pb[i].path || pa[i].share != pb[i].share) return false;
-    }
+    const Simulation::Task& a = sim_.tasks_[exemplar[k]];
+    const Simulation::Task& b = sim_.tasks_[pending_transfers_[k]];
+    if (a.amount != b.amount || a.path_set != b.path_set) return false;
   }
   return true;
 }
@@ -135,6 +125,7 @@ const Runner::GroupResult& Runner::simulate_group(std::uint64_t key) {
   }
   RunOptions options = options_;
   options.reuse_isolated_groups = false;
+  options.record_task_times = true;  // the group's end offsets
   Timeline tl = alone.run(options);
 
   GroupResult r;
@@ -155,7 +146,7 @@ void Runner::group_end(const Event& e) {
   Replay& replay = replays_[e.task];
   for (std::uint32_t k : replay.result->ends[e.path_index].second) {
     const TaskId id = replay.tasks[k];
-    open_paths_[id] = 0;
+    waiting_on_[id] = 0;
     finish_task(id);
   }
   if (e.path_index + 1 == replay.result->ends.size()) std::vector<TaskId>().swap(replay.tasks);

@@ -103,10 +103,10 @@ class Runner {
   net::Solver solver_;
   double now_s_ = 0;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
-  std::vector<std::uint32_t> waiting_on_;  // unfinished dependencies per task
+  // Per task: unfinished dependencies until it starts; then, for a transfer, paths in flight.
+  std::vector<std::uint32_t> waiting_on_;
   std::vector<std::uint32_t> dependents_begin_;
   std::vector<TaskId> dependents_;
-  std::vector<std::uint32_t> open_paths_;  // per transfer: paths still in flight
   std::vector<TaskId> ready_;
   std::size_t ready_head_ = 0;
   std::vector<Flow> flows_;

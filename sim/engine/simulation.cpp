@@ -18,6 +18,7 @@ namespace linksim::engine {
 
 Simulation::Simulation(std::vector<double> channel_capacity_Bps, std::size_t gpu_count)
     : capacity_Bps_(std::move(channel_capacity_Bps)), gpu_count_(gpu_count) {
+  assert(gpu_count < (std::size_t{1} << 30) - 1 && "GPU indices share a word with the task kind");
   for ([[maybe_unused]] double c : capacity_Bps_)
     assert(c > 0 && "channel capacity must be > 0");
 }
@@ -35,7 +36,41 @@ PathId Simulation::add_path(std::span<const ChannelId> channels, double latency_
   path_channels_.insert(path_channels_.end(), channels.begin(), channels.end());
   path_begin_.push_back(static_cast<std::uint32_t>(path_channels_.size()));
   path_latency_s_.push_back(latency_s);
+  unit_set_of_path_.push_back(kNoPathSet);
   return static_cast<PathId>(path_latency_s_.size() - 1);
+}
+
+Simulation::PathSetId Simulation::intern_path_set(std::span<const PathShare> paths) {
+  if (paths.empty()) return 0;
+  const auto make = [&] {
+    set_shares_.insert(set_shares_.end(), paths.begin(), paths.end());
+    set_begin_.push_back(static_cast<std::uint32_t>(set_shares_.size()));
+    return static_cast<PathSetId>(set_begin_.size() - 2);
+  };
+  if (paths.size() == 1 && paths[0].share == 1.0) {  // the common case, without hashing
+    PathSetId& unit = unit_set_of_path_[paths[0].path];
+    if (unit == kNoPathSet) unit = make();
+    return unit;
+  }
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a over (path, share) pairs
+  const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  for (const PathShare& p : paths) {
+    mix(p.path);
+    mix(std::bit_cast<std::uint64_t>(p.share));
+  }
+  for (auto [it, end] = sets_by_hash_.equal_range(h); it != end; ++it) {
+    const std::uint32_t b = set_begin_[it->second];
+    if (set_begin_[it->second + 1] - b != paths.size()) continue;
+    if (std::equal(paths.begin(), paths.end(), set_shares_.begin() + b,
+                   [](const PathShare& x, const PathShare& y) {
+                     return x.path == y.path && x.share == y.share;
+                   })) {
+      return it->second;
+    }
+  }
+  const PathSetId id = make();
+  sets_by_hash_.emplace(h, id);
+  return id;
 }
 
 TaskId Simulation::add_task(Task task, std::span<const TaskId> deps) {
@@ -44,8 +79,6 @@ TaskId Simulation::add_task(Task task, std::span<const TaskId> deps) {
     assert(d < id && "dependencies must be added first");
   task.dep_begin = static_cast<std::uint32_t>(deps_.size());
   deps_.insert(deps_.end(), deps.begin(), deps.end());
-  if (task.kind != TaskKind::transfer)
-    task.path_begin = static_cast<std::uint32_t>(path_shares_.size());
   tasks_.push_back(task);
   return id;
 }
@@ -53,8 +86,7 @@ TaskId Simulation::add_task(Task task, std::span<const TaskId> deps) {
 TaskId Simulation::add_compute(int gpu, double duration_s, std::span<const TaskId> deps) {
   assert(gpu >= 0 && static_cast<std::size_t>(gpu) < gpu_count_ && duration_s >= 0);
   Task t;
-  t.kind = TaskKind::compute;
-  t.gpu = gpu;
+  t.set_kind(TaskKind::compute, gpu);
   t.amount = duration_s;
   return add_task(t, deps);
 }
@@ -64,22 +96,19 @@ TaskId Simulation::add_transfer(double bytes, std::span<const PathShare> paths, 
   assert(bytes >= 0);
   assert(src_gpu < static_cast<int>(gpu_count_) && dst_gpu < static_cast<int>(gpu_count_));
   Task t;
-  t.kind = TaskKind::transfer;
-  t.gpu = src_gpu;
+  t.set_kind(TaskKind::transfer, src_gpu);
   t.peer_gpu = dst_gpu;
   t.amount = bytes;
-  t.path_begin = static_cast<std::uint32_t>(path_shares_.size());
-  for (const PathShare& p : paths) {
+  for ([[maybe_unused]] const PathShare& p : paths)
     assert(p.path < path_latency_s_.size() && p.share > 0);
-    path_shares_.push_back(p);
-  }
+  t.path_set = intern_path_set(paths);
   return add_task(t, deps);
 }
 
 TaskId Simulation::add_delay(double duration_s, std::span<const TaskId> deps) {
   assert(duration_s >= 0);
   Task t;
-  t.kind = TaskKind::delay;
+  t.set_kind(TaskKind::delay, kNoGpu);
   t.amount = duration_s;
   return add_task(t, deps);
 }
@@ -88,10 +117,9 @@ TaskId Simulation::add_barrier(std::span<const TaskId> deps) {
   return add_task(Task{}, deps);
 }
 
-void Simulation::reserve(std::size_t tasks, std::size_t deps, std::size_t transfer_paths) {
+void Simulation::reserve(std::size_t tasks, std::size_t deps) {
   tasks_.reserve(tasks);
   deps_.reserve(deps);
-  path_shares_.reserve(transfer_paths);
 }
 
 std::span<const TaskId> Simulation::deps(TaskId task) const {
@@ -100,8 +128,8 @@ std::span<const TaskId> Simulation::deps(TaskId task) const {
 }
 
 std::span<const PathShare> Simulation::paths(TaskId task) const {
-  const Task& t = tasks_[task];
-  return {path_shares_.data() + t.path_begin, path_end(task) - t.path_begin};
+  const PathSetId set = tasks_[task].path_set;
+  return {set_shares_.data() + set_begin_[set], set_begin_[set + 1] - set_begin_[set]};
 }
 
 std::span<const ChannelId> Simulation::path_channels(PathId path) const {
@@ -110,8 +138,8 @@ std::span<const ChannelId> Simulation::path_channels(PathId path) const {
 
 void Runner::start_task(TaskId id) {
   const Simulation::Task& t = sim_.tasks_[id];
-  tl_.task_start_s[id] = now_s_;
-  switch (t.kind) {
+  if (!tl_.task_start_s.empty()) tl_.task_start_s[id] = now_s_;
+  switch (t.kind()) {
     case TaskKind::compute:
     case TaskKind::delay:
       push(now_s_ + t.amount, EventKind::task_end, id, 0);
@@ -121,7 +149,7 @@ void Runner::start_task(TaskId id) {
       return;
     case TaskKind::transfer: {
       const auto paths = sim_.paths(id);
-      open_paths_[id] = static_cast<std::uint32_t>(paths.size());
+      waiting_on_[id] = static_cast<std::uint32_t>(paths.size());  // now: paths in flight
       if (paths.empty()) {
         finish_task(id);
         return;
@@ -152,15 +180,16 @@ void Runner::start_pending_transfers() {
 }
 
 void Runner::finish_task(TaskId id) {
-  tl_.task_end_s[id] = now_s_;
+  if (!tl_.task_end_s.empty()) tl_.task_end_s[id] = now_s_;
   tl_.makespan_s = std::max(tl_.makespan_s, now_s_);
   const Simulation::Task& t = sim_.tasks_[id];
   if (options_.record_intervals) {
     const TaskInterval iv{tl_.task_start_s[id], now_s_, id};
-    if (t.kind == TaskKind::compute) tl_.gpu_compute[static_cast<std::size_t>(t.gpu)].push_back(iv);
-    if (t.kind == TaskKind::transfer) {
-      if (t.gpu != kNoGpu) tl_.gpu_comm[static_cast<std::size_t>(t.gpu)].push_back(iv);
-      if (t.peer_gpu != kNoGpu && t.peer_gpu != t.gpu) {
+    const int gpu = t.gpu();
+    if (t.kind() == TaskKind::compute) tl_.gpu_compute[static_cast<std::size_t>(gpu)].push_back(iv);
+    if (t.kind() == TaskKind::transfer) {
+      if (gpu != kNoGpu) tl_.gpu_comm[static_cast<std::size_t>(gpu)].push_back(iv);
+      if (t.peer_gpu != kNoGpu && t.peer_gpu != gpu) {
         tl_.gpu_comm[static_cast<std::size_t>(t.peer_gpu)].push_back(iv);
       }
     }
@@ -204,7 +233,7 @@ void Runner::path_ready(TaskId id, std::uint32_t path_index) {
 }
 
 void Runner::path_done(TaskId id) {
-  if (--open_paths_[id] == 0) finish_task(id);
+  if (--waiting_on_[id] == 0) finish_task(id);
 }
 
 void Runner::flow_end(const Event& e) {
@@ -265,8 +294,11 @@ void Runner::after_instant() {
 
 void Runner::init_state() {
   const std::size_t n = sim_.task_count();
-  tl_.task_start_s.assign(n, std::numeric_limits<double>::quiet_NaN());
-  tl_.task_end_s.assign(n, std::numeric_limits<double>::quiet_NaN());
+  // Per-GPU intervals are built from the start times, so they keep them.
+  if (options_.record_task_times || options_.record_intervals)
+    tl_.task_start_s.assign(n, std::numeric_limits<double>::quiet_NaN());
+  if (options_.record_task_times)
+    tl_.task_end_s.assign(n, std::numeric_limits<double>::quiet_NaN());
   tl_.channels.resize(sim_.channel_count());
   if (options_.record_intervals) {
     tl_.gpu_compute.resize(sim_.gpu_count());
@@ -276,7 +308,6 @@ void Runner::init_state() {
     solver_.add_link(c);
   busy_since_s_.assign(sim_.channel_count(), std::numeric_limits<double>::quiet_NaN());
   saturated_since_s_ = busy_since_s_;
-  open_paths_.assign(n, 0);
 }
 
 // Dependents in compressed rows (dependents_begin_, dependents_); waiting counts.
@@ -356,6 +387,7 @@ Timeline Runner::run() {
       });
     }
   }
+  if (!options_.record_task_times) std::vector<double>().swap(tl_.task_start_s);
   return std::move(tl_);
 }
 

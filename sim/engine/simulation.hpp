@@ -17,6 +17,7 @@
 // Knows nothing of topologies: callers pass capacities by channel id and paths as channel ids.
 
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/task.hpp"
@@ -40,6 +41,10 @@ struct RunOptions {
   // gives the same bytes whether a result was reused or recomputed; against a run with the
   // option off, times agree to rounding (relative 1e-12), not to the bit.
   bool reuse_isolated_groups = true;
+  // Timeline::task_start_s and task_end_s, 16 bytes per task. Off, a run keeps only aggregates
+  // (makespan, channel totals, counters; per-GPU intervals still need record_intervals), so a
+  // graph of tens of millions of transfers costs its tasks and not their times.
+  bool record_task_times = true;
 };
 
 class Simulation {
@@ -64,17 +69,17 @@ class Simulation {
   TaskId add_delay(double duration_s, std::span<const TaskId> deps);
   TaskId add_barrier(std::span<const TaskId> deps);
 
-  // Optional: room for this many tasks, dependency entries and transfer paths in all.
-  void reserve(std::size_t tasks, std::size_t deps, std::size_t transfer_paths);
+  // Optional: room for this many tasks and dependency entries in all.
+  void reserve(std::size_t tasks, std::size_t deps);
 
   std::size_t task_count() const { return tasks_.size(); }
   std::size_t channel_count() const { return capacity_Bps_.size(); }
   std::size_t gpu_count() const { return gpu_count_; }
   double channel_capacity_Bps(ChannelId c) const { return capacity_Bps_[c]; }
 
-  TaskKind kind(TaskId task) const { return tasks_[task].kind; }
+  TaskKind kind(TaskId task) const { return tasks_[task].kind(); }
   // The GPU of a compute task; the source / destination GPU of a transfer; else kNoGpu.
-  int gpu(TaskId task) const { return tasks_[task].gpu; }
+  int gpu(TaskId task) const { return tasks_[task].gpu(); }
   int peer_gpu(TaskId task) const { return tasks_[task].peer_gpu; }
   // Duration of compute/delay tasks; bytes of transfers; 0 for barriers.
   double amount(TaskId task) const { return tasks_[task].amount; }
@@ -87,31 +92,46 @@ class Simulation {
 
  private:
   friend class Runner;
-  // 32 bytes: graphs of tens of millions of tasks are the point. A task's deps and paths end
-  // where the next task's begin.
+  // A transfer's list of (path, share), stored once however many transfers use it (every step
+  // of a ring reuses each rank's), so a transfer costs its task and not its paths. Set 0 is the
+  // empty list, which every other kind of task has.
+  using PathSetId = std::uint32_t;
+  static constexpr PathSetId kNoPathSet = ~PathSetId{0};
+
+  // 24 bytes: graphs of tens of millions of tasks are the point. A task's deps end where the
+  // next task's begin. The kind shares a word with the GPU: (gpu + 1) << 2 | kind, so GPU
+  // indices stay below 2^30 - 1 (the constructor checks the count).
   struct Task {
     double amount = 0;
     std::uint32_t dep_begin = 0;
-    std::uint32_t path_begin = 0;
-    int gpu = kNoGpu;
+    PathSetId path_set = 0;
+    std::uint32_t gpu_kind = static_cast<std::uint32_t>(TaskKind::barrier);
     int peer_gpu = kNoGpu;
-    TaskKind kind = TaskKind::barrier;
+
+    TaskKind kind() const { return static_cast<TaskKind>(gpu_kind & 3u); }
+    int gpu() const { return static_cast<int>(gpu_kind >> 2) - 1; }
+    void set_kind(TaskKind k, int g) {
+      gpu_kind = (static_cast<std::uint32_t>(g + 1) << 2) | static_cast<std::uint32_t>(k);
+    }
   };
+  static_assert(sizeof(Task) == 24);
+  static_assert(static_cast<int>(TaskKind::barrier) < 4, "a kind takes two bits");
   std::uint32_t dep_end(TaskId task) const {
     return task + 1 < tasks_.size() ? tasks_[task + 1].dep_begin
                                     : static_cast<std::uint32_t>(deps_.size());
   }
-  std::uint32_t path_end(TaskId task) const {
-    return task + 1 < tasks_.size() ? tasks_[task + 1].path_begin
-                                    : static_cast<std::uint32_t>(path_shares_.size());
-  }
   TaskId add_task(Task task, std::span<const TaskId> deps);
+  // The set holding exactly `paths` (same paths, same shares, same order), made on first use.
+  PathSetId intern_path_set(std::span<const PathShare> paths);
 
   std::vector<double> capacity_Bps_;
   std::size_t gpu_count_ = 0;
   std::vector<Task> tasks_;
   std::vector<TaskId> deps_;
-  std::vector<PathShare> path_shares_;
+  std::vector<PathShare> set_shares_;           // set s spans [set_begin_[s], set_begin_[s+1])
+  std::vector<std::uint32_t> set_begin_{0, 0};  // set 0: empty
+  std::vector<PathSetId> unit_set_of_path_;  // per path: its one-path, share-1 set, or kNoPathSet
+  std::unordered_multimap<std::uint64_t, PathSetId> sets_by_hash_;  // the other sets
   std::vector<ChannelId> path_channels_;
   std::vector<std::uint32_t> path_begin_{0};  // path p spans [path_begin_[p], path_begin_[p+1])
   std::vector<double> path_latency_s_;

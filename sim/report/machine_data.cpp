@@ -81,6 +81,7 @@ Json check_json(const topo::Topology& machine) {
   j["fastest_pair"] = pair_json(host, s.fastest_pair);
   j["slowest_pair"] = pair_json(host, s.slowest_pair);
   j["transports"] = s.transports;
+  j["pair_sources"] = s.pair_sources;
   j["notes"] = host.notes;
   if (machine.is_cluster()) j["fabric"] = fabric_json(topo::summarize_fabric(machine));
   return j;

@@ -40,6 +40,10 @@ std::string describe_summary(const Topology& topo, const MachineSummary& s) {
   out += fmt::format("  bisection           {}\n",
                      s.bisection_Bps ? units::format_bandwidth(*s.bisection_Bps) + " per direction"
                                      : std::string("n/a (more than 16 GPUs)"));
+  if (s.pairs_sampled()) {
+    out += fmt::format("  pairs routed        from {} of {} GPUs (spread evenly) to every GPU\n",
+                       s.pair_sources, s.gpu_count);
+  }
   if (s.slowest_pair)
     out += fmt::format("  slowest pair        {}\n", pair_text(topo, *s.slowest_pair));
   if (s.fastest_pair)
@@ -70,7 +74,12 @@ std::string explain_machine(const Topology& topo, const MachineSummary& s) {
     out += ".\n";
   }
   // How GPU pairs talk.
-  out += "GPU pairs talk by:";
+  out += "GPU pairs talk by";
+  if (s.pairs_sampled()) {
+    out += fmt::format(" (routes from {} of the {} GPUs, spread evenly, to every GPU)",
+                       s.pair_sources, s.gpu_count);
+  }
+  out += ":";
   for (const auto& [t, n] : s.transports)
     out += fmt::format(" {} ({} ordered pairs)", t, n);
   out += "\n";
@@ -83,10 +92,11 @@ std::string explain_machine(const Topology& topo, const MachineSummary& s) {
     out += "  Some pairs have no direct NVLink and relay through a neighbour GPU (NCCL's NVB).\n";
   }
   if (s.slowest_pair && s.fastest_pair && s.fastest_pair->bandwidth_Bps > 0) {
-    out += fmt::format("Fastest pair {}; slowest {} ({:.1f}x apart).\n",
+    out += fmt::format("Fastest pair {}; slowest {} ({:.1f}x apart{}).\n",
                        units::format_bandwidth(s.fastest_pair->bandwidth_Bps),
                        units::format_bandwidth(s.slowest_pair->bandwidth_Bps),
-                       s.fastest_pair->bandwidth_Bps / s.slowest_pair->bandwidth_Bps);
+                       s.fastest_pair->bandwidth_Bps / s.slowest_pair->bandwidth_Bps,
+                       s.pairs_sampled() ? ", among the pairs routed" : "");
   }
   // Host side.
   for (NodeId c : topo.nodes_of(NodeKind::cpu)) {

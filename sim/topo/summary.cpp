@@ -38,6 +38,17 @@ void add_arc(FlowGraph& g, std::size_t from, std::size_t to, std::int64_t capaci
 
 }  // namespace
 
+std::vector<std::size_t> pair_source_indices(std::size_t gpu_count, std::size_t pair_route_budget) {
+  const bool every_pair = gpu_count < 2 || gpu_count * (gpu_count - 1) <= pair_route_budget;
+  const std::size_t k =
+      every_pair ? gpu_count : std::max<std::size_t>(1, pair_route_budget / gpu_count);
+  std::vector<std::size_t> sources;
+  sources.reserve(k);
+  for (std::size_t i = 0; i < k; ++i)
+    sources.push_back(i * gpu_count / k);
+  return sources;
+}
+
 double cut_bandwidth_Bps(const Topology& topo, const std::vector<NodeId>& side_a,
                          const std::vector<NodeId>& side_b) {
   const std::size_t n = topo.nodes().size();
@@ -58,7 +69,8 @@ double cut_bandwidth_Bps(const Topology& topo, const std::vector<NodeId>& side_a
   return static_cast<double>(boost::push_relabel_max_flow(g, source, sink)) * kUnit_Bps;
 }
 
-MachineSummary summarize(const Topology& topo, const Router& router) {
+MachineSummary summarize(const Topology& topo, const Router& router,
+                         std::size_t pair_route_budget) {
   MachineSummary s;
   const auto gpus = topo.nodes_of(NodeKind::gpu);
   s.gpu_count = gpus.size();
@@ -95,7 +107,9 @@ MachineSummary summarize(const Topology& topo, const Router& router) {
   }
 
   const RouteOptions copy_options = copy_route_options(true);
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
+  const std::vector<std::size_t> sources = pair_source_indices(gpus.size(), pair_route_budget);
+  s.pair_sources = sources.size();
+  for (std::size_t i : sources) {
     const auto nccl = router.routes_from(gpus[i], gpus);
     const auto copies = router.routes_from(gpus[i], gpus, copy_options);
     for (std::size_t j = 0; j < gpus.size(); ++j) {

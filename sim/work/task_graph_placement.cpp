@@ -211,7 +211,7 @@ TaskGraph place_tasks(const std::vector<RawTask>& tasks, const std::vector<std::
   std::size_t dep_count = 0;
   for (const RawTask& t : tasks)
     dep_count += t.deps.size();
-  sim.reserve(tasks.size(), dep_count, 0);
+  sim.reserve(tasks.size(), dep_count);
   placer.graph().task_names.reserve(tasks.size());
   std::vector<engine::TaskId> ids(tasks.size());
   std::vector<engine::TaskId> deps;

@@ -418,3 +418,105 @@ TEST(Simulation, AddedChannelLimitsAPath) {
 
 }  // namespace
 }  // namespace linksim::engine
+
+namespace linksim::engine {
+namespace {
+
+TEST(Simulation, TransfersKeepTheirOwnPathsAndShares) {
+  // Path lists are stored once per distinct list; each transfer still reads back exactly its
+  // own: the same path alone (share 1), half of it (share 0.5, a different list), two paths,
+  // the two paths in the other order (a different list), and none.
+  Simulation sim({10e9, 20e9}, 2);
+  const PathId a = sim.add_path(Channels{0}, 0);
+  const PathId b = sim.add_path(Channels{1}, 0);
+  const TaskId whole = sim.add_transfer(1e9, Shares{{a, 1.0}}, 0, 1, Ids{});
+  const TaskId whole_again = sim.add_transfer(2e9, Shares{{a, 1.0}}, 1, 0, Ids{});
+  const TaskId half = sim.add_transfer(1e9, Shares{{a, 0.5}}, 0, 1, Ids{});
+  const TaskId split = sim.add_transfer(1e9, Shares{{a, 0.25}, {b, 0.75}}, 0, 1, Ids{});
+  const TaskId swapped = sim.add_transfer(1e9, Shares{{b, 0.75}, {a, 0.25}}, 0, 1, Ids{});
+  const TaskId split_again = sim.add_transfer(1e9, Shares{{a, 0.25}, {b, 0.75}}, 0, 1, Ids{});
+  const TaskId none = sim.add_transfer(1e9, Shares{}, 0, 1, Ids{});
+  const TaskId c = sim.add_compute(1, 1.0, Ids{});
+  const auto same = [&](TaskId t, const Shares& want) {
+    const auto got = sim.paths(t);
+    ASSERT_EQ(got.size(), want.size()) << "task " << t;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].path, want[i].path) << "task " << t;
+      EXPECT_EQ(got[i].share, want[i].share) << "task " << t;
+    }
+  };
+  same(whole, {{a, 1.0}});
+  same(whole_again, {{a, 1.0}});
+  same(half, {{a, 0.5}});
+  same(split, {{a, 0.25}, {b, 0.75}});
+  same(swapped, {{b, 0.75}, {a, 0.25}});
+  same(split_again, {{a, 0.25}, {b, 0.75}});
+  same(none, {});
+  same(c, {});
+  EXPECT_EQ(sim.gpu(whole_again), 1);
+  EXPECT_EQ(sim.peer_gpu(whole_again), 0);
+  EXPECT_EQ(sim.kind(none), TaskKind::transfer);
+  EXPECT_EQ(sim.kind(c), TaskKind::compute);
+  EXPECT_EQ(sim.gpu(c), 1);
+}
+
+TEST(Simulation, KindAndGpuShareAWordUpToLargeGpuIndices) {
+  // (gpu + 1) << 2 | kind: GPU 2^20 - 1 and kNoGpu both read back with every kind.
+  const int last = (1 << 20) - 1;
+  Simulation sim({1e9}, std::size_t{1} << 20);
+  const TaskId c = sim.add_compute(last, 2.0, Ids{});
+  const TaskId t = sim.add_transfer(0, Shares{}, last, kNoGpu, Ids{});
+  const TaskId u = sim.add_transfer(0, Shares{}, kNoGpu, last, Ids{});
+  const TaskId d = sim.add_delay(3.0, Ids{});
+  const TaskId b = sim.add_barrier(Ids{c, d});
+  EXPECT_EQ(sim.kind(c), TaskKind::compute);
+  EXPECT_EQ(sim.gpu(c), last);
+  EXPECT_EQ(sim.amount(c), 2.0);
+  EXPECT_EQ(sim.kind(t), TaskKind::transfer);
+  EXPECT_EQ(sim.gpu(t), last);
+  EXPECT_EQ(sim.peer_gpu(t), kNoGpu);
+  EXPECT_EQ(sim.gpu(u), kNoGpu);
+  EXPECT_EQ(sim.peer_gpu(u), last);
+  EXPECT_EQ(sim.kind(d), TaskKind::delay);
+  EXPECT_EQ(sim.gpu(d), kNoGpu);
+  EXPECT_EQ(sim.kind(b), TaskKind::barrier);
+  EXPECT_EQ(sim.gpu(b), kNoGpu);
+  // The barrier waits for the 3 s delay, the later of its two dependencies.
+  EXPECT_EQ(sim.run().task_end_s[b], 3.0);
+}
+
+TEST(SimulationProperty, TaskTimesLeftOutChangeNoAggregate) {
+  // Without task times a run keeps the same makespan, counters and channel totals, bit for bit,
+  // with and without group reuse.
+  for (std::uint32_t seed = 1; seed <= 30; ++seed) {
+    SCOPED_TRACE(seed);
+    const RandomGraph g = make_random_graph(seed);
+    std::vector<std::size_t> order(g.tasks.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    for (bool reuse : {false, true}) {
+      RunOptions with;
+      with.record_intervals = false;
+      with.reuse_isolated_groups = reuse;
+      RunOptions without = with;
+      without.record_task_times = false;
+      const auto [a, ida] = run_graph(g, order, with);
+      const auto [b, idb] = run_graph(g, order, without);
+      EXPECT_EQ(a.task_end_s.size(), g.tasks.size());
+      EXPECT_TRUE(b.task_start_s.empty());
+      EXPECT_TRUE(b.task_end_s.empty());
+      EXPECT_EQ(a.makespan_s, b.makespan_s);
+      EXPECT_EQ(a.flow_starts, b.flow_starts);
+      EXPECT_EQ(a.solves, b.solves);
+      ASSERT_EQ(a.channels.size(), b.channels.size());
+      for (std::size_t c = 0; c < a.channels.size(); ++c) {
+        EXPECT_EQ(a.channels[c].bytes, b.channels[c].bytes);
+        EXPECT_EQ(a.channels[c].busy_s, b.channels[c].busy_s);
+        EXPECT_EQ(a.channels[c].saturated_s, b.channels[c].saturated_s);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace linksim::engine
