@@ -4,6 +4,8 @@
 // ncclSend/ncclRecv too (nccl-tests src/scatter.cu, gather.cu, alltoallv.cu, hypercube.cu @
 // a0b82b22; NCCL 2.28's ncclScatter/ncclGather expand into the same p2p tasks). NCCL has no
 // tuning row for p2p; a p2p hop is priced as a ring step (the Ring rows of algorithms/ring.cpp).
+// On a communicator over several nodes the sends take NCCL's p2p channels and chunks and its
+// window of NCCL_STEPS chunks in flight (p2p_channels.hpp, lower_group below).
 #include <algorithm>
 #include <vector>
 
@@ -18,8 +20,9 @@ namespace {
 
 using engine::TaskId;
 
-// NCCL's p2p LL threshold per channel (enqueue.cc NCCL_P2P_LL_THRESHOLD) and p2p channels
-// per peer over PCIe and NVLink (2).
+// NCCL's p2p LL threshold per channel (enqueue.cc NCCL_P2P_LL_THRESHOLD) and the p2p channels
+// per peer inside one node (2; NCCL's own rule gives 2 x NVLinks there, which the single-node
+// bulk flows do not depend on except through this LL threshold, left as it was).
 constexpr double kLlThreshold_bytes = 16 * 1024;
 constexpr int kChannels = 2;
 
