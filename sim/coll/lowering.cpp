@@ -84,6 +84,30 @@ engine::TaskId Lowering::send_slice(int from, int to, double payload_bytes,
                            comm_.gpu_index(to), deps);
 }
 
+engine::TaskId Lowering::send_streaming(int from, int to, double payload_bytes,
+                                        std::span<const engine::TaskId> deps) {
+  auto key = std::make_pair(from, to);
+  auto it = streaming_cache_.find(key);
+  if (it == streaming_cache_.end()) {
+    std::vector<engine::PathShare> out;
+    const auto cap = rank_cap_[static_cast<std::size_t>(from)];
+    for (const auto& p : comm_.route(from, to).paths) {
+      if (p.share <= 0) continue;
+      std::vector<engine::ChannelId> channels(p.channels.begin(), p.channels.end());
+      if (cap) channels.push_back(*cap);
+      out.push_back({sim_.add_path(channels, 0.0), p.share});
+    }
+    it = streaming_cache_.emplace(key, std::move(out)).first;
+  }
+  const double eta = comm_.crosses_nodes(from, to) ? net_eta_ : eta_;
+  return sim_.add_transfer(payload_bytes / eta, it->second, comm_.gpu_index(from),
+                           comm_.gpu_index(to), deps);
+}
+
+double Lowering::route_latency_s(int from, int to) const {
+  return comm_.route(from, to).latency_s();
+}
+
 engine::TaskId Lowering::send(int from, int to, double payload_bytes,
                               std::span<const engine::TaskId> deps) {
   const double eta = comm_.crosses_nodes(from, to) ? net_eta_ : eta_;

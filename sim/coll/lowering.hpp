@@ -65,6 +65,13 @@ class Lowering {
   // rather than before: the same transfer over paths without the hop latency.
   engine::TaskId send_slice(int from, int to, double payload_bytes,
                             std::span<const engine::TaskId> deps);
+  // For pipelines whose link latency overlaps the next slice (p2p through a network proxy,
+  // which keeps several chunks on the wire): the transfer streams over paths without any
+  // latency, and the caller pays route_latency_s after it.
+  engine::TaskId send_streaming(int from, int to, double payload_bytes,
+                                std::span<const engine::TaskId> deps);
+  // The route's own latency between two ranks (its slowest path's links), seconds.
+  double route_latency_s(int from, int to) const;
   // A plug-in that simulated part of the collective apart (a replay, a collapse) and stands it
   // in by a delay reports the time each channel was saturated there, so the bottleneck report
   // still sees those links (by topology channel id; accumulated).
@@ -95,6 +102,7 @@ class Lowering {
   std::vector<double> saturated_apart_s_;
   std::map<std::pair<int, int>, std::vector<engine::PathShare>> cache_;
   std::map<std::pair<int, int>, std::vector<engine::PathShare>> bare_cache_;
+  std::map<std::pair<int, int>, std::vector<engine::PathShare>> streaming_cache_;
 };
 
 }  // namespace linksim::coll

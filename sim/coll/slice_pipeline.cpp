@@ -167,7 +167,8 @@ TaskId SlicePipeline::emit_loops(Lowering& l, TaskId start, int loop_count, doub
       const double slice_payload = s.payload_bytes * loop_share / q_count;
       const double sync_s =
           slice_sync_s(l.choice().protocol, l.link_class(s.from, s.to)) * sync_scale;
-      const double hop_s = l.hop_s_between(s.from, s.to);
+      const double hop_s = l.hop_s_between(s.from, s.to) +
+                           (overlap_link_latency_ ? l.route_latency_s(s.from, s.to) : 0.0);
       auto& seq = connection[{s.from, s.to, s.stream}];
       for (int q = 0; q < q_count; ++q) {
         const std::size_t item = static_cast<std::size_t>(loop) * q_count + q;
@@ -185,7 +186,9 @@ TaskId SlicePipeline::emit_loops(Lowering& l, TaskId start, int loop_count, doub
           if (freed == kNone) throw std::logic_error("a slot is freed by a slice not yet emitted");
           deps.push_back(freed);
         }
-        const TaskId moved = l.send_slice(s.from, s.to, slice_payload, deps);
+        const TaskId moved = overlap_link_latency_
+                                 ? l.send_streaming(s.from, s.to, slice_payload, deps)
+                                 : l.send_slice(s.from, s.to, slice_payload, deps);
         const TaskId synced = sync_s > 0 ? sim.add_delay(sync_s, {&moved, 1}) : moved;
         const TaskId arrived = hop_s > 0 ? sim.add_delay(hop_s, {&synced, 1}) : synced;
         done[si][item] = synced;

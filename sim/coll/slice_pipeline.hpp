@@ -63,6 +63,13 @@ class SlicePipeline {
   // `streams` of each rank are its CTAs' sequences (a ring's channels, a tree's up and down).
   SlicePipeline(ChunkShape shape, int channels_per_stream);
 
+  // Slices normally pay their links' latency before they count as moved, so a CTA's next slice
+  // waits for it. A network proxy keeps up to NCCL_STEPS chunks on the wire at once
+  // (src/transport/net.cc sendProxyProgress posts each step as the GPU fills it): with this
+  // set, a slice streams without latency, the CTA moves on, and the links' latency is paid
+  // with the step latency on the way to the receiver, so only the window waits for it.
+  void overlap_link_latency() { overlap_link_latency_ = true; }
+
   // Rank `from` sends `payload_bytes` to `to` on its CTA `stream`, slice by slice after the
   // same slice of each send in `after` (indices returned earlier). Returns the send's index.
   int add(int from, int to, int stream, double payload_bytes, std::span<const int> after = {});
@@ -99,6 +106,7 @@ class SlicePipeline {
 
   ChunkShape shape_;
   int channels_per_stream_ = 1;
+  bool overlap_link_latency_ = false;
   std::vector<Send> sends_;
 };
 

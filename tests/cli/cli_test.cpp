@@ -44,6 +44,9 @@ TEST(CliTest, ClusterGolden) {
   expect_golden(
       "nccl-tests --topology aws-p4de-x2 --np 16 all_reduce_perf -b 8 -e 1G -f 32 -g 1 --explain",
       "nccl-tests-aws-p4de-x2.txt");
+  expect_golden(
+      "nccl-tests --topology aws-p4d-x2 --np 16 alltoall_perf -b 1K -e 1G -f 8 -g 1 --explain",
+      "nccl-tests-aws-p4d-x2-alltoall.txt");
   expect_golden("run llama3-405b", "run-llama3-405b.txt");
 }
 

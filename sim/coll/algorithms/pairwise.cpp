@@ -4,18 +4,25 @@
 // ncclSend/ncclRecv too (nccl-tests src/scatter.cu, gather.cu, alltoallv.cu, hypercube.cu @
 // a0b82b22; NCCL 2.28's ncclScatter/ncclGather expand into the same p2p tasks). NCCL has no
 // tuning row for p2p; a p2p hop is priced as a ring step (the Ring rows of algorithms/ring.cpp).
+// On a communicator over several nodes the sends take NCCL's p2p channels and chunks and its
+// window of NCCL_STEPS chunks in flight (p2p_channels.hpp, lower_group below).
+#include <algorithm>
 #include <vector>
 
 #include "sim/coll/algorithm.hpp"
 #include "sim/coll/algorithm_registry.hpp"
+#include "sim/coll/p2p_channels.hpp"
+#include "sim/coll/pipeline_constants.hpp"
+#include "sim/coll/slice_pipeline.hpp"
 
 namespace linksim::coll {
 namespace {
 
 using engine::TaskId;
 
-// NCCL's p2p LL threshold per channel (enqueue.cc NCCL_P2P_LL_THRESHOLD) and p2p channels
-// per peer over PCIe and NVLink (2).
+// NCCL's p2p LL threshold per channel (enqueue.cc NCCL_P2P_LL_THRESHOLD) and the p2p channels
+// per peer inside one node (2; NCCL's own rule gives 2 x NVLinks there, which the single-node
+// bulk flows do not depend on except through this LL threshold, left as it was).
 constexpr double kLlThreshold_bytes = 16 * 1024;
 constexpr int kChannels = 2;
 
@@ -40,13 +47,16 @@ class PairwiseAlgorithm final : public CollectiveAlgorithm {
   // A forced protocol is tried among the communicator's.
   std::vector<Protocol> protocols(const Communicator& comm, const Request& request) const override {
     if (request.protocol) return CollectiveAlgorithm::protocols(comm, request);
-    const double per_peer =
-        request.op == Op::sendrecv ? request.size_bytes : request.size_bytes / comm.size();
-    return {per_peer <= kChannels * kLlThreshold_bytes ? Protocol::ll : Protocol::simple};
+    const double per_peer = per_peer_bytes(comm, request.op, request.size_bytes);
+    const int channels = comm.node_count() > 1 ? net_send_channels(comm, per_peer) : kChannels;
+    return {per_peer <= channels * kLlThreshold_bytes ? Protocol::ll : Protocol::simple};
   }
 
-  int channels(const Communicator& /*comm*/, Protocol /*p*/, double /*bytes*/) const override {
-    return kChannels;
+  // Inside one node, 2 (see kChannels); across nodes NCCL's count for one send of a rank's
+  // share (alltoall's S / n; the lowering counts each group's own).
+  int channels(const Communicator& comm, Protocol /*p*/, double bytes) const override {
+    if (comm.node_count() <= 1) return kChannels;
+    return net_send_channels(comm, per_peer_bytes(comm, Op::alltoall, bytes));
   }
 
   double base_latency_s(Protocol p) const override { return ring().base_latency_s(p); }
@@ -56,56 +66,103 @@ class PairwiseAlgorithm final : public CollectiveAlgorithm {
     const int n = l.comm().size();
     const double s = l.request().size_bytes;
     const int root = l.request().root;
-    std::vector<TaskId> flows;
+    std::vector<PeerSend> sends;
     switch (l.request().op) {
       case Op::alltoall:
         // Every rank sends S/n to every other rank, all at once (ncclGroup of sends).
         for (int a = 0; a < n; ++a) {
           for (int b = 0; b < n; ++b) {
-            if (a != b) flows.push_back(l.send(a, b, s / n, {&start, 1}));
+            if (a != b) sends.push_back({a, b, s / n});
           }
         }
         break;
       case Op::scatter:
         // scatter.cu: the root sends each rank its S/n part in one group.
         for (int r = 0; r < n; ++r) {
-          if (r != root) flows.push_back(l.send(root, r, s / n, {&start, 1}));
+          if (r != root) sends.push_back({root, r, s / n});
         }
         break;
       case Op::gather:
         // gather.cu: every rank sends its S/n part to the root in one group.
         for (int r = 0; r < n; ++r) {
-          if (r != root) flows.push_back(l.send(r, root, s / n, {&start, 1}));
+          if (r != root) sends.push_back({r, root, s / n});
         }
         break;
       case Op::alltoallv:
-        return lower_alltoallv(l, start);
+        // alltoallv.cu's default (generated, spread 1) pattern: rank i sends rank j a share of
+        // its S bytes proportional to the distance d = (j - i) mod n, d / (n(n-1)/2), all in
+        // one group. (nccl-tests rounds each share down to 16 bytes; the request's S is
+        // already their sum.)
+        for (int a = 0; a < n; ++a) {
+          for (int b = 0; b < n; ++b) {
+            const int d = (b - a + n) % n;
+            if (d != 0) sends.push_back({a, b, s * d / (n * (n - 1) / 2.0)});
+          }
+        }
+        break;
       case Op::hypercube:
         return lower_hypercube(l, start);
       default:
         // sendrecv_perf: rank r sends to r+1 and receives from r-1, all at once.
         for (int r = 0; r < n; ++r)
-          flows.push_back(l.send(r, (r + 1) % n, s, {&start, 1}));
+          sends.push_back({r, (r + 1) % n, s});
         break;
     }
-    return l.sim().add_barrier(flows);
+    return lower_group(l, sends, start);
   }
 
  private:
-  // alltoallv.cu's default (generated, spread 1) pattern: rank i sends rank j a share of its
-  // S bytes proportional to the distance d = (j - i) mod n, d / (n(n-1)/2), all in one group.
-  // (nccl-tests rounds each share down to 16 bytes; the request's S is already their sum.)
-  static TaskId lower_alltoallv(Lowering& l, TaskId start) {
-    const int n = l.comm().size();
-    const double s = l.request().size_bytes;
-    const double sum_distances = n * (n - 1) / 2.0;
-    std::vector<TaskId> flows;
-    for (int a = 0; a < n; ++a) {
-      for (int b = 0; b < n; ++b) {
-        const int d = (b - a + n) % n;
-        if (d != 0) flows.push_back(l.send(a, b, s * d / sum_distances, {&start, 1}));
-      }
+  // What one rank sends one peer: sendrecv sends all of it, the others a rank's share.
+  static double per_peer_bytes(const Communicator& comm, Op op, double bytes) {
+    return op == Op::sendrecv ? bytes : bytes / comm.size();
+  }
+
+  // The communicator's p2p channels, worked out once per communicator.
+  static P2pChannels comm_p2p_channels(const Communicator& comm) {
+    P2pChannels c;
+    c.per_peer = static_cast<int>(comm.memo(
+        "p2p_channels.per_peer", [&] { return static_cast<double>(p2p_channels(comm).per_peer); }));
+    c.total = static_cast<int>(comm.memo(
+        "p2p_channels.total", [&] { return static_cast<double>(p2p_channels(comm).total); }));
+    return c;
+  }
+
+  static int net_send_channels(const Communicator& comm, double bytes) {
+    return p2p_send_channels(bytes, comm_p2p_channels(comm), comm.size());
+  }
+
+  struct PeerSend {
+    int from = 0;
+    int to = 0;
+    double bytes = 0;
+  };
+
+  // One ncclGroup of sends, all after `start`. Inside one node each is one flow over its
+  // route, shared max-min with the rest. Across nodes (and when slices are asked for) each
+  // moves as NCCL's proxy moves it: on its channels, chunk by chunk, at most NCCL_STEPS chunks
+  // per channel unconsumed at the receiver, so a send of many chunks to a far peer runs at
+  // channels x 8 chunks per step round (the step latency, the path's latency and the chunk's
+  // time on the wire) when the links leave it room, and at its share of the links when not.
+  static TaskId lower_group(Lowering& l, const std::vector<PeerSend>& sends, TaskId start) {
+    if (l.comm().node_count() > 1 && l.by_slices() && !sends.empty()) {
+      double largest_bytes = 0;
+      for (const PeerSend& p : sends)
+        largest_bytes = std::max(largest_bytes, p.bytes);
+      const int channels = net_send_channels(l.comm(), largest_bytes);
+      const ChunkShape shape{p2p_net_chunk_bytes(largest_bytes, l.choice().protocol), 1,
+                             kNcclSteps};
+      SlicePipeline pipeline(shape, channels);
+      pipeline.overlap_link_latency();
+      // Each send is its own stream: NCCL runs a batch's p2p ops side by side, one warp group
+      // each, so sends to different peers do not queue behind one another.
+      for (std::size_t i = 0; i < sends.size(); ++i)
+        pipeline.add(sends[i].from, sends[i].to, static_cast<int>(i), sends[i].bytes);
+      return pipeline.emit(l, start);
     }
+    std::vector<TaskId> flows;
+    flows.reserve(sends.size());
+    for (const PeerSend& p : sends)
+      flows.push_back(l.send(p.from, p.to, p.bytes, {&start, 1}));
     return l.sim().add_barrier(flows);
   }
 
@@ -118,11 +175,11 @@ class PairwiseAlgorithm final : public CollectiveAlgorithm {
     const double part = l.request().size_bytes / n;
     TaskId after = start;
     for (int mask = 1; mask < n; mask <<= 1) {
-      std::vector<TaskId> flows;
+      std::vector<PeerSend> sends;
       for (int r = 0; r < n; ++r) {
-        if ((r ^ mask) < n) flows.push_back(l.send(r, r ^ mask, part * mask, {&after, 1}));
+        if ((r ^ mask) < n) sends.push_back({r, r ^ mask, part * mask});
       }
-      after = l.sim().add_barrier(flows);
+      after = lower_group(l, sends, after);
     }
     return after;
   }

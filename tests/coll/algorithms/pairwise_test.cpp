@@ -4,7 +4,12 @@
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/collective_sim.hpp"
+#include "sim/coll/pipeline_constants.hpp"
+#include "sim/topo/cluster_builder.hpp"
+#include "sim/topo/loader.hpp"
 #include "tests/coll/test_machines.hpp"
+#include "tests/support/temp_files.hpp"
+#include "tests/support/two_gpu_host.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -80,6 +85,80 @@ TEST(PairwiseAlgorithmTest, ScatterGatherAlltoallvHypercubeOnTwoGpusByHand) {
   using P = std::vector<Protocol>;
   EXPECT_EQ(p2p().protocols(comm, request(Op::scatter, 65536)), P{Protocol::ll});
   EXPECT_EQ(p2p().protocols(comm, request(Op::gather, 65538)), P{Protocol::simple});
+}
+
+// Across nodes (p2p_channels.hpp): two hosts of the two-GPU test host (one 100 Gb/s InfiniBand
+// NIC per GPU, 12 GB/s of payload per direction: cluster_collective_test.cpp), one rank on
+// each, so the one remote peer sets the count: one NIC of 12.5 GB/s under the GPU's PCIe 4
+// (24 GB/s), max(1, divUp(12, 14)) = 1 channel; sendrecv of S >= 1 MiB runs Simple in 128 KiB
+// chunks, at most NCCL_STEPS = 8 of them unconsumed. One chunk is w = 131072 / 12e9 = 10.92 us
+// on the NIC, then the CTA's slice synchronisation s before the next; it reaches the peer the
+// NET step latency h plus the route's own latency L after that. So chunk k + 8 cannot start
+// before chunk k arrived: 8 chunks per round T = w + s + h + L when 8 (w + s) < T (the window
+// binds), else one chunk per w + s (the link binds). Between 32 MiB and 64 MiB, 256 chunks
+// more: 256 / 8 x T, or 256 x (w + s); the fill and the base latency cancel.
+class PairwiseAcrossNodes : public ::testing::Test {
+ protected:
+  static double extra_time_s(double nic_latency_s, double* round_s, double* chunk_s) {
+    const topo::Topology host =
+        topo::load_topology(dir().write("host.json", linksim::testing::two_gpu_host_json()));
+    topo::FabricSpec fabric;
+    fabric.nic_latency_s = nic_latency_s;
+    const topo::Topology cluster = topo::build_cluster(host, 2, fabric);
+    const auto gpus = cluster.nodes_of(topo::NodeKind::gpu);
+    const Communicator comm(cluster, {gpus[0], gpus[2]});
+    const Choice simple{Algorithm::pairwise, Protocol::simple, 1};
+    const double w = 131072 / 12e9;
+    const double s = slice_sync_s(Protocol::simple, HwClass::net);
+    const double h = p2p().hop_latency_s(Protocol::simple, HwClass::net);
+    const double l = comm.route(0, 1).latency_s();
+    *round_s = w + s + h + l;
+    *chunk_s = w + s;
+    return simulate_choice(comm, request(Op::sendrecv, 64.0 * 1024 * 1024), simple).time_s -
+           simulate_choice(comm, request(Op::sendrecv, 32.0 * 1024 * 1024), simple).time_s;
+  }
+  static linksim::testing::TempDir& dir() {
+    static linksim::testing::TempDir d;
+    return d;
+  }
+};
+
+TEST_F(PairwiseAcrossNodes, InFlightWindowBindsWhenTheRoundTripIsLong) {
+  // NICs of 100 us each: w 10.92 us, s 5.5 us (Simple's fitted slice sync), h 14 us (NCCL's
+  // NET Simple hwLat), L = 2 x 100 us + 1.13 us of links and switch = 201.13 us, T = 231.55 us;
+  // 8 (w + s) = 131.4 us < T: the window binds, 8 x 128 KiB per 231.55 us = 4.5 GB/s of the
+  // NIC's 12. 32 MiB more takes 32 T = 7.410 ms (the NIC alone would take 256 x 16.42 us).
+  double round_s = 0, chunk_s = 0;
+  const double extra_s = extra_time_s(100e-6, &round_s, &chunk_s);
+  EXPECT_NEAR(round_s, 231.55e-6, 0.01e-6);
+  EXPECT_LT(8 * chunk_s, round_s);
+  EXPECT_NEAR(extra_s, 32 * round_s, 1e-9);
+}
+
+TEST_F(PairwiseAcrossNodes, NicBindsWhenTheWindowCoversTheRoundTrip) {
+  // NICs of 1 us: L = 2 x 1 + 1.13 = 3.13 us, T = 33.55 us <= 8 (w + s) = 131.4 us: 8 chunks
+  // cover the round trip, so the CTA's w + s per chunk sets the pace, 256 x 16.42 us =
+  // 4.204 ms for 32 MiB more (12 GB/s x w / (w + s) = 7.98 GB/s).
+  double round_s = 0, chunk_s = 0;
+  const double extra_s = extra_time_s(1e-6, &round_s, &chunk_s);
+  EXPECT_NEAR(chunk_s, 16.42e-6, 0.01e-6);
+  EXPECT_GE(8 * chunk_s, round_s);
+  EXPECT_NEAR(extra_s, 256 * chunk_s, 1e-9);
+}
+
+TEST_F(PairwiseAcrossNodes, ChannelsAndProtocolFollowTheSendsSize) {
+  const topo::Topology host =
+      topo::load_topology(dir().write("host.json", linksim::testing::two_gpu_host_json()));
+  const topo::Topology cluster = topo::build_cluster(host, 2, topo::FabricSpec{});
+  const Communicator comm(cluster, cluster.nodes_of(topo::NodeKind::gpu));
+  // 4 ranks on 2 nodes: remote 1 channel (above), local NVLink 4 lanes 8: per peer 1, so every
+  // send runs on 1; LL up to 1 x 16 KiB per peer, S / 4 for all-to-all.
+  EXPECT_EQ(p2p().channels(comm, Protocol::simple, 1e9), 1);
+  using P = std::vector<Protocol>;
+  EXPECT_EQ(p2p().protocols(comm, request(Op::alltoall, 65536)), P{Protocol::ll});
+  EXPECT_EQ(p2p().protocols(comm, request(Op::alltoall, 65540)), P{Protocol::simple});
+  EXPECT_EQ(p2p().protocols(comm, request(Op::sendrecv, 16384)), P{Protocol::ll});
+  EXPECT_EQ(p2p().protocols(comm, request(Op::sendrecv, 16385)), P{Protocol::simple});
 }
 
 }  // namespace
