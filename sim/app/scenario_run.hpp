@@ -23,7 +23,7 @@ namespace linksim::app {
 struct ScenarioRunOptions {
   // The scenario: a file or a shipped name. Required.
   std::string scenario;
-  // Machines to run on instead of the scenario's own list; empty: the scenario's. At most 64,
+  // Machines to run on instead of the scenario's own list; empty: the scenario's. At most 1024,
   // none named twice.
   std::vector<std::string> machines;
   // Scale every machine to this many nodes (0: as each file says).

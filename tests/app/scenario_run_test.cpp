@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/error.hpp"
+#include "tests/support/temp_files.hpp"
 
 namespace linksim::app {
 namespace {
@@ -107,13 +108,31 @@ TEST(ScenarioRunTest, ResultsKeepFiguresOnlyUnlessTheFirstIsTraced) {
   EXPECT_EQ(traced.jobs[0].step_s, plain.jobs[0].step_s);  // recording changes no figure
 }
 
-TEST(ScenarioRunTest, AtMostSixtyFourMachinesRunInOneCall) {
+TEST(ScenarioRunTest, AtMost1024MachinesRunInOneCall) {
+  // 1025 names are refused before any is loaded (none of these exists).
   ScenarioRunOptions options;
   options.scenario = "seed-gradient-sync";
-  for (int i = 0; i < 65; ++i)
+  for (int i = 0; i < 1025; ++i)
     options.machines.push_back("m" + std::to_string(i));
   EXPECT_EQ(run_error(options),
-            "<input>: 65 machines named; at most 64 can be compared in one run");
+            "<input>: 1025 machines named; at most 1024 can be compared in one run");
+}
+
+TEST(ScenarioRunTest, AScenariosOwnListIsBoundedAtItsTopologies) {
+  // The same bound on the scenario's own /topologies, named with the file and the JSON path; it
+  // comes before the check for a machine named twice.
+  testing::TempDir dir;
+  std::string names;
+  for (int i = 0; i < 1025; ++i)
+    names += std::string(i ? ", " : "") + "\"dgx-a100\"";
+  ScenarioRunOptions options;
+  options.scenario = dir.write("many.json", R"({"title": "t", "topologies": [)" + names +
+                                                R"(], "model": "llama2-7b",
+    "job": {"kind": "training", "global_batch": 16, "sequence_length": 2048},
+    "plan": {"data": 8}})");
+  EXPECT_EQ(run_error(options), options.scenario +
+                                    ": at /topologies: 1025 machines named; at most 1024 can be "
+                                    "compared in one run");
 }
 
 }  // namespace
