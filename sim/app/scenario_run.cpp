@@ -2,17 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <unordered_set>
+
 #include "sim/app/machine.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/parallel_cases.hpp"
 #include "sim/topo/uncertainty.hpp"
 #include "sim/work/model.hpp"
 
 namespace linksim::app {
 namespace {
 
-// Each machine is a whole simulation: a list is bounded, and a machine named twice would only
-// repeat one.
-constexpr std::size_t kMaxMachines = 64;
+// Each machine is a whole simulation, and its results stay until all are printed: a list is
+// bounded (1,000 copies of dgx-a100 in `compare default` run in about 35 s on one thread and
+// under 20 MB, docs/BENCHMARKS.md), and a machine named twice would only repeat one.
+constexpr std::size_t kMaxMachines = 1024;
 
 // The machines to run on, checked. Names come from the scenario's /topologies unless the caller
 // gave its own list (then no file location applies).
@@ -26,12 +31,11 @@ std::vector<std::string> machines_to_run(const ScenarioRunOptions& options,
                      fmt::format("{} machines named; at most {} can be compared in one run",
                                  machines.size(), kMaxMachines));
   }
+  std::unordered_set<std::string> seen;
   for (std::size_t i = 0; i < machines.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (machines[i] == machines[j]) {
-        throw InputError(where, own ? fmt::format("/topologies/{}", i) : "",
-                         fmt::format("machine \"{}\" is named twice", machines[i]));
-      }
+    if (!seen.insert(machines[i]).second) {
+      throw InputError(where, own ? fmt::format("/topologies/{}", i) : "",
+                       fmt::format("machine \"{}\" is named twice", machines[i]));
     }
   }
   return machines;
@@ -47,43 +51,76 @@ Result does_not_fit(const topo::Topology& machine, const work::DoesNotFit& e) {
   return r;
 }
 
-void run_serving(ScenarioRuns& runs, const topo::Topology& machine, std::size_t machine_count) {
-  const work::ModelSpec model = work::load_model(runs.scenario.model);
+// One machine's results, written by its own case only.
+struct MachineRun {
+  work::JobResult job;
+  std::optional<work::GradientSyncResult> sync;
+  std::optional<work::ServingResult> serving;
+};
+
+// What a case leaves behind is its figures: the run's simulation, timeline and names (the bulk
+// of its memory) go with the case unless a trace asked for them.
+void keep_figures_only(work::JobResult& j) {
+  j.simulation.reset();
+  j.timeline.reset();
+  j.names.reset();
+}
+
+MachineRun run_serving(const work::Scenario& scenario, const topo::Topology& machine,
+                       std::size_t machine_count) {
+  const work::ModelSpec model = work::load_model(scenario.model);
+  MachineRun run;
   try {
-    runs.servings.push_back(work::simulate_serving(machine, model, runs.scenario));
+    run.serving = work::simulate_serving(machine, model, scenario);
   } catch (const work::DoesNotFit& e) {
     if (machine_count == 1) throw;
-    runs.servings.push_back(does_not_fit<work::ServingResult>(machine, e));
+    run.serving = does_not_fit<work::ServingResult>(machine, e);
   }
-  work::JobResult j;  // for run_scenario's check that something ran
-  j.machine = machine.name;
-  j.failure = runs.servings.back().failure;
-  runs.jobs.push_back(std::move(j));
+  run.job.machine = machine.name;  // for run_scenario's check that something ran
+  run.job.failure = run.serving->failure;
+  return run;
 }
 
-void run_gradient_sync(ScenarioRuns& runs, const topo::Topology& machine) {
-  runs.syncs.push_back(work::simulate_gradient_sync(machine, runs.scenario));
-  runs.syncs.back().realistic.step_range_s = topo::range_of(machine, [&](const topo::Topology& t) {
-    return work::simulate_gradient_sync(t, runs.scenario).realistic.step_s;
+MachineRun run_gradient_sync(const work::Scenario& scenario, const topo::Topology& machine,
+                             bool keep_run) {
+  MachineRun run;
+  run.sync = work::simulate_gradient_sync(machine, scenario);
+  run.sync->realistic.step_range_s = topo::range_of(machine, [&](const topo::Topology& t) {
+    return work::simulate_gradient_sync(t, scenario).realistic.step_s;
   });
-  runs.jobs.push_back(runs.syncs.back().realistic);
+  keep_figures_only(run.sync->simple);
+  if (!keep_run) keep_figures_only(run.sync->realistic);
+  run.job = run.sync->realistic;
+  return run;
 }
 
-void run_job(ScenarioRuns& runs, const topo::Topology& machine, std::size_t machine_count,
-             const ScenarioRunOptions& options) {
-  const work::ModelSpec model = work::load_model(runs.scenario.model);
+MachineRun run_job(const work::Scenario& scenario, const topo::Topology& machine,
+                   std::size_t machine_count, bool keep_run) {
+  const work::ModelSpec model = work::load_model(scenario.model);
   work::JobOptions job_options;
-  job_options.record_channel_intervals = options.record_channel_intervals;
+  job_options.record_channel_intervals = keep_run;  // only a trace draws them
+  MachineRun run;
   try {
-    runs.jobs.push_back(work::simulate_job(machine, model, runs.scenario, job_options));
-    runs.jobs.back().step_range_s = topo::range_of(machine, [&](const topo::Topology& t) {
-      return work::simulate_job(t, model, runs.scenario).step_s;
+    run.job = work::simulate_job(machine, model, scenario, job_options);
+    run.job.step_range_s = topo::range_of(machine, [&](const topo::Topology& t) {
+      return work::simulate_job(t, model, scenario).step_s;
     });
   } catch (const work::DoesNotFit& e) {
     // One machine too small is a finding, not a failure of the run: report it and go on.
     if (machine_count == 1) throw;
-    runs.jobs.push_back(does_not_fit<work::JobResult>(machine, e));
+    run.job = does_not_fit<work::JobResult>(machine, e);
   }
+  if (!keep_run) keep_figures_only(run.job);
+  return run;
+}
+
+// One case: the machine is loaded, simulated and dropped; only its results stay.
+MachineRun run_machine(const ScenarioRuns& runs, const std::string& name, int nodes,
+                       std::size_t machine_count, bool keep_run) {
+  const topo::Topology machine = load_machine(name, nodes);
+  if (runs.serving()) return run_serving(runs.scenario, machine, machine_count);
+  if (runs.scenario.gradient_sync) return run_gradient_sync(runs.scenario, machine, keep_run);
+  return run_job(runs.scenario, machine, machine_count, keep_run);
 }
 
 }  // namespace
@@ -96,16 +133,25 @@ ScenarioRuns run_scenario(const ScenarioRunOptions& options) {
   ScenarioRuns runs;
   runs.scenario = work::load_scenario(options.scenario);
   const std::vector<std::string> machines = machines_to_run(options, runs.scenario);
-  for (const auto& name : machines) {
-    if (options.progress) options.progress(runs.jobs.size(), machines.size(), name);
-    const topo::Topology machine = load_machine(name, options.nodes);
-    if (runs.serving()) {
-      run_serving(runs, machine, machines.size());
-    } else if (runs.scenario.gradient_sync) {
-      run_gradient_sync(runs, machine);
-    } else {
-      run_job(runs, machine, machines.size(), options);
-    }
+  std::vector<MachineRun> results(machines.size());
+  CaseProgress progress;
+  if (options.progress) {
+    progress.started = [&](std::size_t index, std::size_t finished) {
+      options.progress(finished, machines.size(), machines[index]);
+    };
+  }
+  run_cases(
+      machines.size(), options.threads,
+      [&](std::size_t i) {
+        results[i] = run_machine(runs, machines[i], options.nodes, machines.size(),
+                                 options.trace_first_machine && i == 0);
+      },
+      progress);
+  if (options.progress) options.progress(machines.size(), machines.size(), "");
+  for (auto& r : results) {  // in the order named, whichever finished first
+    runs.jobs.push_back(std::move(r.job));
+    if (r.sync) runs.syncs.push_back(std::move(*r.sync));
+    if (r.serving) runs.servings.push_back(std::move(*r.serving));
   }
   bool any = false;
   for (const auto& j : runs.jobs)

@@ -23,15 +23,19 @@ namespace linksim::app {
 struct ScenarioRunOptions {
   // The scenario: a file or a shipped name. Required.
   std::string scenario;
-  // Machines to run on instead of the scenario's own list; empty: the scenario's. At most 64,
+  // Machines to run on instead of the scenario's own list; empty: the scenario's. At most 1024,
   // none named twice.
   std::vector<std::string> machines;
   // Scale every machine to this many nodes (0: as each file says).
   int nodes = 0;
-  // Keep each job's channel intervals, which only a Chrome trace draws (costs memory).
-  bool record_channel_intervals = false;
-  // Called before each machine with (machines done, machines in all, the machine's name); may
-  // be empty.
+  // Keep the first machine's run (simulation, timeline, names, with the channel intervals only
+  // a Chrome trace draws). Every other result keeps its figures only, so memory grows with the
+  // machines' result rows, not their timelines.
+  bool trace_first_machine = false;
+  // Machines simulated at once; 0: one per core. The results are the same for any count.
+  int threads = 0;
+  // Called, one call at a time, as each machine starts with (machines done, machines in all, the
+  // machine's name), and once at the end with (all, all, ""); may be empty.
   std::function<void(std::size_t done, std::size_t total, const std::string& machine)> progress;
 };
 

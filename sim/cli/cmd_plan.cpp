@@ -4,6 +4,7 @@
 
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/jobs_option.hpp"
 #include "sim/cli/machine_option.hpp"
 #include "sim/cli/progress.hpp"
 #include "sim/report/job_report.hpp"
@@ -22,6 +23,7 @@ struct PlanArgs {
   std::size_t top = 10;
   std::size_t max_plans = 64;
   int nodes = 0;
+  int jobs = 0;  // threads; 0: one per core
   bool force = false;
 };
 
@@ -55,6 +57,7 @@ void register_plan(CLI::App& app) {
                   "Write the report here instead of stdout (- is stdout)");
   cmd->add_flag("--force", a->force, "Overwrite output files");
   add_nodes_option(cmd, a->nodes);
+  add_jobs_option(cmd, a->jobs, "Plans");
   add_quiet_flag(cmd);
   cmd->callback([a] {
     CommandOutputs outputs(a->force);
@@ -75,6 +78,7 @@ void register_plan(CLI::App& app) {
     options.rank_by = ranking(a->rank_by);
     options.max_simulated = a->max_plans;
     options.progress = progress.callback();
+    options.threads = a->jobs;
     const work::PlanSearchResult result = work::search_plans(sc, model, pointers, options);
     progress.finish();
     if (result.ranked.empty()) {

@@ -7,6 +7,7 @@
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/gnuplot.hpp"
+#include "sim/cli/jobs_option.hpp"
 #include "sim/cli/machine_option.hpp"
 #include "sim/cli/progress.hpp"
 #include "sim/core/error.hpp"
@@ -26,6 +27,7 @@ struct RunArgs {
   std::string trace;
   std::string plot;
   int nodes = 0;
+  int jobs = 0;  // threads; 0: one per core
   bool force = false;
 };
 
@@ -37,7 +39,8 @@ Runs run_all(const RunArgs& a) {
   options.scenario = a.scenario;
   options.machines = a.topologies;
   options.nodes = a.nodes;
-  options.record_channel_intervals = !a.trace.empty();  // only a trace draws them
+  options.trace_first_machine = !a.trace.empty();  // --trace draws the first machine
+  options.threads = a.jobs;
   options.progress = progress.detailed_callback();
   Runs runs = app::run_scenario(options);
   progress.finish();
@@ -74,6 +77,7 @@ void add_common(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("-o,--output", a.output, "Write the report here instead of stdout (- is stdout)");
   cmd->add_flag("--force", a.force, "Overwrite output files");
   add_nodes_option(cmd, a.nodes);
+  add_jobs_option(cmd, a.jobs, "Machines");
   add_quiet_flag(cmd);
 }
 

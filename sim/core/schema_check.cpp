@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <locale>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,10 +75,21 @@ struct CompiledSchema {
   valijson::Schema schema;
 };
 
+// valijson builds a std::regex for each "pattern" at every validation, and libstdc++'s regex
+// scanner fills the global ctype<char>'s narrow() cache as it reads: a write that two threads
+// validating at once (compare's machines) race on (GCC bug 77704). Filling the cache here, under
+// the lock every validation takes first, leaves them only reads.
+void fill_narrow_cache() {
+  const auto& ctype = std::use_facet<std::ctype<char>>(std::locale());
+  for (int c = 1; c < 256; ++c)
+    ctype.narrow(static_cast<char>(c), '\0');
+}
+
 const CompiledSchema& compiled(const std::string& schema_path) {
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<CompiledSchema>> cache;
   const std::lock_guard<std::mutex> lock(mutex);
+  if (cache.empty()) fill_narrow_cache();
   auto& slot = cache[schema_path];
   if (slot) return *slot;
   slot = std::make_unique<CompiledSchema>();

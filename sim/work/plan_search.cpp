@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/core/parallel_cases.hpp"
 #include "sim/work/memory.hpp"
 #include "sim/work/plan_check.hpp"
 
@@ -100,6 +101,22 @@ double rank_key(const RankedPlan& r, PlanRanking by) {
   return 0;
 }
 
+// One case of the search: its own copy of the scenario, a machine shared read-only.
+RankedPlan simulate_candidate(const Scenario& scenario, const ModelSpec& model,
+                              const Candidate& candidate) {
+  Scenario sc = scenario;
+  sc.plan = candidate.plan;
+  RankedPlan r{candidate.machine->name, candidate.plan, simulate_job(*candidate.machine, model, sc),
+               std::nullopt};
+  r.result.simulation.reset();  // a search keeps figures, not timelines
+  r.result.timeline.reset();
+  r.result.names.reset();
+  if (r.result.price_per_hour_usd && r.result.tokens_per_s > 0) {
+    r.cost_per_mtoken_usd = *r.result.price_per_hour_usd / 3600 / r.result.tokens_per_s * 1e6;
+  }
+  return r;
+}
+
 }  // namespace
 
 PlanSearchResult search_plans(const Scenario& scenario, const ModelSpec& model,
@@ -116,21 +133,16 @@ PlanSearchResult search_plans(const Scenario& scenario, const ModelSpec& model,
     out.enumerated += enumerate(*m, model, scenario, fitting);
   out.fitting = fitting.size();
   const std::size_t total = std::min(fitting.size(), options.max_simulated);
-  for (std::size_t i = 0; i < total; ++i) {
-    if (options.progress) options.progress(i, total);
-    Scenario sc = scenario;
-    sc.plan = fitting[i].plan;
-    RankedPlan r{fitting[i].machine->name, fitting[i].plan,
-                 simulate_job(*fitting[i].machine, model, sc), std::nullopt};
-    r.result.simulation.reset();  // a search keeps figures, not timelines
-    r.result.timeline.reset();
-    r.result.names.reset();
-    if (r.result.price_per_hour_usd && r.result.tokens_per_s > 0) {
-      r.cost_per_mtoken_usd = *r.result.price_per_hour_usd / 3600 / r.result.tokens_per_s * 1e6;
-    }
-    out.ranked.push_back(std::move(r));
+  out.ranked.resize(total);
+  CaseProgress progress;
+  if (options.progress) {
+    options.progress(0, total);
+    progress.finished = [&](std::size_t finished) { options.progress(finished, total); };
   }
-  if (options.progress) options.progress(total, total);
+  run_cases(
+      total, options.threads,
+      [&](std::size_t i) { out.ranked[i] = simulate_candidate(scenario, model, fitting[i]); },
+      progress);
   out.simulated = total;
   std::stable_sort(out.ranked.begin(), out.ranked.end(),
                    [&](const RankedPlan& a, const RankedPlan& b) {

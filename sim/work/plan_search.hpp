@@ -28,8 +28,11 @@ enum class PlanRanking { step_time, tokens_per_s, cost_per_mtoken };
 struct PlanSearchOptions {
   PlanRanking rank_by = PlanRanking::step_time;
   std::size_t max_simulated = 64;  // per search, over all machines
-  // Called as candidates are simulated: (done, total).
+  // Called, one call at a time, with (0, total) before the first candidate and (done, total)
+  // as each is simulated; the last call is (total, total).
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // Candidates simulated at once; 0: one per core. The ranking is the same for any count.
+  int threads = 0;
 };
 
 struct RankedPlan {
