@@ -8,13 +8,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
-#include <thread>
 
 #include "sim/app/machine.hpp"
 #include "sim/coll/communicator.hpp"
 #include "sim/coll/host_launch_cost.hpp"
 #include "sim/coll/nccl_selection.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/parallel_cases.hpp"
 #include "sim/report/nccl_tests_table.hpp"
 #include "sim/topo/loader.hpp"
 
@@ -204,9 +204,7 @@ coll::SweepSpec sweep_spec_of(const NcclTestsOptions& options, const NcclTestsIn
                  .graph_launches = s.graph_launches,
                  .blocking = s.blocking};
   apply_nccl_environment(options, spec);
-  spec.threads = options.threads > 0
-                     ? options.threads
-                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  spec.threads = threads_for(options.threads);
   coll::validate_sweep_spec(spec);
   return spec;
 }

@@ -3,18 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cmath>
-#include <exception>
 #include <map>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 #include "sim/coll/host_launch_cost.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/parallel_cases.hpp"
 #include "sim/topo/uncertainty.hpp"
 
 namespace linksim::coll {
@@ -260,33 +257,14 @@ std::vector<SweepRow> run_sweep(const Communicator& comm, const SweepSpec& spec)
   // Each size is simulated on its own (the communicator's caches are shared and locked), so the
   // rows do not depend on which thread ran them; the first failure in size order is the one
   // reported, as a single thread would report it.
-  std::vector<std::exception_ptr> failures(sizes.size());
-  std::atomic<std::size_t> next{0};
-  std::size_t done = 0;
-  std::mutex progress_mutex;
   const std::size_t total_rows = spec.progress ? sweep_row_count(spec) : 0;
-  auto work = [&] {
-    for (std::size_t i = next++; i < sizes.size(); i = next++) {
-      try {
-        rows[i] = sweep_row(comm, spec, sizes[i]);
-      } catch (...) {
-        failures[i] = std::current_exception();
-      }
-      if (spec.progress) {
-        const std::lock_guard<std::mutex> lock(progress_mutex);
-        spec.progress(++done, total_rows);
-      }
-    }
-  };
-  const auto helpers = static_cast<std::size_t>(std::max(1, spec.threads)) - 1;
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < std::min(helpers, sizes.size()); ++t)
-    pool.emplace_back(work);
-  work();
-  for (auto& t : pool)
-    t.join();
-  for (const auto& f : failures)
-    if (f) std::rethrow_exception(f);
+  CaseProgress progress;
+  if (spec.progress) {
+    progress.finished = [&](std::size_t done) { spec.progress(done, total_rows); };
+  }
+  run_cases(
+      sizes.size(), std::max(1, spec.threads),
+      [&](std::size_t i) { rows[i] = sweep_row(comm, spec, sizes[i]); }, progress);
   return rows;
 }
 

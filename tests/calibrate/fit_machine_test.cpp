@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/topo/loader.hpp"
+#include "tests/support/h200_device.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim::calibrate {
@@ -113,14 +114,7 @@ TEST(FitMachine, ALogForAnotherMachineIsRejected) {
 }
 
 TEST(Probe, RecordedProbeReplaysThePlanAndSkeletonLoads) {
-  DeviceInfo d;
-  d.index = 0;
-  d.name = "NVIDIA H200";
-  d.pci_bus_id = "0000:19:00.0";
-  d.memory_bytes = 141.0 * 1024 * 1024 * 1024;
-  d.pcie_gt_per_s = 32;
-  d.pcie_width = 16;
-  d.numa_node = 0;
+  const DeviceInfo d = h200_device();
   std::vector<Record> recs;
   for (double s : {65536.0, 1048576.0, 16777216.0, 67108864.0}) {
     Record r;

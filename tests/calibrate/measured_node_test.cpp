@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/topo/loader.hpp"
+#include "tests/support/h200_device.hpp"
 
 namespace linksim::calibrate {
 namespace {
@@ -24,14 +25,7 @@ Record record(std::string_view kind, double size_bytes, double time_s) {
 
 TEST(MeasuredNode, TheGpuModelTakesItsFastestCopyAndItsGemmRate) {
   ProbeResult measured;
-  DeviceInfo d;
-  d.index = 0;
-  d.name = "NVIDIA H200";
-  d.pci_bus_id = "0000:19:00.0";
-  d.memory_bytes = 141.0 * 1024 * 1024 * 1024;
-  d.pcie_gt_per_s = 32;
-  d.pcie_width = 16;
-  d.numa_node = 0;
+  const DeviceInfo d = h200_device();
   measured.devices = {d};
   for (double s : {65536.0, 1048576.0, 16777216.0})
     measured.records.push_back(record(kind::h2d, s, 5e-6 + s / 50e9));  // 5 us + s / 50 GB/s
