@@ -69,6 +69,11 @@ class CollectiveAlgorithm {
   // efficiency); default 1.
   virtual double bandwidth_efficiency(const Communicator& comm) const;
 
+  // Whether every transfer its lowering adds goes through Lowering's sends between ranks (their
+  // routes), none over channels it picks itself (NVLS's switch ports). Only then may a lone
+  // run leave out identical planes (route_planes.hpp). Default false.
+  virtual bool moves_only_over_rank_routes() const { return false; }
+
   // Adds the transfers of `lowering.request()` to `lowering.sim()`, all after `start` (the base
   // latency has been paid), and returns the task that ends the operation.
   // REQUIRES: serves(request.op), eligible on the communicator, at least 2 ranks.

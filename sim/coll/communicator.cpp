@@ -176,6 +176,20 @@ void Communicator::choose_node_rings() {
   ring_bus_Bps_ = 1.0 / ring_step_time(rings_);
 }
 
+const PlaneCopies& Communicator::plane_copies() const {
+  std::call_once(planes_once_, [this] {
+    const int n = size();
+    if (node_count_ != 1 || n < 2 || n > kMaxPlaneRanks) return;
+    std::vector<const topo::Route*> all;
+    all.reserve(static_cast<std::size_t>(n) * static_cast<std::size_t>(n - 1));
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (i != j) all.push_back(&route(i, j));
+    planes_ = find_plane_copies(all, capacity_Bps_);
+  });
+  return planes_;
+}
+
 double Communicator::memo(const std::string& key, const std::function<double()>& compute) const {
   {
     const std::lock_guard<std::mutex> lock(memo_mutex_);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/coll/protocol.hpp"
+#include "sim/coll/route_planes.hpp"
 #include "sim/topo/routing.hpp"
 #include "sim/topo/topology.hpp"
 
@@ -70,6 +71,11 @@ class Communicator {
   // The channels NCCL would run (2x its search channels, capped at 32).
   int max_channels() const { return max_channels_; }
 
+  // The identical planes of the ranks' routes (route_planes.hpp), found once: only on one host
+  // of at most kMaxPlaneRanks ranks (each pair's route is checked); copies == 1 elsewhere.
+  static constexpr int kMaxPlaneRanks = 128;
+  const PlaneCopies& plane_copies() const;
+
   // A figure worked out once per key for this group (collective_sim.cpp caches what NCCL's
   // slices add to a collective over its bulk form); thread-safe.
   double memo(const std::string& key, const std::function<double()>& compute) const;
@@ -87,6 +93,8 @@ class Communicator {
   std::vector<topo::NodeId> ranks_;
   mutable std::mutex routes_mutex_;
   mutable std::map<std::pair<int, int>, topo::Route> routes_;
+  mutable std::once_flag planes_once_;
+  mutable PlaneCopies planes_;
   mutable std::mutex memo_mutex_;
   mutable std::map<std::string, double> memo_;
   int node_count_ = 1;

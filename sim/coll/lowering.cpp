@@ -10,6 +10,15 @@ namespace linksim::coll {
 Lowering::Lowering(const Communicator& comm, const Request& request, const Choice& choice,
                    const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone,
                    Granularity granularity)
+    : Lowering(comm, request, choice, algorithm, sim, alone, granularity, alone) {}
+
+Lowering::Lowering(const Lowering& whole, engine::Simulation& part)
+    : Lowering(whole.comm_, whole.request_, whole.choice_, whole.algorithm_, part, false,
+               whole.granularity_, whole.plane_copies_ > 1) {}
+
+Lowering::Lowering(const Communicator& comm, const Request& request, const Choice& choice,
+                   const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone,
+                   Granularity granularity, bool may_leave_out_planes)
     : comm_(comm),
       request_(request),
       choice_(choice),
@@ -33,12 +42,20 @@ Lowering::Lowering(const Communicator& comm, const Request& request, const Choic
     net_hop_s_ = algorithm.hop_latency_s(choice.protocol, HwClass::net) * fitted.latency;
   }
   base_s_ = algorithm.base_latency_s(choice.protocol) * fitted.latency;
+  if (may_leave_out_planes && algorithm.moves_only_over_rank_routes()) {
+    const PlaneCopies& planes = comm.plane_copies();
+    if (planes.copies > 1) {
+      plane_copies_ = planes.copies;
+      keep_path_ = &planes.keep_path;
+    }
+  }
   const double cap = algorithm.rank_cap_Bps(comm, choice.protocol, choice.channels);
   rank_cap_.assign(static_cast<std::size_t>(comm.size()), std::nullopt);
   if (cap > 0) {
-    // Caps are on payload; the transfers carry wire bytes (payload / eta).
+    // Caps are on payload; the transfers carry wire bytes (payload / eta). A cap is shared by
+    // a rank's flows on every plane, so with planes left out it keeps their share.
     for (auto& c : rank_cap_)
-      c = sim.add_channel(cap / eta_);
+      c = sim.add_channel(cap / eta_ / plane_copies_);
   }
 }
 
@@ -48,7 +65,7 @@ std::span<const engine::PathShare> Lowering::paths(int from, int to) {
   if (it != cache_.end()) return it->second;
   auto out = add_route_paths(sim_, comm_.route(from, to),
                              comm_.crosses_nodes(from, to) ? net_hop_s_ : hop_s_,
-                             rank_cap_[static_cast<std::size_t>(from)]);
+                             rank_cap_[static_cast<std::size_t>(from)], keep_path_);
   return cache_.emplace(key, std::move(out)).first->second;
 }
 
@@ -56,8 +73,8 @@ std::span<const engine::PathShare> Lowering::bare_paths(int from, int to) {
   auto key = std::make_pair(from, to);
   auto it = bare_cache_.find(key);
   if (it != bare_cache_.end()) return it->second;
-  auto out =
-      add_route_paths(sim_, comm_.route(from, to), 0.0, rank_cap_[static_cast<std::size_t>(from)]);
+  auto out = add_route_paths(sim_, comm_.route(from, to), 0.0,
+                             rank_cap_[static_cast<std::size_t>(from)], keep_path_);
   return bare_cache_.emplace(key, std::move(out)).first->second;
 }
 
@@ -91,8 +108,10 @@ engine::TaskId Lowering::send_streaming(int from, int to, double payload_bytes,
   if (it == streaming_cache_.end()) {
     std::vector<engine::PathShare> out;
     const auto cap = rank_cap_[static_cast<std::size_t>(from)];
-    for (const auto& p : comm_.route(from, to).paths) {
-      if (p.share <= 0) continue;
+    const auto& route_paths = comm_.route(from, to).paths;
+    for (std::size_t k = 0; k < route_paths.size(); ++k) {
+      const topo::Path& p = route_paths[k];
+      if (p.share <= 0 || (keep_path_ && !(*keep_path_)[k])) continue;
       std::vector<engine::ChannelId> channels(p.channels.begin(), p.channels.end());
       if (cap) channels.push_back(*cap);
       out.push_back({sim_.add_path(channels, 0.0), p.share});

@@ -32,9 +32,15 @@ class Lowering {
   // Adds the per-rank cap channels (if any) to `sim`. All references must outlive this.
   // `alone`: nothing else runs in `sim` (a sweep's one collective), so a plug-in may simulate a
   // repeating part once and stand the repeats in by its time (ring.cpp on thousands of ranks).
+  // A lone collective of a plug-in that moves only over rank routes, on ranks whose routes
+  // cross identical planes, simulates one plane of each set of copies (route_planes.hpp).
   Lowering(const Communicator& comm, const Request& request, const Choice& choice,
            const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone = false,
            Granularity granularity = Granularity::slices);
+  // The same collective, in the same form, lowered in part into `part`, a simulation that holds
+  // nothing else (a replay's partial run): not `alone` (it replays nothing itself), and it
+  // leaves out the planes `whole` leaves out.
+  Lowering(const Lowering& whole, engine::Simulation& part);
 
   const Communicator& comm() const { return comm_; }
   const Request& request() const { return request_; }
@@ -78,11 +84,18 @@ class Lowering {
   void add_saturation_apart(const std::vector<engine::ChannelUsage>& channels, double scale);
   const std::vector<double>& saturated_apart_s() const { return saturated_apart_s_; }
 
+  // How many identical planes each simulated plane stands for (1: every path is simulated).
+  int plane_copies() const { return plane_copies_; }
+
   // The step latency between two ranks (hop_s or net_hop_s) and their links' class.
   double hop_s_between(int from, int to) const;
   HwClass link_class(int from, int to) const;
 
  private:
+  Lowering(const Communicator& comm, const Request& request, const Choice& choice,
+           const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone,
+           Granularity granularity, bool may_leave_out_planes);
+
   std::span<const engine::PathShare> paths(int from, int to);
   std::span<const engine::PathShare> bare_paths(int from, int to);
 
@@ -98,6 +111,8 @@ class Lowering {
   double hop_s_ = 0;
   double net_hop_s_ = 0;
   double base_s_ = 0;
+  int plane_copies_ = 1;
+  const std::vector<bool>* keep_path_ = nullptr;  // the planes simulated, when copies > 1
   std::vector<std::optional<engine::ChannelId>> rank_cap_;
   std::vector<double> saturated_apart_s_;
   std::map<std::pair<int, int>, std::vector<engine::PathShare>> cache_;

@@ -89,7 +89,7 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
       // plus the remaining loops at the steady period. Their links' load goes to the
       // bottleneck report.
       engine::Simulation one(l.comm().capacities_Bps(), l.sim().gpu_count());
-      Lowering sub(l.comm(), l.request(), l.choice(), l.algorithm(), one);
+      Lowering sub(l, one);
       std::vector<std::vector<TaskId>> arrivals;
       emit(sub, one.add_delay(0, {}), partial, 1.0 / n, 1.0, &arrivals);
       engine::RunOptions options;

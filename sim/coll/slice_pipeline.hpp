@@ -19,7 +19,8 @@
 // pipeline to fill and repeat (its depth plus a margin) and adds the rest at the steady-state
 // period measured between the last two, which is exact once the pipeline repeats itself (tests
 // compare it with the full run). Inside a job, loops beyond kMaxJobLoops are merged (bigger
-// slices, their synchronisation summed), which lengthens the fill of deep chains.
+// slices, their synchronisation summed), which lengthens the fill of deep chains. A lone run on
+// identical planes (a DGX's NVSwitches) simulates one plane of each set (route_planes.hpp).
 
 #include <functional>
 #include <optional>

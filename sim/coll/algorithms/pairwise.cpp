@@ -62,6 +62,8 @@ class PairwiseAlgorithm final : public CollectiveAlgorithm {
   double base_latency_s(Protocol p) const override { return ring().base_latency_s(p); }
   double hop_latency_s(Protocol p, HwClass c) const override { return ring().hop_latency_s(p, c); }
 
+  bool moves_only_over_rank_routes() const override { return true; }
+
   TaskId lower(Lowering& l, TaskId start) const override {
     const int n = l.comm().size();
     const double s = l.request().size_bytes;

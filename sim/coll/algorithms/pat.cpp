@@ -117,6 +117,8 @@ class PatAlgorithm final : public CollectiveAlgorithm {
     return kBandwidthEfficiency;
   }
 
+  bool moves_only_over_rank_routes() const override { return true; }
+
   TaskId lower(Lowering& l, TaskId start) const override {
     const int n = l.comm().size();
     const Op op = l.request().op;

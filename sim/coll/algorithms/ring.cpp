@@ -47,7 +47,7 @@ bool collapses_steps(const Lowering& l, int steps) {
 TaskId bulk_ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
   if (l.alone() && steps > 1 && collapses_steps(l, steps)) {
     engine::Simulation one(l.comm().capacities_Bps(), l.sim().gpu_count());
-    Lowering first(l.comm(), l.request(), l.choice(), l.algorithm(), one);
+    Lowering first(l, one);
     bulk_ring_steps(first, one.add_delay(0, {}), 1, chunk);
     engine::RunOptions options;
     options.record_intervals = false;
@@ -155,6 +155,8 @@ class RingAlgorithm final : public CollectiveAlgorithm {
   double hop_latency_s(Protocol p, HwClass c) const override {
     return kHopLatency_us[static_cast<std::size_t>(c)][index(p)] * kUs;
   }
+
+  bool moves_only_over_rank_routes() const override { return true; }
 
   TaskId lower(Lowering& l, TaskId start) const override {
     const int n = l.comm().size();

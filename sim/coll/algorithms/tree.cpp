@@ -127,6 +127,8 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
     return 2 * request.size_bytes;
   }
 
+  bool moves_only_over_rank_routes() const override { return true; }
+
   TaskId lower(Lowering& l, TaskId start) const override {
     if (l.comm().node_count() > 1) return lower_across_nodes(l, start);
     if (!l.by_slices()) return lower_by_steps(l, start);
