@@ -59,7 +59,7 @@ TEST(AlgorithmRegistryTest, NamesInStableOrder) {
             (std::vector<std::string>{"Ring", "Tree", "NVLS", "P2P", "PAT", "NVLSTree",
                                       "CollNetDirect", "CollNetChain"}));
   const auto& all = registry().algorithms();
-  ASSERT_EQ(all.size(), 6u);
+  ASSERT_EQ(all.size(), 8u);
   EXPECT_EQ(all[0]->id(), Algorithm::ring);
   EXPECT_EQ(all[1]->id(), Algorithm::tree);
   EXPECT_EQ(all[2]->id(), Algorithm::nvls);

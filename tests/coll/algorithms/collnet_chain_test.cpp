@@ -40,10 +40,10 @@ TEST_F(CollNetChainOnTwoNodes, RulesAndConstants) {
   EXPECT_DOUBLE_EQ(chain().hop_latency_s(Protocol::simple, HwClass::nvlink), 2.8e-6);
   EXPECT_DOUBLE_EQ(chain().hop_latency_s(Protocol::simple, HwClass::net), 30e-6);
   // NCCL's Ring/Tree channel rule with 640 threads and 512 B a thread: a channel stands for
-  // 327,680 B. From 32: 1e9 keeps 32; 1 MB drops while 1e6 < nc x 327,680, to 3 (3 x 327,680
-  // = 983,040 is not above 1e6); 1 kB drops to 1.
-  ASSERT_EQ(comm.max_channels(), 32);
-  EXPECT_EQ(chain().channels(comm, Protocol::simple, 1e9), 32);
+  // 327,680 B. From the communicator's 10: 1e9 keeps 10; 1 MB drops while 1e6 < nc x 327,680,
+  // to 3 (3 x 327,680 = 983,040 is not above 1e6); 1 kB drops to 1.
+  ASSERT_EQ(comm.max_channels(), 10);
+  EXPECT_EQ(chain().channels(comm, Protocol::simple, 1e9), 10);
   EXPECT_EQ(chain().channels(comm, Protocol::simple, 1e6), 3);
   EXPECT_EQ(chain().channels(comm, Protocol::simple, 1e3), 1);
   // Ineligible without SHARP, with the shared reason.
@@ -60,7 +60,7 @@ TEST_F(CollNetChainOnTwoNodes, AllReduceByHand) {
   r.op = Op::all_reduce;
   r.size_bytes = 1e9;
   const Outcome o =
-      simulate_choice(comm, r, Choice{chain().id(), Protocol::simple, 32}, Granularity::steps);
+      simulate_choice(comm, r, Choice{chain().id(), Protocol::simple, 10}, Granularity::steps);
   // Two chains a node (one per NIC), each of two GPUs headed by the NIC's GPU, each carrying
   // S / H = 500 MB: every chain hop moves 500 MB up and 500 MB down, so on NVLink a GPU sends
   // 1 GB (down its own chain, up the other's): 2.54 ms, hidden. Each head sends 500 MB up its

@@ -50,19 +50,20 @@ TEST_F(CollNetOnTwoNodes, SimpleOnlyAllReduceOnly) {
 }
 
 // enqueue.cc's CollNet channel tuning with H = 2 heads, 640 threads, 512 B a thread: a channel
-// stands for 640 x 2 x 512 = 655,360 B. From M channels: above 16, drop one while the message
-// is under nc x 655,360 (halving the threshold at nc = 24); then towards 8 (halving at 12), 4
-// (at 6), 2 (at 3) and 1.
+// stands for 640 x 2 x 512 = 655,360 B. From the communicator's M channels (here 10: 2 x its
+// search channels), drop one while the message is under nc x 655,360 and nc is above 16, then
+// above 8 (halving the threshold when leaving 12), 4 (leaving 6), 2 (leaving 3) and 1.
 TEST_F(CollNetOnTwoNodes, ChannelRule) {
-  const int m = comm.max_channels();
-  ASSERT_EQ(m, 32);
-  EXPECT_EQ(direct().channels(comm, Protocol::simple, 1e9), 32);  // 1e9 >= 32 x 655,360
-  // 20 MiB = 20,971,520 = 32 x 655,360 exactly: not under it, so 32.
-  EXPECT_EQ(direct().channels(comm, Protocol::simple, 20 * 1048576.0), 32);
-  // 10 MiB = 10,485,760 is under 32 x 655,360, so nc drops one at a time; leaving 24 it halves
-  // the threshold (a channel then stands for 327,680 B), and at 23 the test 10,485,760 <
-  // 23 x 327,680 = 7,536,640 fails: 23 channels.
-  EXPECT_EQ(direct().channels(comm, Protocol::simple, 10 * 1048576.0), 23);
+  ASSERT_EQ(comm.max_channels(), 10);
+  // 1e9 is not under 10 x 655,360 = 6,553,600: 10.
+  EXPECT_EQ(direct().channels(comm, Protocol::simple, 1e9), 10);
+  // 4 MiB = 4,194,304: under 10, 9, 8 (above 8 only: stop at 8), then 7 x 655,360 = 4,587,520:
+  // 6; 4,194,304 < 6 x 655,360 = 3,932,160 fails: 6 channels.
+  EXPECT_EQ(direct().channels(comm, Protocol::simple, 4 * 1048576.0), 6);
+  // 1 MiB = 1,048,576: as far as 6, which it is still under; leaving 6 the threshold halves (a
+  // channel 327,680 B): 5, then 4 (1,048,576 < 5 x 327,680 = 1,638,400; stop above 4); then
+  // 4 x 327,680 = 1,310,720: 3; 1,048,576 < 3 x 327,680 = 983,040 fails: 3 channels.
+  EXPECT_EQ(direct().channels(comm, Protocol::simple, 1048576.0), 3);
   // 1 kB: down to 1.
   EXPECT_EQ(direct().channels(comm, Protocol::simple, 1e3), 1);
 }
@@ -72,7 +73,7 @@ TEST_F(CollNetOnTwoNodes, AllReduceByHand) {
   r.op = Op::all_reduce;
   r.size_bytes = 1e9;
   const Outcome o =
-      simulate_choice(comm, r, Choice{direct().id(), Protocol::simple, 32}, Granularity::steps);
+      simulate_choice(comm, r, Choice{direct().id(), Protocol::simple, 10}, Granularity::steps);
   // H = 2 heads a node (both GPUs have a NIC), ppn = 2. Each head owns S / H = 500 MB.
   // Network: each head sends its 500 MB up its NIC into leaf 0 or 1 (its rail's leaf: both
   // nodes' heads of a rail meet there, so the leaf is the top of the tree and no spine is
@@ -114,7 +115,7 @@ TEST(CollNetDirectAlgorithmTest, OversubscribedUplinksStillBind) {
     const Communicator comm(cluster, cluster.nodes_of(topo::NodeKind::gpu));
     Request r;
     r.size_bytes = 1e9;
-    return simulate_choice(comm, r, Choice{direct().id(), Protocol::simple, 32}, Granularity::steps)
+    return simulate_choice(comm, r, Choice{direct().id(), Protocol::simple, 10}, Granularity::steps)
         .time_s;
   };
   const double two = time_at(2);

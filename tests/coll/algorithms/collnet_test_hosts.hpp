@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace linksim::coll::testing {
+namespace linksim::testing {
 
 // Two H100s, 18 NVLink 4 lanes each to one NVSwitch, each behind its own PCIe 5.0 switch with
 // one 400 Gb/s NIC (as nvls_tree_test.cpp's).
@@ -46,4 +46,4 @@ inline std::string pcie_nic_host() {
 })";
 }
 
-}  // namespace linksim::coll::testing
+}  // namespace linksim::testing
