@@ -28,7 +28,7 @@ inline constexpr double kCollNetAritySerialization_us = 0.4;
 // are 0: not used), microseconds, by [Direct, Chain], then class [NVLINK, PCI, NET].
 inline constexpr std::array<std::array<double, 3>, 2> kCollNetHopLatencySimple_us{
     {{3.7, 3.7, 31}, {2.8, 2.8, 30}}};
-// tuning.cc:414-416: with one GPU per node the network latency is Tree's (NET, Simple), us.
+// tuning.cc:386-388: with one GPU per node the network latency is Tree's (NET, Simple), us.
 inline constexpr double kOneGpuPerNodeNetLatencySimple_us = 14;
 
 // The step latency by protocol and class, seconds; 0 but for Simple.

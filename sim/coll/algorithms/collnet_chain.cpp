@@ -43,7 +43,7 @@ class CollNetChainAlgorithm final : public CollectiveAlgorithm {
     return {Protocol::simple};  // tuning.cc:339: CollNetChain runs Simple only
   }
 
-  // enqueue.cc:2091-2096 (topoGetAlgoInfo, "Ring/Tree channel tuning"), with CollNet's 640
+  // enqueue.cc:2092-2096 (topoGetAlgoInfo, "Ring/Tree channel tuning"), with CollNet's 640
   // threads and 512 B per thread.
   int channels(const Communicator& comm, Protocol /*p*/, double bytes) const override {
     return nccl_channel_count(comm, kCollNetThreadsPerChannel, kCollNetThresholdBytesPerThread,

@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <vector>
 
 #include "sim/coll/algorithm.hpp"
@@ -99,7 +98,7 @@ class CollNetDirectAlgorithm final : public CollectiveAlgorithm {
     for (const Ring& ring : rings)
       chains.push_back(node_chains(comm, ring));
     const auto& first = chains[0][0];
-    // tuning.cc:414-416: with one GPU per node the network step is Tree's.
+    // tuning.cc:386-388: with one GPU per node the network step is Tree's.
     const double net_hop_s =
         comm.ranks_per_node() == 1
             ? l.net_hop_s() * kOneGpuPerNodeNetLatencySimple_us / kCollNetHopLatencySimple_us[0][2]
