@@ -11,6 +11,7 @@ g=tests/data/golden
 "$bin" topo show aws-p4de-x2 --summary > $g/topo-show-aws-p4de-x2.txt
 "$bin" nccl-tests --topology aws-p4de-x2 --np 16 all_reduce_perf -b 8 -e 1G -f 32 -g 1 --explain > $g/nccl-tests-aws-p4de-x2.txt
 "$bin" nccl-tests --topology aws-p4d-x2 --np 16 alltoall_perf -b 1K -e 1G -f 8 -g 1 --explain > $g/nccl-tests-aws-p4d-x2-alltoall.txt
+"$bin" nccl-tests --topology dgx-h100-superpod-su --np 256 all_reduce_perf -b 1M -e 64M -f 8 -g 1 --algo CollNetDirect --explain > $g/nccl-tests-dgx-h100-superpod-su-collnet.txt
 "$bin" run llama3-405b > $g/run-llama3-405b.txt
 "$bin" run seed-gradient-sync > $g/run-seed-gradient-sync.txt
 "$bin" compare llama2-13b-training-cloud > $g/compare-llama2-13b-training-cloud.txt

@@ -18,6 +18,8 @@ const CollectiveAlgorithm& nvls();
 const CollectiveAlgorithm& pairwise();
 const CollectiveAlgorithm& pat();
 const CollectiveAlgorithm& nvls_tree();
+const CollectiveAlgorithm& collnet_direct();
+const CollectiveAlgorithm& collnet_chain();
 }  // namespace algorithms
 
 namespace {
@@ -39,9 +41,10 @@ bool answers_to(const CollectiveAlgorithm& a, std::string_view name) {
 }  // namespace
 
 const AlgorithmRegistry& AlgorithmRegistry::builtin() {
-  static const AlgorithmRegistry registry({&algorithms::ring(), &algorithms::tree(),
-                                           &algorithms::nvls(), &algorithms::pairwise(),
-                                           &algorithms::pat(), &algorithms::nvls_tree()});
+  static const AlgorithmRegistry registry(
+      {&algorithms::ring(), &algorithms::tree(), &algorithms::nvls(), &algorithms::pairwise(),
+       &algorithms::pat(), &algorithms::nvls_tree(), &algorithms::collnet_direct(),
+       &algorithms::collnet_chain()});
   return registry;
 }
 

@@ -16,7 +16,7 @@ namespace linksim::coll {
 class AlgorithmRegistry {
  public:
   // The built-in algorithms (sim/coll/algorithms/), in a stable order: Ring, Tree, NVLS, P2P, PAT,
-  // NVLSTree.
+  // NVLSTree, CollNetDirect, CollNetChain.
   // The order is part of the contract: the planner tries candidates in it (a tie goes to the
   // first), and names are listed in it.
   static const AlgorithmRegistry& builtin();

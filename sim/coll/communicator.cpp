@@ -64,6 +64,11 @@ bool Communicator::nvls_capable() const {
   return !AlgorithmRegistry::builtin().get(Algorithm::nvls).why_ineligible(*this);
 }
 
+bool Communicator::in_network_reduction() const {
+  return topo_->is_cluster() &&
+         topo_->cluster->fabric.in_network_reduction == topo::InNetworkReduction::sharp;
+}
+
 int Communicator::gpu_index(int rank) const {
   return topo_->node(gpu(rank)).ordinal;
 }

@@ -58,6 +58,9 @@ class Communicator {
   GpuGeneration generation() const { return generation_; }
   // Whether NVLS is eligible here: the rule is algorithms/nvls.cpp's (why_ineligible).
   bool nvls_capable() const;
+  // Whether the ranks' fabric reduces in-network (a cluster whose fabric says
+  // "in_network_reduction": "sharp"): NCCL's CollNet algorithms need it.
+  bool in_network_reduction() const;
   bool ll128_enabled() const { return intra_class_ == HwClass::nvlink; }
   // The machine's fitted corrections for an operation (topology "collective_calibration"),
   // 1 and 1 when uncalibrated.

@@ -261,11 +261,16 @@ namespace {
 // GPU that forwards to the NIC over NVLink (PXN) where the last GPU has another rail.
 std::string network_explanation(const coll::Communicator& comm) {
   const auto& topo = comm.topology();
+  // With SHARP the rings' GPUs are also CollNet's heads, one per NIC (their NICs listed below).
   std::string out = fmt::format(
-      "# linksim: {} nodes x {} GPUs; fabric {} {}; {} ring(s), each leaving every node by one "
+      "# linksim: {} nodes x {} GPUs; fabric {} {}{}; {} ring(s), each leaving every node by one "
       "NIC:\n",
       comm.node_count(), comm.ranks_per_node(), to_string(topo.cluster->fabric.kind),
-      to_string(topo.cluster->fabric.shape), comm.rings().size());
+      to_string(topo.cluster->fabric.shape),
+      comm.in_network_reduction()
+          ? "; in-network reduction (SHARP): CollNet heads are the rings' GPUs, one per NIC"
+          : "",
+      comm.rings().size());
   for (std::size_t k = 0; k < comm.rings().size(); ++k) {
     const auto& order = comm.rings()[k].order;
     for (std::size_t i = 0; i < order.size(); ++i) {

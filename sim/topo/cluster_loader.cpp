@@ -42,7 +42,8 @@ E enum_field(const JsonView& v, std::optional<E> (*parse)(std::string_view), con
 
 FabricSpec parse_fabric(const JsonView& fv, FabricSpec spec) {
   fv.expect_only({"kind", "shape", "oversubscription", "hosts_per_leaf", "spines", "leaves_per_pod",
-                  "switch_latency", "nic_latency", "spine_choice", "nic_choice", "note"});
+                  "switch_latency", "nic_latency", "spine_choice", "nic_choice",
+                  "in_network_reduction", "note"});
   if (auto k = fv.get("kind")) spec.kind = fabric_kind_field(*k);
   if (auto s = fv.get("shape")) {
     spec.shape = enum_field(*s, &fabric_shape_from_string, "fabric shape",
@@ -74,6 +75,18 @@ FabricSpec parse_fabric(const JsonView& fv, FabricSpec spec) {
   }
   if (auto c = fv.get("nic_choice")) {
     spec.nic_choice = enum_field(*c, &nic_choice_from_string, "NIC choice", "nearest, pxn");
+  }
+  if (auto r = fv.get("in_network_reduction")) {
+    spec.in_network_reduction =
+        enum_field(*r, &in_network_reduction_from_string, "in-network reduction", "none, sharp");
+    // SHARP runs in NVIDIA's Quantum InfiniBand switches; no other fabric kind has it.
+    if (spec.in_network_reduction == InNetworkReduction::sharp &&
+        spec.kind != FabricKind::infiniband) {
+      r->fail(fmt::format(
+          "in-network reduction \"sharp\" needs an infiniband fabric (SHARP runs in Quantum "
+          "InfiniBand switches); this fabric is {}",
+          to_string(spec.kind)));
+    }
   }
   return spec;
 }

@@ -32,6 +32,10 @@ constexpr std::array<Named<NicChoice>, 2> kNicChoices{{
     {NicChoice::nearest, "nearest"},
     {NicChoice::pxn, "pxn"},
 }};
+constexpr std::array<Named<InNetworkReduction>, 2> kReductions{{
+    {InNetworkReduction::none, "none"},
+    {InNetworkReduction::sharp, "sharp"},
+}};
 
 template <typename E, std::size_t N>
 std::string_view name_of(const std::array<Named<E>, N>& table, E value) {
@@ -70,6 +74,12 @@ std::string_view to_string(SpineChoice choice) {
 }
 std::string_view to_string(NicChoice choice) {
   return name_of(kNicChoices, choice);
+}
+std::string_view to_string(InNetworkReduction reduction) {
+  return name_of(kReductions, reduction);
+}
+std::optional<InNetworkReduction> in_network_reduction_from_string(std::string_view name) {
+  return value_of(kReductions, name);
 }
 std::optional<FabricKind> fabric_kind_from_string(std::string_view name) {
   return value_of(kKinds, name);

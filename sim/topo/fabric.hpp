@@ -24,15 +24,21 @@ enum class SpineChoice { ecmp, spread };
 // How a GPU reaches a NIC on another rail: through its own NIC and the spines, or (PXN, NCCL's
 // default since 2.12) over NVLink to the GPU next to the destination's rail, then that GPU's NIC.
 enum class NicChoice { nearest, pxn };
+// Whether the fabric's switches reduce in-network: `sharp` is NVIDIA's SHARP on Quantum
+// InfiniBand switches, as NCCL uses it through its CollNet algorithms (the SHARP plugin,
+// nccl-rdma-sharp-plugins, installed and NCCL_COLLNET_ENABLE=1); `none` otherwise.
+enum class InNetworkReduction { none, sharp };
 
 std::string_view to_string(FabricKind kind);
 std::string_view to_string(FabricShape shape);
 std::string_view to_string(SpineChoice choice);
 std::string_view to_string(NicChoice choice);
+std::string_view to_string(InNetworkReduction reduction);
 std::optional<FabricKind> fabric_kind_from_string(std::string_view name);
 std::optional<FabricShape> fabric_shape_from_string(std::string_view name);
 std::optional<SpineChoice> spine_choice_from_string(std::string_view name);
 std::optional<NicChoice> nic_choice_from_string(std::string_view name);
+std::optional<InNetworkReduction> in_network_reduction_from_string(std::string_view name);
 std::vector<std::string> fabric_kind_names();
 std::vector<std::string> fabric_shape_names();
 
@@ -65,6 +71,8 @@ struct FabricSpec {
   std::optional<double> nic_latency_s;     // overrides the kind's
   SpineChoice spine_choice = SpineChoice::spread;
   NicChoice nic_choice = NicChoice::pxn;
+  // InfiniBand only (cluster_loader checks it): without it NCCL never runs CollNet.
+  InNetworkReduction in_network_reduction = InNetworkReduction::none;
 };
 
 // How a cluster was built, for summaries, routing and rebuilding at another size.

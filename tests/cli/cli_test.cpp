@@ -50,6 +50,27 @@ TEST(CliTest, ClusterGolden) {
   expect_golden("run llama3-405b", "run-llama3-405b.txt");
 }
 
+// CollNetDirect forced on the shipped DGX H100 SuperPOD SU, whose fabric has SHARP
+// (docs/nccl-tests.md, "SHARP"); where the fabric has none, forcing it is a clear error.
+TEST(CliTest, CollNetGoldenAndItsError) {
+  expect_golden(
+      "nccl-tests --topology dgx-h100-superpod-su --np 256 all_reduce_perf -b 1M -e 64M -f 8 -g 1 "
+      "--algo CollNetDirect --explain",
+      "nccl-tests-dgx-h100-superpod-su-collnet.txt");
+  const auto r = run_linksim(
+      "nccl-tests --topology aws-p4de-x2 --np 16 all_reduce_perf -b 1M -e 1M -g 1 --algo "
+      "CollNetDirect");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("aws-p4de-x2.json: no way to run all_reduce with algorithm CollNetDirect "
+                       "and protocol any on this machine (CollNetDirect needs several nodes on a "
+                       "fabric that reduces in-network (SHARP), an NVSwitch inside the node and "
+                       "at most 8 GPUs per node; here: the fabric does not reduce in-network (its "
+                       "\"in_network_reduction\" is not \"sharp\"))\n"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(CliTest, RunAndCompareGolden) {
   expect_golden("run seed-gradient-sync", "run-seed-gradient-sync.txt");
   expect_golden("compare llama2-13b-training-cloud", "compare-llama2-13b-training-cloud.txt");

@@ -46,7 +46,7 @@ TEST(NcclEnvCliTest, NcclAlgoRingGivesTheRingFigure) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err,
             "linksim: error: NCCL_ALGO: unknown algorithm \"Bogus\"; expected one of Ring, Tree, "
-            "NVLS, P2P, PAT, NVLSTree\n");
+            "NVLS, P2P, PAT, NVLSTree, CollNetDirect, CollNetChain\n");
 }
 
 }  // namespace

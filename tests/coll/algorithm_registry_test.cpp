@@ -56,9 +56,10 @@ class NamedOnly final : public CollectiveAlgorithm {
 TEST(AlgorithmRegistryTest, NamesInStableOrder) {
   // The order the planner tries candidates in (a tie goes to the first) and lists names in.
   EXPECT_EQ(registry().names(),
-            (std::vector<std::string>{"Ring", "Tree", "NVLS", "P2P", "PAT", "NVLSTree"}));
+            (std::vector<std::string>{"Ring", "Tree", "NVLS", "P2P", "PAT", "NVLSTree",
+                                      "CollNetDirect", "CollNetChain"}));
   const auto& all = registry().algorithms();
-  ASSERT_EQ(all.size(), 6u);
+  ASSERT_EQ(all.size(), 8u);
   EXPECT_EQ(all[0]->id(), Algorithm::ring);
   EXPECT_EQ(all[1]->id(), Algorithm::tree);
   EXPECT_EQ(all[2]->id(), Algorithm::nvls);
@@ -75,6 +76,11 @@ TEST(AlgorithmRegistryTest, FindIgnoresCaseAndKnowsAliases) {
   EXPECT_EQ(registry().find("Pairwise"), Algorithm::pairwise);
   EXPECT_EQ(registry().find("pat")->name(), "PAT");
   EXPECT_EQ(registry().find("NVLSTREE")->name(), "NVLSTree");
+  EXPECT_EQ(registry().find("collnetdirect")->name(), "CollNetDirect");
+  EXPECT_EQ(registry().find("COLLNETCHAIN")->name(), "CollNetChain");
+  // NCCL 2.30's NCCL_ALGO matches whole names only (tuning.cc parseList, strcasecmp): the
+  // older "CollNet" for both is not a name here either.
+  EXPECT_FALSE(registry().find("CollNet"));
   EXPECT_FALSE(registry().find("CollNet").has_value());
   EXPECT_FALSE(registry().find("").has_value());
   EXPECT_FALSE(registry().find("rin").has_value());
@@ -83,7 +89,8 @@ TEST(AlgorithmRegistryTest, FindIgnoresCaseAndKnowsAliases) {
 
 TEST(AlgorithmRegistryTest, UnknownNameMessageListsTheValidOnes) {
   EXPECT_EQ(registry().unknown_name_message("Bogus"),
-            "unknown algorithm \"Bogus\"; expected one of Ring, Tree, NVLS, P2P, PAT, NVLSTree");
+            "unknown algorithm \"Bogus\"; expected one of Ring, Tree, NVLS, P2P, PAT, NVLSTree, "
+            "CollNetDirect, CollNetChain");
 }
 
 TEST(AlgorithmRegistryTest, RefusesANameTwiceAndUnregisteredAlgorithms) {

@@ -18,22 +18,26 @@ std::string error_of(auto&& f) {
 }
 
 TEST(NcclSelectionTest, ListsAndExclusionsAsNcclReadsThem) {
-  // Registry order is Ring, Tree, NVLS, P2P, PAT, NVLSTree; names ignore case and spaces
+  // Registry order is Ring, Tree, NVLS, P2P, PAT, NVLSTree, CollNetDirect, CollNetChain; names
+  // ignore case and spaces
   // around commas. "^NVLS" leaves NVLSTree in, as NCCL's list does (another name).
   const Algorithm pat = *AlgorithmRegistry::builtin().find("PAT");
   const Algorithm nvls_tree = *AlgorithmRegistry::builtin().find("NVLSTree");
+  const Algorithm collnet_direct = *AlgorithmRegistry::builtin().find("CollNetDirect");
+  const Algorithm collnet_chain = *AlgorithmRegistry::builtin().find("CollNetChain");
   EXPECT_EQ(parse_nccl_algo("ring", "NCCL_ALGO"), (std::vector<Algorithm>{Algorithm::ring}));
   EXPECT_EQ(parse_nccl_algo("Tree, RING", "NCCL_ALGO"),
             (std::vector<Algorithm>{Algorithm::ring, Algorithm::tree}));
   EXPECT_EQ(parse_nccl_algo("^NVLS", "NCCL_ALGO"),
             (std::vector<Algorithm>{Algorithm::ring, Algorithm::tree, Algorithm::pairwise, pat,
-                                    nvls_tree}));
+                                    nvls_tree, collnet_direct, collnet_chain}));
   EXPECT_EQ(parse_nccl_proto("^LL", "NCCL_PROTO"),
             (std::vector<Protocol>{Protocol::ll128, Protocol::simple}));
   EXPECT_EQ(parse_nccl_proto("simple", "NCCL_PROTO"), (std::vector<Protocol>{Protocol::simple}));
   // NCCL_NVLS_ENABLE=0 takes out NVLS and NVLSTree both.
   EXPECT_EQ(without_nvls({}),
-            (std::vector<Algorithm>{Algorithm::ring, Algorithm::tree, Algorithm::pairwise, pat}));
+            (std::vector<Algorithm>{Algorithm::ring, Algorithm::tree, Algorithm::pairwise, pat,
+                                    collnet_direct, collnet_chain}));
   EXPECT_EQ(without_nvls({Algorithm::nvls, Algorithm::tree}),
             (std::vector<Algorithm>{Algorithm::tree}));
 }
@@ -41,9 +45,13 @@ TEST(NcclSelectionTest, ListsAndExclusionsAsNcclReadsThem) {
 TEST(NcclSelectionTest, BadListsAreNamed) {
   EXPECT_EQ(error_of([] { parse_nccl_algo("Ring,Bogus", "NCCL_ALGO"); }),
             "NCCL_ALGO: unknown algorithm \"Bogus\"; expected one of Ring, Tree, NVLS, P2P, PAT, "
-            "NVLSTree");
-  EXPECT_EQ(error_of([] { parse_nccl_algo("^Ring,Tree,NVLS,P2P,PAT,NVLSTree", "NCCL_ALGO"); }),
-            "NCCL_ALGO: \"^Ring,Tree,NVLS,P2P,PAT,NVLSTree\" allows no algorithm");
+            "NVLSTree, CollNetDirect, CollNetChain");
+  EXPECT_EQ(error_of([] {
+              parse_nccl_algo("^Ring,Tree,NVLS,P2P,PAT,NVLSTree,CollNetDirect,CollNetChain",
+                              "NCCL_ALGO");
+            }),
+            "NCCL_ALGO: \"^Ring,Tree,NVLS,P2P,PAT,NVLSTree,CollNetDirect,CollNetChain\" allows no "
+            "algorithm");
   EXPECT_EQ(error_of([] { parse_nccl_algo(",", "NCCL_ALGO"); }),
             "NCCL_ALGO: \",\": names no entry");
   EXPECT_EQ(error_of([] { parse_nccl_algo("allreduce:tree;broadcast:ring", "NCCL_ALGO"); }),

@@ -218,3 +218,51 @@ TEST_F(ClusterBadInput, ScalingAMachineWithoutNicsIsRefused) {
 
 }  // namespace
 }  // namespace linksim::topo
+
+namespace linksim::topo {
+namespace {
+
+// "in_network_reduction" (docs/cluster-format.md): off by default, "sharp" on InfiniBand only.
+TEST_F(ClusterBadInput, InNetworkReductionIsSharpOnInfinibandOnly) {
+  const auto file = [&](const std::string& fabric) {
+    return load_topology(dir.write("ok.json", cluster_json(host, 2, fabric)));
+  };
+  EXPECT_EQ(file("{}").cluster->fabric.in_network_reduction, InNetworkReduction::none);
+  EXPECT_EQ(file(R"({"in_network_reduction": "none"})").cluster->fabric.in_network_reduction,
+            InNetworkReduction::none);
+  EXPECT_EQ(file(R"({"kind": "infiniband", "in_network_reduction": "sharp"})")
+                .cluster->fabric.in_network_reduction,
+            InNetworkReduction::sharp);
+  // Resizing a cluster keeps its fabric, SHARP included.
+  EXPECT_EQ(scale_out(file(R"({"in_network_reduction": "sharp"})"), 4)
+                .cluster->fabric.in_network_reduction,
+            InNetworkReduction::sharp);
+  const std::string file_name = dir.path() + "/c.json";
+  EXPECT_EQ(
+      message_of(cluster_json(host, 2, R"({"kind": "roce", "in_network_reduction": "sharp"})")),
+      file_name +
+          ": at /cluster/fabric/in_network_reduction: in-network reduction \"sharp\" needs "
+          "an infiniband fabric (SHARP runs in Quantum InfiniBand switches); this fabric is "
+          "roce");
+  EXPECT_EQ(message_of(cluster_json(host, 2, R"({"in_network_reduction": "yes"})")),
+            file_name +
+                ": at /cluster/fabric/in_network_reduction: unknown in-network reduction "
+                "\"yes\"; expected one of none, sharp");
+}
+
+// The shipped SuperPOD scalable units say SHARP (NVIDIA's reference architectures); the cloud
+// clusters do not.
+TEST(ClusterBuilder, ShippedSuperpodsReduceInNetwork) {
+  for (const char* name : {"dgx-h100-superpod-su", "dgx-a100-superpod-su"}) {
+    EXPECT_EQ(load_topology(name).cluster->fabric.in_network_reduction, InNetworkReduction::sharp)
+        << name;
+  }
+  for (const char* name :
+       {"aws-p5-x2", "azure-nd-h100-v5-x4", "gcp-a3-mega-x2", "h100-fat-tree-2to1"}) {
+    EXPECT_EQ(load_topology(name).cluster->fabric.in_network_reduction, InNetworkReduction::none)
+        << name;
+  }
+}
+
+}  // namespace
+}  // namespace linksim::topo
