@@ -13,6 +13,7 @@ g=tests/data/golden
 "$bin" nccl-tests --topology aws-p4d-x2 --np 16 alltoall_perf -b 1K -e 1G -f 8 -g 1 --explain > $g/nccl-tests-aws-p4d-x2-alltoall.txt
 "$bin" run llama3-405b > $g/run-llama3-405b.txt
 "$bin" run seed-gradient-sync > $g/run-seed-gradient-sync.txt
+"$bin" run-graph scenarios/graphs/ring-8-repeat.json --topology dgx-h100 > $g/run-graph-ring-8-repeat.txt
 "$bin" compare llama2-13b-training-cloud > $g/compare-llama2-13b-training-cloud.txt
 "$bin" nvbandwidth --topology rtx3090-4x-nvlink-pairs > $g/nvbandwidth-rtx3090-4x.txt
 "$bin" nvbandwidth --topology rtx3090-4x-nvlink-pairs -j -t device_to_device_bidirectional_memcpy_read_ce all_to_host_memcpy_sm host_device_latency_sm > $g/nvbandwidth-rtx3090-4x-json.txt
