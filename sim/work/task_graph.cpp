@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 
@@ -30,6 +32,53 @@ std::optional<engine::TaskKind> kind_from_string(const std::string& s) {
   return std::nullopt;
 }
 
+// Task ids to task indices, for a list whose size is known first: open addressing over a
+// power-of-two table of (hash tag, index) words, no allocation per id. A million-task graph
+// spent a sixth of its load in std::unordered_map's nodes.
+class IdIndex {
+ public:
+  explicit IdIndex(const std::vector<RawTask>& tasks) : tasks_(tasks) {}
+  // Room for `count` ids at a load of at most 0.7.
+  void reserve(std::size_t count) {
+    std::size_t size = 16;
+    while (size * 7 < count * 10)
+      size *= 2;
+    slots_.assign(size, 0);
+  }
+  // The task with id `id`, or tasks.size().
+  std::size_t find(std::string_view id) const {
+    const std::uint64_t h = std::hash<std::string_view>{}(id);
+    for (std::size_t at = h & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+      const std::uint64_t slot = slots_[at];
+      if (slot == 0) return tasks_.size();
+      if (matches(slot, h, id)) return (slot & kIndexMask) - 1;
+    }
+  }
+  // Adds task i (of the reserved count) unless a task of its id is there: returns that one's
+  // index, or i.
+  std::size_t insert(std::size_t i) {
+    const std::string_view id = tasks_[i].id;
+    const std::uint64_t h = std::hash<std::string_view>{}(id);
+    for (std::size_t at = h & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+      std::uint64_t& slot = slots_[at];
+      if (slot == 0) {
+        slot = (h & ~kIndexMask) | (i + 1);
+        return i;
+      }
+      if (matches(slot, h, id)) return (slot & kIndexMask) - 1;
+    }
+  }
+
+ private:
+  // Low 32 bits: index + 1 (0: empty); high 32: the hash's, to skip most string compares.
+  static constexpr std::uint64_t kIndexMask = 0xffffffffu;
+  bool matches(std::uint64_t slot, std::uint64_t h, std::string_view id) const {
+    return (slot & ~kIndexMask) == (h & ~kIndexMask) && tasks_[(slot & kIndexMask) - 1].id == id;
+  }
+  const std::vector<RawTask>& tasks_;
+  std::vector<std::uint64_t> slots_;
+};
+
 // The full reader: every check, every message. A task with "for" (the repeat form) stands for
 // one task per binding of its loops, and its string fields are templates over them; it is
 // expanded straight into RawTasks, so a ring of a million transfers written in three tasks costs
@@ -52,6 +101,15 @@ class Loader {
     // repeats for each of their bindings).
     std::vector<JsonView> deps;
     std::vector<std::optional<detail::Loops>> dep_loops;
+    // Per entry with loops: the variables its id may use (the task's, then its own).
+    std::vector<std::vector<std::string>> dep_names;
+    // A string field of a copy, or an entry's id, by its place in the document: read once.
+    struct Template {
+      std::string pattern;
+      bool plain = false;                              // no braces: the pattern is the text
+      std::optional<topo::CompiledTemplate> compiled;  // none: expand_template says what is wrong
+    };
+    std::unordered_map<const Json*, Template> templates;
     std::optional<JsonView> id, gpu, src, dst, bytes, duration, gpus;
     std::vector<JsonView> gpu_list;
     bool checked = false;  // kind and fields checked (on the first copy)
@@ -70,12 +128,14 @@ class Loader {
                               const std::string& msg) const {
     at.fail(fmt::format("task {}: {}", label(o, id), msg));
   }
-  // A string field: for a repeated task, expanded with the current binding (vars_).
-  std::string text(const JsonView& v, const Origin& o, const std::string& id) const;
+  // A string field: for a repeated task, expanded with the current binding (values_).
+  std::string text(const JsonView& v, const Origin& o, const std::string& id);
+  // The template at `v` (a string) of form `f`, over `names`, expanded with values_.
+  topo::TemplateResult expand(Form& f, const JsonView& v, const std::vector<std::string>& names);
   // A duration or size string of a repeated task, expanded, then read by `read` as the field
   // itself would be, at the field's place; a message that it is wrong names the task.
   template <class Read>
-  double read_expanded(const JsonView& v, const Origin& o, const std::string& id, Read read) const {
+  double read_expanded(const JsonView& v, const Origin& o, const std::string& id, Read read) {
     const Json value = text(v, o, id);
     try {
       return read(JsonView(value, v.file(), v.pointer()));
@@ -93,12 +153,11 @@ class Loader {
   void check_form(Form& f, const Origin& o, const std::string& id);
   topo::NodeId endpoint(const JsonView& v, const std::string& name, const Origin& o,
                         const std::string& id) const;
-  double read_bytes(const JsonView& b, const Origin& o, const std::string& id) const;
+  double read_bytes(const JsonView& b, const Origin& o, const std::string& id);
   void read_collective(Form& f, RawTask& t, const Origin& o);
   void read_task(Form& f, const Origin& o);
   std::size_t find_task(std::string_view name, std::size_t task);
-  void read_deps(const Form& f, const Origin& o, std::size_t task,
-                 std::vector<std::size_t>& listed_by);
+  void read_deps(Form& f, const Origin& o, std::size_t task, std::vector<std::size_t>& listed_by);
   [[noreturn]] void fail_cycle(const std::vector<std::size_t>& order) const;
 
   JsonView root_;
@@ -108,10 +167,9 @@ class Loader {
   std::uint64_t total_tasks_ = 0;
   std::vector<RawTask> tasks_;
   std::vector<Origin> origins_;  // by task
-  // Keys view tasks_[i].id: tasks_ is reserved in full first, so its strings never move.
-  std::unordered_map<std::string_view, std::size_t> by_id_;
-  std::size_t last_ = SIZE_MAX;  // the task the last dependency named (find_task)
-  topo::TemplateVars vars_;
+  IdIndex by_id_{tasks_};
+  std::size_t last_ = SIZE_MAX;       // the task the last dependency named (find_task)
+  std::vector<std::int64_t> values_;  // the current binding: the task's variables, then an entry's
 };
 
 std::string Loader::label(const Origin& o, const std::string& id) const {
@@ -121,13 +179,33 @@ std::string Loader::label(const Origin& o, const std::string& id) const {
   return fmt::format("\"{}\" ({})", pattern, f.loops->describe(o.binding));
 }
 
-std::string Loader::text(const JsonView& v, const Origin& o, const std::string& id) const {
-  if (!forms_[o.form].loops) return v.as_string();
-  std::string pattern = v.as_string();
-  if (pattern.find_first_of("{}") == std::string::npos) return pattern;
-  topo::TemplateResult r = topo::expand_template(pattern, vars_);
+std::string Loader::text(const JsonView& v, const Origin& o, const std::string& id) {
+  Form& f = forms_[o.form];
+  if (!f.loops) return v.as_string();
+  topo::TemplateResult r = expand(f, v, f.loops->names);
   if (!r.error.empty()) fail_task(v, o, id, r.error);
   return std::move(r.text);
+}
+
+topo::TemplateResult Loader::expand(Form& f, const JsonView& v,
+                                    const std::vector<std::string>& names) {
+  auto [it, fresh] = f.templates.try_emplace(&v.raw());
+  Form::Template& t = it->second;
+  if (fresh) {
+    t.pattern = v.as_string();
+    t.plain = t.pattern.find_first_of("{}") == std::string::npos;
+    if (!t.plain) t.compiled = topo::CompiledTemplate::compile(t.pattern, names);
+  }
+  topo::TemplateResult r;
+  if (t.plain) {
+    r.text = t.pattern;
+    return r;
+  }
+  if (t.compiled && t.compiled->expand(values_, r.text)) return r;
+  topo::TemplateVars vars;  // the slow way, which says what is wrong
+  for (std::size_t k = 0; k < names.size(); ++k)
+    vars[names[k]] = values_[k];
+  return topo::expand_template(t.pattern, vars);
 }
 
 // Reads every "for" (and every dependency entry's) and bounds what they make in all, before
@@ -152,6 +230,11 @@ void Loader::count_forms(const std::vector<JsonView>& list) {
             d.expect_only({"for", "id"});
             loops = detail::read_loops(d.at("for"), f.loops ? &*f.loops : nullptr);
             (void)d.at("id");
+            std::vector<std::string> names = f.loops ? f.loops->names : std::vector<std::string>{};
+            names.insert(names.end(), loops->names.begin(), loops->names.end());
+            f.dep_names.push_back(std::move(names));
+          } else {
+            f.dep_names.emplace_back();
           }
           deps_each = detail::saturating_sum(deps_each, loops ? loops->count() : 1);
           f.dep_loops.push_back(std::move(loops));
@@ -190,7 +273,7 @@ topo::NodeId Loader::endpoint(const JsonView& v, const std::string& name, const 
   return *node;
 }
 
-double Loader::read_bytes(const JsonView& b, const Origin& o, const std::string& id) const {
+double Loader::read_bytes(const JsonView& b, const Origin& o, const std::string& id) {
   double bytes = 0;
   if (b.is_number()) {
     if (!b.raw().is_number_integer()) {
@@ -318,19 +401,22 @@ void Loader::read_collective(Form& f, RawTask& t, const Origin& o) {
 
 void Loader::read_task(Form& f, const Origin& o) {
   const JsonView& v = f.view;
-  if (f.loops) f.loops->bind(o.binding, vars_);
+  if (f.loops) {
+    values_.resize(f.loops->names.size());
+    f.loops->bind(o.binding, values_);
+  }
   if (!f.id) f.id = v.at("id");
   std::string id = text(*f.id, o, f.id->as_string());
   if (id.empty()) {
     if (f.loops) fail_task(*f.id, o, id, "task id must not be empty");
     f.id->fail("task id must not be empty");
   }
-  // In place, so that the id is in the table once looked up (the table's key views it).
+  // In place, so that the id is in the table once looked up.
   RawTask& t = tasks_.emplace_back();
   t.id = std::move(id);
   origins_.push_back(o);
-  if (auto [it, fresh] = by_id_.try_emplace(t.id, tasks_.size() - 1); !fresh) {
-    const Origin& first = origins_[it->second];
+  if (const std::size_t seen = by_id_.insert(tasks_.size() - 1); seen != tasks_.size() - 1) {
+    const Origin& first = origins_[seen];
     const Form& ff = forms_[first.form];
     const std::string where =
         ff.loops ? fmt::format("/tasks/{}, {}", first.form, ff.loops->describe(first.binding))
@@ -381,8 +467,8 @@ std::size_t Loader::find_task(std::string_view name, std::size_t task) {
     d = last_;
   } else if (task > 0 && tasks_[task - 1].id == name) {
     d = task - 1;
-  } else if (const auto it = by_id_.find(name); it != by_id_.end()) {
-    d = it->second;
+  } else {
+    d = by_id_.find(name);
   }
   if (d < n) last_ = d;
   return d;
@@ -390,14 +476,16 @@ std::size_t Loader::find_task(std::string_view name, std::size_t task) {
 
 // Task `task`'s dependencies, each once, in file order (an entry with "for" in its loop order);
 // listed_by[d] == task marks d as listed already.
-void Loader::read_deps(const Form& f, const Origin& o, std::size_t task,
+void Loader::read_deps(Form& f, const Origin& o, std::size_t task,
                        std::vector<std::size_t>& listed_by) {
   if (f.deps.empty()) {
     if (auto deps = f.view.get("deps")) (void)deps->elements();  // not an array: say so
     return;
   }
   RawTask& t = tasks_[task];
-  if (f.loops) f.loops->bind(o.binding, vars_);
+  const std::size_t task_vars = f.loops ? f.loops->names.size() : 0;
+  values_.resize(task_vars);
+  if (f.loops) f.loops->bind(o.binding, values_);
   // `loops` and `b`: the entry's, which the message names.
   const auto add = [&](const JsonView& at, const std::string& name, const detail::Loops* loops,
                        std::uint64_t b) {
@@ -420,15 +508,14 @@ void Loader::read_deps(const Form& f, const Origin& o, std::size_t task,
     // An entry with its own loops: its id is a template over them (and the task's).
     const detail::Loops& loops = *f.dep_loops[k];
     const JsonView id = d.at("id");
-    const std::string pattern = id.as_string();
+    values_.resize(task_vars + loops.names.size());
     for (std::uint64_t b = 0; b < loops.count(); ++b) {
-      loops.bind(b, vars_);
-      topo::TemplateResult r = topo::expand_template(pattern, vars_);
+      loops.bind(b, std::span(values_).subspan(task_vars));
+      topo::TemplateResult r = expand(f, id, f.dep_names[k]);
       if (!r.error.empty()) fail_task(id, o, t.id, r.error + " (" + loops.describe(b) + ")");
       add(id, r.text, &loops, b);
     }
-    for (const std::string& name : loops.names)
-      vars_.erase(name);
+    values_.resize(task_vars);
   }
   if (!t.deps.empty()) last_ = t.deps.front();
 }
@@ -483,7 +570,6 @@ TaskGraph Loader::load() {
   by_id_.reserve(total_tasks_);
   for (std::size_t i = 0; i < forms_.size(); ++i) {
     Form& f = forms_[i];
-    vars_.clear();
     for (std::uint64_t b = 0; b < f.copies; ++b)
       read_task(f, Origin{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(b)});
   }
@@ -491,7 +577,6 @@ TaskGraph Loader::load() {
   std::vector<std::size_t> listed_by(tasks_.size(), tasks_.size());
   last_ = tasks_.size();
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
-    if (origins_[i].binding == 0) vars_.clear();
     read_deps(forms_[origins_[i].form], origins_[i], i, listed_by);
   }
   const std::vector<std::size_t> order = detail::canonical_order(tasks_);

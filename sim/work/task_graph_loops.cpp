@@ -42,20 +42,20 @@ std::uint64_t Loops::count() const {
   return n;
 }
 
-void Loops::bind(std::uint64_t k, topo::TemplateVars& vars) const {
+void Loops::bind(std::uint64_t k, std::span<std::int64_t> out) const {
   for (std::size_t i = names.size(); i-- > 0;) {  // the last variable varies fastest
     const std::uint64_t size = values[i].size();
-    vars[names[i]] = values[i][k % size];
+    out[i] = values[i][k % size];
     k /= size;
   }
 }
 
 std::string Loops::describe(std::uint64_t k) const {
-  topo::TemplateVars vars;
-  bind(k, vars);
+  std::vector<std::int64_t> v(names.size());
+  bind(k, v);
   std::string out;
-  for (const std::string& name : names)
-    out += fmt::format("{}{}={}", out.empty() ? "" : ", ", name, vars[name]);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += fmt::format("{}{}={}", i ? ", " : "", names[i], v[i]);
   return out;
 }
 

@@ -7,6 +7,7 @@
 // task needs only its number to say which copy it is.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,8 @@ struct Loops {
 
   // The number of combinations, saturating at UINT64_MAX.
   std::uint64_t count() const;
-  // Sets each variable in `vars` to its value in binding `k` (< count()).
-  void bind(std::uint64_t k, topo::TemplateVars& vars) const;
+  // values[i] = names[i]'s value in binding `k` (< count()).
+  void bind(std::uint64_t k, std::span<std::int64_t> values) const;
   // "s=4, r=2": binding `k`, in file order.
   std::string describe(std::uint64_t k) const;
 };
