@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -91,31 +92,39 @@ class Loader {
   TaskGraph load();
 
  private:
-  // A task as the file writes it, with the fields every copy reads (looked up once).
-  struct Form {
-    explicit Form(const JsonView& v) : view(v) {}
-    JsonView view;
-    std::optional<detail::Loops> loops;  // none: one task, its strings taken as written
-    std::uint64_t copies = 1;
-    // Its "deps" entries, each with its own loops when it is an object (the entry's "id" then
-    // repeats for each of their bindings).
-    std::vector<JsonView> deps;
-    std::vector<std::optional<detail::Loops>> dep_loops;
-    // Per entry with loops: the variables its id may use (the task's, then its own).
-    std::vector<std::vector<std::string>> dep_names;
-    // A string field of a copy, or an entry's id, by its place in the document: read once.
-    struct Template {
-      std::string pattern;
-      bool plain = false;                              // no braces: the pattern is the text
-      std::optional<topo::CompiledTemplate> compiled;  // none: expand_template says what is wrong
-    };
-    std::unordered_map<const Json*, Template> templates;
+  // A string field of a copy, or an entry's id, by its place in the document: read once.
+  struct Template {
+    std::string pattern;
+    bool plain = false;                              // no braces: the pattern is the text
+    std::optional<topo::CompiledTemplate> compiled;  // none: expand_template says what is wrong
+  };
+  // What the copies of a form share, kept while they are read (for a repeated task, also for
+  // its messages): the fields, looked up once, and the kind, checked once.
+  struct Fields {
     std::optional<JsonView> id, gpu, src, dst, bytes, duration, gpus;
     std::vector<JsonView> gpu_list;
-    bool checked = false;  // kind and fields checked (on the first copy)
+    bool checked = false;
     bool is_collective = false;
     engine::TaskKind task_kind = engine::TaskKind::barrier;
     CollectiveTask collective;  // op, algorithm, protocol (gpus are per copy)
+    std::unordered_map<const Json*, Template> templates;
+  };
+  // The "deps" entries of a form that loops or has an entry that does, each with its own loops
+  // when it is an object (its "id" then repeats for each of their bindings).
+  struct RepeatedDeps {
+    std::vector<JsonView> entries;
+    std::vector<std::optional<detail::Loops>> loops;
+    // Per entry with loops: the variables its id may use (the task's, then its own).
+    std::vector<std::vector<std::string>> names;
+  };
+  // A task as the file writes it. Small for a task written once (a file may hold a million).
+  struct Form {
+    explicit Form(const JsonView& v) : view(v) {}
+    JsonView view;
+    std::unique_ptr<detail::Loops> loops;  // none: one task, its strings taken as written
+    std::uint64_t copies = 1;
+    std::unique_ptr<RepeatedDeps> deps;  // none: "deps" is a plain list, read as it is
+    std::unique_ptr<Fields> fields;
   };
   // Which form and binding each task came from, for messages.
   struct Origin {
@@ -175,7 +184,8 @@ class Loader {
 std::string Loader::label(const Origin& o, const std::string& id) const {
   const Form& f = forms_[o.form];
   if (!f.loops) return fmt::format("\"{}\"", id);
-  const std::string pattern = f.id && f.id->is_string() ? f.id->as_string() : id;
+  const std::string pattern =
+      f.fields && f.fields->id && f.fields->id->is_string() ? f.fields->id->as_string() : id;
   return fmt::format("\"{}\" ({})", pattern, f.loops->describe(o.binding));
 }
 
@@ -189,8 +199,8 @@ std::string Loader::text(const JsonView& v, const Origin& o, const std::string& 
 
 topo::TemplateResult Loader::expand(Form& f, const JsonView& v,
                                     const std::vector<std::string>& names) {
-  auto [it, fresh] = f.templates.try_emplace(&v.raw());
-  Form::Template& t = it->second;
+  auto [it, fresh] = f.fields->templates.try_emplace(&v.raw());
+  Template& t = it->second;
   if (fresh) {
     t.pattern = v.as_string();
     t.plain = t.pattern.find_first_of("{}") == std::string::npos;
@@ -219,26 +229,29 @@ void Loader::count_forms(const std::vector<JsonView>& list) {
     std::uint64_t deps_each = 0;
     if (v.is_object()) {
       if (auto loops = v.get("for")) {
-        f.loops = detail::read_loops(*loops);
+        f.loops = std::make_unique<detail::Loops>(detail::read_loops(*loops));
         f.copies = f.loops->count();
       }
       if (auto deps = v.get("deps"); deps && deps->is_array()) {
-        f.deps = deps->elements();
-        for (const JsonView& d : f.deps) {
+        RepeatedDeps r;
+        r.entries = deps->elements();
+        bool any_loops = false;
+        for (const JsonView& d : r.entries) {
           std::optional<detail::Loops> loops;
+          std::vector<std::string> names;
           if (d.is_object()) {
             d.expect_only({"for", "id"});
-            loops = detail::read_loops(d.at("for"), f.loops ? &*f.loops : nullptr);
+            loops = detail::read_loops(d.at("for"), f.loops.get());
             (void)d.at("id");
-            std::vector<std::string> names = f.loops ? f.loops->names : std::vector<std::string>{};
+            if (f.loops) names = f.loops->names;
             names.insert(names.end(), loops->names.begin(), loops->names.end());
-            f.dep_names.push_back(std::move(names));
-          } else {
-            f.dep_names.emplace_back();
+            any_loops = true;
           }
           deps_each = detail::saturating_sum(deps_each, loops ? loops->count() : 1);
-          f.dep_loops.push_back(std::move(loops));
+          r.loops.push_back(std::move(loops));
+          r.names.push_back(std::move(names));
         }
+        if (f.loops || any_loops) f.deps = std::make_unique<RepeatedDeps>(std::move(r));
       }
     }
     total_tasks_ = detail::saturating_sum(total_tasks_, f.copies);
@@ -246,14 +259,12 @@ void Loader::count_forms(const std::vector<JsonView>& list) {
         detail::saturating_sum(deps_total, detail::saturating_product(f.copies, deps_each));
     // Only loops are refused: tasks written out one by one cost what the file itself does (and
     // the fast reader takes any number of them), but they count toward the totals.
-    const bool loops_deps = std::any_of(f.dep_loops.begin(), f.dep_loops.end(),
-                                        [](const auto& l) { return l.has_value(); });
     if (f.loops && total_tasks_ > detail::kMaxExpandedTasks) {
       v.at("for").fail(
           fmt::format("the graph would have {} tasks with this one's copies; expected at most {}",
                       total_tasks_, detail::kMaxExpandedTasks));
     }
-    if ((f.loops || loops_deps) && deps_total > detail::kMaxExpandedDeps) {
+    if (f.deps && deps_total > detail::kMaxExpandedDeps) {
       v.at("deps").fail(
           fmt::format("the graph would have {} dependencies with this task's; expected at most {}",
                       deps_total, detail::kMaxExpandedDeps));
@@ -308,10 +319,10 @@ void Loader::check_form(Form& f, const Origin& o, const std::string& id) {
     }
   };
   if (kind_view.as_string() == "collective") {
-    f.is_collective = true;
+    f.fields->is_collective = true;
     with_task(
         {"id", "kind", "deps", "op", "bytes", "gpus", "algorithm", "protocol", "note", "for"});
-    CollectiveTask& c = f.collective;
+    CollectiveTask& c = f.fields->collective;
     const JsonView op = v.at("op");
     const auto parsed = coll::op_from_string(op.as_string());
     if (!parsed || coll::to_string(*parsed) != op.as_string()) {
@@ -320,7 +331,7 @@ void Loader::check_form(Form& f, const Origin& o, const std::string& id) {
                             fmt::join(coll::op_names(), ", ")));
     }
     c.op = *parsed;
-    f.checked = true;
+    f.fields->checked = true;
     return;  // the rest in read_collective
   }
   const auto kind = kind_from_string(kind_view.as_string());
@@ -330,8 +341,8 @@ void Loader::check_form(Form& f, const Origin& o, const std::string& id) {
                           "barrier, collective",
                           kind_view.as_string()));
   }
-  f.task_kind = *kind;
-  switch (f.task_kind) {
+  f.fields->task_kind = *kind;
+  switch (f.fields->task_kind) {
     case engine::TaskKind::compute:
       with_task({"id", "kind", "deps", "gpu", "duration", "note", "for"});
       break;
@@ -345,7 +356,7 @@ void Loader::check_form(Form& f, const Origin& o, const std::string& id) {
       with_task({"id", "kind", "deps", "note", "for"});
       break;
   }
-  f.checked = true;
+  f.fields->checked = true;
 }
 
 // op, bytes, gpus (two or more distinct GPUs) and optionally algorithm and protocol, spelled as
@@ -353,17 +364,17 @@ void Loader::check_form(Form& f, const Origin& o, const std::string& id) {
 void Loader::read_collective(Form& f, RawTask& t, const Origin& o) {
   const JsonView& v = f.view;
   CollectiveTask c;
-  c.op = f.collective.op;
-  t.amount = read_bytes(field(f, f.bytes, "bytes"), o, t.id);
-  if (!f.gpus) {
-    f.gpus = v.at("gpus");
-    f.gpu_list = f.gpus->elements();
+  c.op = f.fields->collective.op;
+  t.amount = read_bytes(field(f, f.fields->bytes, "bytes"), o, t.id);
+  if (!f.fields->gpus) {
+    f.fields->gpus = v.at("gpus");
+    f.fields->gpu_list = f.fields->gpus->elements();
   }
-  if (f.gpu_list.size() < 2) {
-    fail_task(*f.gpus, o, t.id,
-              fmt::format("a collective needs at least 2 GPUs, got {}", f.gpu_list.size()));
+  if (f.fields->gpu_list.size() < 2) {
+    fail_task(*f.fields->gpus, o, t.id,
+              fmt::format("a collective needs at least 2 GPUs, got {}", f.fields->gpu_list.size()));
   }
-  for (const JsonView& m : f.gpu_list) {
+  for (const JsonView& m : f.fields->gpu_list) {
     const std::string name = text(m, o, t.id);
     const topo::NodeId g = endpoint(m, name, o, t.id);
     if (topo_.node(g).kind != topo::NodeKind::gpu) {
@@ -378,15 +389,16 @@ void Loader::read_collective(Form& f, RawTask& t, const Origin& o) {
     if (auto a = v.get("algorithm")) {
       const auto& registry = coll::AlgorithmRegistry::builtin();
       const std::string name = a->as_string();
-      f.collective.algorithm = registry.find(name);
-      if (!f.collective.algorithm || f.collective.algorithm->name() != name) {
+      f.fields->collective.algorithm = registry.find(name);
+      if (!f.fields->collective.algorithm || f.fields->collective.algorithm->name() != name) {
         fail_task(*a, o, t.id, registry.unknown_name_message(name) + " (spelled exactly so)");
       }
     }
     if (auto p = v.get("protocol")) {
       const std::string name = p->as_string();
-      f.collective.protocol = coll::protocol_from_string(name);
-      if (!f.collective.protocol || coll::to_string(*f.collective.protocol) != name) {
+      f.fields->collective.protocol = coll::protocol_from_string(name);
+      if (!f.fields->collective.protocol ||
+          coll::to_string(*f.fields->collective.protocol) != name) {
         fail_task(*p, o, t.id,
                   fmt::format("unknown protocol \"{}\"; expected one of LL, LL128, Simple "
                               "(spelled exactly so)",
@@ -394,8 +406,8 @@ void Loader::read_collective(Form& f, RawTask& t, const Origin& o) {
       }
     }
   }
-  c.algorithm = f.collective.algorithm;
-  c.protocol = f.collective.protocol;
+  c.algorithm = f.fields->collective.algorithm;
+  c.protocol = f.fields->collective.protocol;
   t.collective = std::make_unique<CollectiveTask>(std::move(c));
 }
 
@@ -405,11 +417,12 @@ void Loader::read_task(Form& f, const Origin& o) {
     values_.resize(f.loops->names.size());
     f.loops->bind(o.binding, values_);
   }
-  if (!f.id) f.id = v.at("id");
-  std::string id = text(*f.id, o, f.id->as_string());
+  if (!f.fields) f.fields = std::make_unique<Fields>();
+  if (!f.fields->id) f.fields->id = v.at("id");
+  std::string id = text(*f.fields->id, o, f.fields->id->as_string());
   if (id.empty()) {
-    if (f.loops) fail_task(*f.id, o, id, "task id must not be empty");
-    f.id->fail("task id must not be empty");
+    if (f.loops) fail_task(*f.fields->id, o, id, "task id must not be empty");
+    f.fields->id->fail("task id must not be empty");
   }
   // In place, so that the id is in the table once looked up.
   RawTask& t = tasks_.emplace_back();
@@ -422,35 +435,35 @@ void Loader::read_task(Form& f, const Origin& o) {
         ff.loops ? fmt::format("/tasks/{}, {}", first.form, ff.loops->describe(first.binding))
                  : fmt::format("/tasks/{}", first.form);
     const std::string msg = fmt::format("duplicate task id \"{}\" (first at {})", t.id, where);
-    if (f.loops) fail_task(*f.id, o, t.id, msg);
-    f.id->fail(msg);
+    if (f.loops) fail_task(*f.fields->id, o, t.id, msg);
+    f.fields->id->fail(msg);
   }
-  if (!f.checked) check_form(f, o, t.id);
-  if (f.is_collective) {
+  if (!f.fields->checked) check_form(f, o, t.id);
+  if (f.fields->is_collective) {
     read_collective(f, t, o);
   } else {
-    t.kind = f.task_kind;
+    t.kind = f.fields->task_kind;
     if (t.kind == engine::TaskKind::compute || t.kind == engine::TaskKind::delay) {
-      const JsonView& d = field(f, f.duration, "duration");
+      const JsonView& d = field(f, f.fields->duration, "duration");
       t.amount = f.loops && d.is_string()
                      ? read_expanded(d, o, t.id, [](const JsonView& e) { return e.as_time_s(); })
                      : d.as_time_s();
       if (t.amount < 0) fail_task(d, o, t.id, "duration must not be negative");
     }
     if (t.kind == engine::TaskKind::compute) {
-      const std::string name = text(field(f, f.gpu, "gpu"), o, t.id);
-      t.gpu = endpoint(*f.gpu, name, o, t.id);
+      const std::string name = text(field(f, f.fields->gpu, "gpu"), o, t.id);
+      t.gpu = endpoint(*f.fields->gpu, name, o, t.id);
       if (topo_.node(t.gpu).kind != topo::NodeKind::gpu) {
-        fail_task(*f.gpu, o, t.id, fmt::format("\"{}\" is not a GPU", name));
+        fail_task(*f.fields->gpu, o, t.id, fmt::format("\"{}\" is not a GPU", name));
       }
     }
     if (t.kind == engine::TaskKind::transfer) {
-      t.amount = read_bytes(field(f, f.bytes, "bytes"), o, t.id);
-      const JsonView& src = field(f, f.src, "src");
+      t.amount = read_bytes(field(f, f.fields->bytes, "bytes"), o, t.id);
+      const JsonView& src = field(f, f.fields->src, "src");
       t.src = endpoint(src, text(src, o, t.id), o, t.id);
-      const JsonView& dst = field(f, f.dst, "dst");
+      const JsonView& dst = field(f, f.fields->dst, "dst");
       t.dst = endpoint(dst, text(dst, o, t.id), o, t.id);
-      if (t.src == t.dst) fail_task(*f.dst, o, t.id, "src and dst are the same node");
+      if (t.src == t.dst) fail_task(*f.fields->dst, o, t.id, "src and dst are the same node");
     }
   }
 }
@@ -478,10 +491,6 @@ std::size_t Loader::find_task(std::string_view name, std::size_t task) {
 // listed_by[d] == task marks d as listed already.
 void Loader::read_deps(Form& f, const Origin& o, std::size_t task,
                        std::vector<std::size_t>& listed_by) {
-  if (f.deps.empty()) {
-    if (auto deps = f.view.get("deps")) (void)deps->elements();  // not an array: say so
-    return;
-  }
   RawTask& t = tasks_[task];
   const std::size_t task_vars = f.loops ? f.loops->names.size() : 0;
   values_.resize(task_vars);
@@ -499,19 +508,27 @@ void Loader::read_deps(Form& f, const Origin& o, std::size_t task,
     listed_by[d] = task;
     t.deps.push_back(d);
   };
-  for (std::size_t k = 0; k < f.deps.size(); ++k) {
-    const JsonView& d = f.deps[k];
-    if (!f.dep_loops[k]) {
+  if (!f.deps) {  // a plain list (or not a list: say so)
+    if (auto deps = f.view.get("deps")) {
+      for (const JsonView& d : deps->elements())
+        add(d, d.as_string(), nullptr, 0);
+    }
+    if (!t.deps.empty()) last_ = t.deps.front();
+    return;
+  }
+  for (std::size_t k = 0; k < f.deps->entries.size(); ++k) {
+    const JsonView& d = f.deps->entries[k];
+    if (!f.deps->loops[k]) {
       add(d, text(d, o, t.id), nullptr, 0);
       continue;
     }
     // An entry with its own loops: its id is a template over them (and the task's).
-    const detail::Loops& loops = *f.dep_loops[k];
+    const detail::Loops& loops = *f.deps->loops[k];
     const JsonView id = d.at("id");
     values_.resize(task_vars + loops.names.size());
     for (std::uint64_t b = 0; b < loops.count(); ++b) {
       loops.bind(b, std::span(values_).subspan(task_vars));
-      topo::TemplateResult r = expand(f, id, f.dep_names[k]);
+      topo::TemplateResult r = expand(f, id, f.deps->names[k]);
       if (!r.error.empty()) fail_task(id, o, t.id, r.error + " (" + loops.describe(b) + ")");
       add(id, r.text, &loops, b);
     }
@@ -572,6 +589,7 @@ TaskGraph Loader::load() {
     Form& f = forms_[i];
     for (std::uint64_t b = 0; b < f.copies; ++b)
       read_task(f, Origin{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(b)});
+    if (!f.loops && !f.deps) f.fields.reset();  // read once, and no template to expand later
   }
   // Dependencies, once every id is known.
   std::vector<std::size_t> listed_by(tasks_.size(), tasks_.size());
