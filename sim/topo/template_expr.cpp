@@ -28,6 +28,8 @@ std::string quote_literal(std::string_view digits) {
 }
 
 constexpr const char* kOverflow = "result does not fit a 64-bit integer";
+// Most nodes a compiled template has (CompiledTemplate).
+constexpr std::size_t kMaxCompiledNodes = 256;
 
 // Recursive-descent evaluator over one {...} body.
 class Parser {
@@ -218,6 +220,9 @@ class TemplateCompiler {
 
  private:
   std::int32_t add(CompiledTemplate::Node n) {
+    // eval recurses once per level of the tree, and a chain "1+1+...+1" is as deep as it is
+    // long: a pattern that large is left to expand_template, which loops.
+    if (out_.nodes_.size() >= kMaxCompiledNodes) return fail();
     out_.nodes_.push_back(n);
     return static_cast<std::int32_t>(out_.nodes_.size() - 1);
   }

@@ -28,7 +28,8 @@ TemplateResult expand_template(const std::string& pattern, const TemplateVars& v
 class CompiledTemplate {
  public:
   // `pattern` over variables `names`; nullopt where expand_template would fail whatever the
-  // values (syntax, a number too long, a variable not in `names`).
+  // values (syntax, a number too long, a variable not in `names`), and for a pattern of more
+  // than 256 operands and operators (left to expand_template, which does not recurse on them).
   static std::optional<CompiledTemplate> compile(const std::string& pattern,
                                                  const std::vector<std::string>& names);
   // Appends the expansion with names[k] = values[k] to `out`; false on an arithmetic error.

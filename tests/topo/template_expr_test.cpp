@@ -104,6 +104,13 @@ TEST(CompiledTemplateTest, FailuresAreLeftToExpandTemplate) {
        {"{g", "g}", "{g +}", "{h}", "{(g}", "{12345678901234567890123}", "{g g}"}) {
     EXPECT_FALSE(CompiledTemplate::compile(pattern, names)) << pattern;
   }
+  // 1,001 terms: too large a tree to evaluate recursively; expand_template loops: 1001.
+  std::string chain = "{";
+  for (int k = 0; k < 1000; ++k)
+    chain += "1+";
+  chain += "1}";
+  EXPECT_FALSE(CompiledTemplate::compile(chain, names));
+  EXPECT_EQ(expand_template(chain, TemplateVars{}).text, "1001");
   // Arithmetic that fails for some values only: expand says false.
   const auto div = CompiledTemplate::compile("{1 / g}", names);
   ASSERT_TRUE(div);
