@@ -103,6 +103,16 @@ TEST(TaskGraphRepeat, TwoLoopsExpandFirstKeySlowest) {
                    }));
 }
 
+// A range may end at the largest integer: two tasks, and no step past it.
+TEST(TaskGraphRepeat, RangeEndingAtTheLargestInteger) {
+  const topo::Topology t = test_machine();
+  const TaskGraph g = read(R"({"tasks": [{"id": "a{i}",
+    "for": {"i": "9223372036854775806..9223372036854775807"}, "kind": "barrier"}]})",
+                           t);
+  EXPECT_EQ(g.task_names,
+            (std::vector<std::string>{"a9223372036854775806", "a9223372036854775807"}));
+}
+
 TEST(TaskGraphRepeat, RepeatedDelaysAndCollectives) {
   const topo::Topology t = test_machine();
   // d0 .. d2 in a chain of {(k + 1) x 2} ms: 2 + 4 + 6 = 12 ms.
@@ -190,6 +200,12 @@ TEST(TaskGraphRepeat, BadLoops) {
   EXPECT_EQ(
       error_of(R"({"tasks": [{"id": "a{i}", "for": {"i": "0..1000001"}, "kind": "barrier"}]})"),
       "graph.json: at /tasks/0/for/i: " + range + "\"0..1000001\"");
+  // hi - lo is 2^64 - 1 here: refused, without overflowing (sim/topo/loop_values.cpp).
+  EXPECT_EQ(
+      error_of(
+          R"({"tasks": [{"id": "a{i}", "for": {"i": "-9223372036854775808..9223372036854775807"},
+    "kind": "barrier"}]})"),
+      "graph.json: at /tasks/0/for/i: " + range + "\"-9223372036854775808..9223372036854775807\"");
   EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "for": {}, "kind": "barrier"}]})"),
             "graph.json: at /tasks/0/for: expected at least one loop variable");
   EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "for": "0..3", "kind": "barrier"}]})"),
