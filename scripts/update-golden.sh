@@ -14,6 +14,7 @@ g=tests/data/golden
 "$bin" nccl-tests --topology dgx-h100-superpod-su --np 256 all_reduce_perf -b 1M -e 64M -f 8 -g 1 --algo CollNetDirect --explain > $g/nccl-tests-dgx-h100-superpod-su-collnet.txt
 "$bin" run llama3-405b > $g/run-llama3-405b.txt
 "$bin" run seed-gradient-sync > $g/run-seed-gradient-sync.txt
+"$bin" run-graph scenarios/graphs/ring-8-repeat.json --topology dgx-h100 > $g/run-graph-ring-8-repeat.txt
 "$bin" compare llama2-13b-training-cloud > $g/compare-llama2-13b-training-cloud.txt
 "$bin" nvbandwidth --topology rtx3090-4x-nvlink-pairs > $g/nvbandwidth-rtx3090-4x.txt
 "$bin" nvbandwidth --topology rtx3090-4x-nvlink-pairs -j -t device_to_device_bidirectional_memcpy_read_ce all_to_host_memcpy_sm host_device_latency_sm > $g/nvbandwidth-rtx3090-4x-json.txt

@@ -6,48 +6,9 @@
 #include <exception>
 
 #include "sim/topo/loader_sections.hpp"
+#include "sim/topo/loop_values.hpp"
 
 namespace linksim::topo {
-namespace {
-
-// Values of a "for" variable: "lo..hi" inclusive, or an array of integers.
-std::vector<std::int64_t> loop_values(const JsonView& v) {
-  std::vector<std::int64_t> out;
-  if (v.is_array()) {
-    for (const auto& e : v.elements())
-      out.push_back(e.as_integer());
-    if (out.empty()) v.fail("expected at least one value");
-    return out;
-  }
-  const std::string text = v.as_string();
-  const auto dots = text.find("..");
-  std::int64_t lo = 0;
-  std::int64_t hi = -1;
-  bool ok = dots != std::string::npos;
-  if (ok) {
-    try {
-      std::size_t u1 = 0;
-      std::size_t u2 = 0;
-      lo = std::stoll(text.substr(0, dots), &u1);
-      hi = std::stoll(text.substr(dots + 2), &u2);
-      ok = u1 == dots && u2 == text.size() - dots - 2;
-    } catch (const std::exception&) {
-      ok = false;
-    }
-  }
-  if (!ok || hi < lo || hi - lo > 1'000'000) {
-    v.fail(
-        fmt::format("expected a range \"lo..hi\" (inclusive, lo <= hi) or an array of "
-                    "integers, got \"{}\"",
-                    text));
-  }
-  for (std::int64_t i = lo; i <= hi; ++i)
-    out.push_back(i);
-  return out;
-}
-
-}  // namespace
-
 std::string expand_or_fail(const JsonView& where, const std::string& pattern,
                            const TemplateVars& vars) {
   TemplateResult r = expand_template(pattern, vars);

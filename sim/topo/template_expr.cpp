@@ -28,6 +28,8 @@ std::string quote_literal(std::string_view digits) {
 }
 
 constexpr const char* kOverflow = "result does not fit a 64-bit integer";
+// Most nodes a compiled template has (CompiledTemplate).
+constexpr std::size_t kMaxCompiledNodes = 256;
 
 // Recursive-descent evaluator over one {...} body.
 class Parser {
@@ -196,6 +198,193 @@ TemplateResult expand_template(const std::string& pattern, const TemplateVars& v
     i = close + 1;
   }
   return result;
+}
+
+// Parses as Parser does (the same grammar, depth bound and literals), building nodes instead of
+// values; any failure gives up, so that expand_template reports it.
+class TemplateCompiler {
+ public:
+  TemplateCompiler(CompiledTemplate& out, const std::vector<std::string>& names)
+      : out_(out), names_(names) {}
+
+  // The root of the expression `text`, or -1.
+  std::int32_t parse(std::string_view text) {
+    text_ = text;
+    pos_ = 0;
+    depth_ = 0;
+    ok_ = true;
+    const std::int32_t root = expr();
+    skip();
+    return ok_ && pos_ == text_.size() ? root : -1;
+  }
+
+ private:
+  std::int32_t add(CompiledTemplate::Node n) {
+    // eval recurses once per level of the tree, and a chain "1+1+...+1" is as deep as it is
+    // long: a pattern that large is left to expand_template, which loops.
+    if (out_.nodes_.size() >= kMaxCompiledNodes) return fail();
+    out_.nodes_.push_back(n);
+    return static_cast<std::int32_t>(out_.nodes_.size() - 1);
+  }
+  std::int32_t fail() {
+    ok_ = false;
+    pos_ = text_.size();
+    return -1;
+  }
+  void skip() {
+    while (pos_ < text_.size() && text_[pos_] == ' ')
+      ++pos_;
+  }
+  std::int32_t expr() {
+    std::int32_t v = term();
+    for (;;) {
+      skip();
+      if (!ok_ || pos_ >= text_.size()) return v;
+      const char op = text_[pos_];
+      if (op != '+' && op != '-') return v;
+      ++pos_;
+      const std::int32_t r = term();
+      v = add({op, v, r, 0});
+    }
+  }
+  std::int32_t term() {
+    std::int32_t v = factor();
+    for (;;) {
+      skip();
+      if (!ok_ || pos_ >= text_.size()) return v;
+      const char op = text_[pos_];
+      if (op != '*' && op != '/' && op != '%') return v;
+      ++pos_;
+      const std::int32_t r = factor();
+      v = add({op, v, r, 0});
+    }
+  }
+  std::int32_t factor() {
+    skip();
+    if (pos_ >= text_.size()) return fail();
+    const char c = text_[pos_];
+    if (c == '(' || c == '-') {
+      if (depth_ >= kMaxDepth) return fail();
+      ++depth_;
+      ++pos_;
+      std::int32_t v = -1;
+      if (c == '(') {
+        v = expr();
+        skip();
+        if (pos_ >= text_.size() || text_[pos_] != ')') return fail();
+        ++pos_;
+      } else {
+        v = add({'~', factor(), -1, 0});
+      }
+      --depth_;
+      return v;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      const std::size_t start = pos_;
+      while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
+        ++pos_;
+      std::int64_t v = 0;
+      const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, v);
+      if (ec != std::errc() || end != text_.data() + pos_) return fail();
+      return add({'n', -1, -1, v});
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      const std::size_t start = pos_;
+      while (pos_ < text_.size() &&
+             (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
+        ++pos_;
+      }
+      const std::string_view name = text_.substr(start, pos_ - start);
+      for (std::size_t k = 0; k < names_.size(); ++k) {
+        if (names_[k] == name) return add({'v', -1, -1, static_cast<std::int64_t>(k)});
+      }
+      return fail();
+    }
+    return fail();
+  }
+
+  CompiledTemplate& out_;
+  const std::vector<std::string>& names_;
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  int depth_ = 0;
+  bool ok_ = true;
+};
+
+std::optional<CompiledTemplate> CompiledTemplate::compile(const std::string& pattern,
+                                                          const std::vector<std::string>& names) {
+  CompiledTemplate out;
+  TemplateCompiler compiler(out, names);
+  Piece piece;
+  std::size_t i = 0;
+  while (i < pattern.size()) {
+    const char c = pattern[i];
+    if (c == '}') return std::nullopt;
+    if (c != '{') {
+      piece.text += c;
+      ++i;
+      continue;
+    }
+    const std::size_t close = pattern.find('}', i);
+    if (close == std::string::npos) return std::nullopt;
+    piece.root = compiler.parse(std::string_view(pattern).substr(i + 1, close - i - 1));
+    if (piece.root < 0) return std::nullopt;
+    out.pieces_.push_back(std::move(piece));
+    piece = Piece{};
+    i = close + 1;
+  }
+  if (!piece.text.empty()) out.pieces_.push_back(std::move(piece));
+  return out;
+}
+
+// As Parser computes: the same overflow and division checks.
+bool CompiledTemplate::eval(std::int32_t node, std::span<const std::int64_t> values,
+                            std::int64_t& out) const {
+  const Node& n = nodes_[static_cast<std::size_t>(node)];
+  switch (n.op) {
+    case 'n':
+      out = n.value;
+      return true;
+    case 'v':
+      out = values[static_cast<std::size_t>(n.value)];
+      return true;
+    case '~': {
+      std::int64_t v = 0;
+      if (!eval(n.a, values, v) || v == std::numeric_limits<std::int64_t>::min()) return false;
+      out = -v;
+      return true;
+    }
+    default:
+      break;
+  }
+  std::int64_t l = 0;
+  std::int64_t r = 0;
+  if (!eval(n.a, values, l) || !eval(n.b, values, r)) return false;
+  switch (n.op) {
+    case '+':
+      return !__builtin_add_overflow(l, r, &out);
+    case '-':
+      return !__builtin_sub_overflow(l, r, &out);
+    case '*':
+      return !__builtin_mul_overflow(l, r, &out);
+    default:
+      if (r == 0 || (l == std::numeric_limits<std::int64_t>::min() && r == -1)) return false;
+      out = n.op == '/' ? l / r : l % r;
+      return true;
+  }
+}
+
+bool CompiledTemplate::expand(std::span<const std::int64_t> values, std::string& out) const {
+  for (const Piece& p : pieces_) {
+    out += p.text;
+    if (p.root < 0) continue;
+    std::int64_t v = 0;
+    if (!eval(p.root, values, v)) return false;
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+    out.append(digits, end);
+  }
+  return true;
 }
 
 }  // namespace linksim::topo

@@ -76,6 +76,14 @@ TEST(CliTest, RunAndCompareGolden) {
   expect_golden("compare llama2-13b-training-cloud", "compare-llama2-13b-training-cloud.txt");
 }
 
+// A task graph in the repeat form (docs/task-graph-format.md, "Repeated tasks"): the 8-GPU ring.
+TEST(CliTest, RunGraphRepeatGolden) {
+  expect_golden("run-graph " +
+                    testing::shell_quote(source_dir() + "/scenarios/graphs/ring-8-repeat.json") +
+                    " --topology dgx-h100",
+                "run-graph-ring-8-repeat.txt");
+}
+
 TEST(CliTest, BadInputExitsTwoWithNothingOnStdout) {
   TempDir dir;
   const std::string bad = dir.write("bad.json", "{\"title\": \"x\", \"nodes\": [}");

@@ -132,7 +132,15 @@ TEST(SchemaAgreement, ShippedFilesConform) {
       {2, work::shipped_model_files()},
       {3, json_files(testing::source_dir() + "/scenarios/graphs")},
   };
-  const auto all = kinds();
+  auto all = kinds();
+  // A shipped graph runs on rtx2080ti-2x unless it needs more GPUs: then on the machine its
+  // docs name.
+  const auto load_graph = all[3].load;
+  all[3].load = [load_graph](const std::string& f) {
+    if (fs::path(f).filename() != "ring-8-repeat.json") return load_graph(f);
+    static const topo::Topology machine = topo::load_topology("dgx-h100");
+    (void)work::load_task_graph(f, machine);
+  };
   for (const auto& [index, files] : shipped) {
     EXPECT_FALSE(files.empty()) << all[index].folder;
     for (const auto& file : files) {

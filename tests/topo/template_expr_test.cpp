@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
 namespace linksim::topo {
 namespace {
 
@@ -68,6 +73,60 @@ TEST(TemplateExprTest, LiteralTooLargeIsQuotedBackUnwrapped) {
   EXPECT_NE(expand_template("{" + long_literal + "}", vars)
                 .error.find("number " + std::string(24, '7') + "... (100 digits) does not fit"),
             std::string::npos);
+}
+
+// The compiled form gives expand_template's text, and leaves every failure to it.
+TEST(CompiledTemplateTest, SameTextAsExpandTemplate) {
+  const std::vector<std::string> names{"s", "i"};
+  const std::vector<std::int64_t> values{3, 511};
+  const TemplateVars vars{{"s", 3}, {"i", 511}};
+  // s = 3, i = 511: (511 + 1) % 512 / 8 = 0; 511 % 8 = 7; -(s - 5) = 2; 7 / -2 = -3 (toward 0);
+  // -7 % 3 = -1 (the sign of the dividend, as C).
+  for (const char* pattern :
+       {"s{s}.{i}", "node{(i + 1) % 512 / 8}/gpu{(i + 1) % 512 % 8}", "{i % 8}", "{-(s - 5)}",
+        "{7 / -2}", "{-7 % s}", "plain", "", "{s}{i}", "{ ( s*2 ) }x"}) {
+    const auto compiled = CompiledTemplate::compile(pattern, names);
+    ASSERT_TRUE(compiled) << pattern;
+    std::string out;
+    ASSERT_TRUE(compiled->expand(values, out)) << pattern;
+    EXPECT_EQ(out, expand_template(pattern, vars).text) << pattern;
+  }
+  std::string out;
+  ASSERT_TRUE(CompiledTemplate::compile("{7 / -2}|{-7 % s}|{(i + 1) % 512 / 8}", names)
+                  ->expand(values, out));
+  EXPECT_EQ(out, "-3|-1|0");
+}
+
+TEST(CompiledTemplateTest, FailuresAreLeftToExpandTemplate) {
+  const std::vector<std::string> names{"g"};
+  // Syntax, an unknown variable, a literal too long: nothing compiles.
+  for (const char* pattern :
+       {"{g", "g}", "{g +}", "{h}", "{(g}", "{12345678901234567890123}", "{g g}"}) {
+    EXPECT_FALSE(CompiledTemplate::compile(pattern, names)) << pattern;
+  }
+  // 1,001 terms: too large a tree to evaluate recursively; expand_template loops: 1001.
+  std::string chain = "{";
+  for (int k = 0; k < 1000; ++k)
+    chain += "1+";
+  chain += "1}";
+  EXPECT_FALSE(CompiledTemplate::compile(chain, names));
+  EXPECT_EQ(expand_template(chain, TemplateVars{}).text, "1001");
+  // Arithmetic that fails for some values only: expand says false.
+  const auto div = CompiledTemplate::compile("{1 / g}", names);
+  ASSERT_TRUE(div);
+  std::string out;
+  EXPECT_FALSE(div->expand(std::vector<std::int64_t>{0}, out));
+  const auto mul = CompiledTemplate::compile("{g * 9223372036854775807}", names);
+  ASSERT_TRUE(mul);
+  EXPECT_FALSE(mul->expand(std::vector<std::int64_t>{2}, out));
+  const auto neg = CompiledTemplate::compile("{-g}", names);
+  ASSERT_TRUE(neg);
+  EXPECT_FALSE(
+      neg->expand(std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::min()}, out));
+  const auto min_div = CompiledTemplate::compile("{g / -1}", names);
+  ASSERT_TRUE(min_div);
+  EXPECT_FALSE(
+      min_div->expand(std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::min()}, out));
 }
 
 }  // namespace

@@ -198,7 +198,7 @@ TEST(TaskGraph, RejectsAnUnknownKindOrField) {
             "compute, transfer, delay, barrier, collective");
   EXPECT_EQ(error_of(R"({"tasks": [{"id": "a", "kind": "barrier", "gpu": "gpu0"}]})"),
             "graph.json: at /tasks/0/gpu: task \"a\": unknown field \"gpu\"; expected one of: "
-            "id, kind, deps, note");
+            "id, kind, deps, note, for");
 }
 
 TEST(TaskGraph, RejectsComputeOnANonGpu) {
@@ -302,7 +302,7 @@ TEST(TaskGraphCollective, RejectsEveryBadField) {
       "of LL, LL128, Simple (spelled exactly so)");
   EXPECT_EQ(error_of(collective(R"("op": "all_reduce", "bytes": 1, "src": "gpu0", )" + ok_gpus)),
             "graph.json: at /tasks/0/src: task \"ar\": unknown field \"src\"; expected one of: id, "
-            "kind, deps, op, bytes, gpus, algorithm, protocol, note");
+            "kind, deps, op, bytes, gpus, algorithm, protocol, note, for");
   // gpu2 is connected to nothing.
   EXPECT_NE(error_of(collective(R"("op": "all_reduce", "bytes": 1, "gpus": ["gpu0", "gpu2"])"))
                 .find("graph.json: at /tasks/0/gpus: task \"ar\": these GPUs cannot all reach each "
