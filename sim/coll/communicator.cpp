@@ -169,14 +169,16 @@ void Communicator::choose_rings() {
     }
     double t_best = 0;
     std::size_t i_best = 0;
+    load = base;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      load = base;
       touched.clear();
       add_ring(load, candidates[i], per_ring, &touched);
       double t = base_worst;
       for (auto c : touched) {
         if (load[c] > 0) t = std::max(t, load[c] / capacity_Bps_[c]);
       }
+      for (auto c : touched)
+        load[c] = base[c];  // back to the chosen rings' load for the next candidate
       if (i == 0 || t < t_best) {
         t_best = t;
         i_best = i;
