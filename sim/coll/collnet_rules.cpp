@@ -2,12 +2,24 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace linksim::coll {
 
 double collnet_hop_latency_s(CollNetVariant v, Protocol p, HwClass c) {
   if (p != Protocol::simple) return 0;
   return kCollNetHopLatencySimple_us[static_cast<std::size_t>(v)][static_cast<std::size_t>(c)] *
          1e-6;
+}
+
+double collnet_net_step_s(CollNetVariant v, const Communicator& comm, double net_hop_s) {
+  if (comm.ranks_per_node() != 1) return net_hop_s;
+  return net_hop_s * kOneGpuPerNodeNetLatencySimple_us /
+         kCollNetHopLatencySimple_us[static_cast<std::size_t>(v)][2];
+}
+
+double collnet_least_bytes_sent_by_a_rank(const Communicator& comm, double size_bytes) {
+  return size_bytes / static_cast<double>(std::max<std::size_t>(1, comm.rings().size()));
 }
 
 std::vector<std::string> collnet_missing(const Communicator& comm) {

@@ -33,6 +33,11 @@ inline constexpr double kOneGpuPerNodeNetLatencySimple_us = 14;
 
 // The step latency by protocol and class, seconds; 0 but for Simple.
 double collnet_hop_latency_s(CollNetVariant v, Protocol p, HwClass c);
+// The network step a lowering pays (`net_hop_s`, the variant's NET latency, scaled): Tree's
+// instead with one GPU per node (tuning.cc:386-388).
+double collnet_net_step_s(CollNetVariant v, const Communicator& comm, double net_hop_s);
+// Both send at least one head's part out of a rank: S / H, H the heads (one per ring).
+double collnet_least_bytes_sent_by_a_rank(const Communicator& comm, double size_bytes);
 
 // What `comm` lacks for either CollNet algorithm, as phrases for a reason (empty when nothing):
 // several nodes (tuning.cc); a fabric that reduces in-network (tuning.cc:504-506, CollNet is

@@ -59,7 +59,7 @@ class CollNetChainAlgorithm final : public CollectiveAlgorithm {
   // A rank sends at least its chain's part up (or to its NIC): S / H.
   double least_bytes_sent_by_a_rank(const Communicator& comm,
                                     const Request& request) const override {
-    return request.size_bytes / static_cast<double>(std::max<std::size_t>(1, comm.rings().size()));
+    return collnet_least_bytes_sent_by_a_rank(comm, request.size_bytes);
   }
 
   // Bulk flows, at both granularities (like Tree across nodes): after the pipeline fills (up the
@@ -77,11 +77,8 @@ class CollNetChainAlgorithm final : public CollectiveAlgorithm {
       chain_s += l.hop_s() + comm.route(chain0[i + 1], chain0[i]).latency_s();
     const double last_hop_s =
         chain0.size() > 1 ? l.hop_s() + comm.route(chain0[0], chain0[1]).latency_s() : 0.0;
-    const double net_s =
-        (comm.ranks_per_node() == 1
-             ? l.net_hop_s() * kOneGpuPerNodeNetLatencySimple_us / kCollNetHopLatencySimple_us[1][2]
-             : l.net_hop_s()) +
-        comm.route(chain0.front(), first[1].front()).latency_s();
+    const double net_s = collnet_net_step_s(CollNetVariant::chain, comm, l.net_hop_s()) +
+                         comm.route(chain0.front(), first[1].front()).latency_s();
     const TaskId fill = l.sim().add_delay(2 * chain_s + net_s - last_hop_s, {&start, 1});
     std::vector<TaskId> flows;
     for (const Ring& ring : rings) {

@@ -82,7 +82,7 @@ class CollNetDirectAlgorithm final : public CollectiveAlgorithm {
   // A rank sends at least its part to its NIC or a head: S / H.
   double least_bytes_sent_by_a_rank(const Communicator& comm,
                                     const Request& request) const override {
-    return request.size_bytes / static_cast<double>(std::max<std::size_t>(1, comm.rings().size()));
+    return collnet_least_bytes_sent_by_a_rank(comm, request.size_bytes);
   }
 
   // Bulk flows, at both granularities (like NVLSTree): after the pipeline fills (the scatter's
@@ -98,11 +98,7 @@ class CollNetDirectAlgorithm final : public CollectiveAlgorithm {
     for (const Ring& ring : rings)
       chains.push_back(node_chains(comm, ring));
     const auto& first = chains[0][0];
-    // tuning.cc:386-388: with one GPU per node the network step is Tree's.
-    const double net_hop_s =
-        comm.ranks_per_node() == 1
-            ? l.net_hop_s() * kOneGpuPerNodeNetLatencySimple_us / kCollNetHopLatencySimple_us[0][2]
-            : l.net_hop_s();
+    const double net_hop_s = collnet_net_step_s(CollNetVariant::direct, comm, l.net_hop_s());
     double fill_s = net_hop_s + comm.route(first.front(), chains[0][1].front()).latency_s() +
                     2 * (comm.ranks_per_node() - 1) * kCollNetAritySerialization_us * kUs;
     if (first.size() > 1) fill_s += l.hop_s() + comm.route(first[1], first.front()).latency_s();

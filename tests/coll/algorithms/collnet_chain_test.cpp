@@ -6,7 +6,7 @@
 #include "sim/coll/collective_sim.hpp"
 #include "sim/topo/cluster_builder.hpp"
 #include "sim/topo/loader.hpp"
-#include "tests/coll/algorithms/collnet_test_hosts.hpp"
+#include "tests/support/h100_nic_hosts.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim::coll {

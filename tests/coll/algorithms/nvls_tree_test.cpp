@@ -7,6 +7,7 @@
 #include "sim/coll/nccl_selection.hpp"
 #include "sim/topo/cluster_builder.hpp"
 #include "sim/topo/loader.hpp"
+#include "tests/support/h100_nic_hosts.hpp"
 #include "tests/support/temp_files.hpp"
 #include "tests/support/two_gpu_host.hpp"
 
@@ -17,32 +18,10 @@ const CollectiveAlgorithm& nvls_tree() {
   return AlgorithmRegistry::builtin().get(*AlgorithmRegistry::builtin().find("NVLSTree"));
 }
 
-// Two H100s, 18 NVLink 4 lanes each to one NVSwitch, each behind its own PCIe 5.0 switch with
-// one 400 Gb/s InfiniBand NIC.
-std::string nvswitch_host_json() {
-  return R"({
-  "title": "2x H100 on an NVSwitch, one NIC per GPU",
-  "nodes": [
-    {"id": "gpu", "kind": "gpu", "count": 2, "model": "H100-SXM5-80GB"},
-    {"id": "nvs0", "kind": "nvswitch"},
-    {"id": "sw", "kind": "pcie_switch", "count": 2},
-    {"id": "cpu0", "kind": "cpu", "vendor": "intel"},
-    {"id": "nic", "kind": "nic", "count": 2, "port_bandwidth": "400 Gb/s"}
-  ],
-  "links": [
-    {"for": {"g": "0..1"}, "a": "gpu{g}", "b": "nvs0", "kind": "nvlink", "generation": 4,
-     "lanes": 18},
-    {"for": {"g": "0..1"}, "a": "gpu{g}", "b": "sw{g}", "kind": "pcie", "generation": 5},
-    {"for": {"g": "0..1"}, "a": "nic{g}", "b": "sw{g}", "kind": "pcie", "generation": 5},
-    {"for": {"g": "0..1"}, "a": "sw{g}", "b": "cpu0", "kind": "pcie", "generation": 5}
-  ]
-})";
-}
-
 class NvlsTreeOnTwoNodes : public ::testing::Test {
  protected:
   testing::TempDir dir;
-  topo::Topology host = topo::load_topology(dir.write("host.json", nvswitch_host_json()));
+  topo::Topology host = topo::load_topology(dir.write("host.json", testing::nvswitch_nic_host()));
   topo::Topology cluster = topo::build_cluster(host, 2, topo::FabricSpec{});
   Communicator comm{cluster, cluster.nodes_of(topo::NodeKind::gpu)};
 };
@@ -92,7 +71,8 @@ TEST(NvlsTreeAlgorithmTest, FourNodesByHand) {
   // S / 2 under a cap of 26 GB/s: sooner). NVLink as on two nodes: 4.48 ms, hidden. Latency:
   // one NVLS step (25 us), then the depth of 2 up and back down, 4 hops of 20.9 + 1.13 us.
   testing::TempDir dir;
-  const topo::Topology host = topo::load_topology(dir.write("host.json", nvswitch_host_json()));
+  const topo::Topology host =
+      topo::load_topology(dir.write("host.json", testing::nvswitch_nic_host()));
   const topo::Topology cluster = topo::build_cluster(host, 4, topo::FabricSpec{});
   const Communicator comm(cluster, cluster.nodes_of(topo::NodeKind::gpu));
   Request r;

@@ -1,13 +1,13 @@
 #pragma once
-// Hosts for the CollNet tests (collnet_direct_test.cpp, collnet_chain_test.cpp): two H100s with
-// one 400 Gb/s InfiniBand NIC each, joined by an NVSwitch, or by PCIe only.
+// Hosts for cluster tests of NVLSTree and CollNet (tests/coll/algorithms/): two H100s with one
+// 400 Gb/s InfiniBand NIC each, joined by an NVSwitch, or by PCIe only.
 
 #include <string>
 
 namespace linksim::testing {
 
 // Two H100s, 18 NVLink 4 lanes each to one NVSwitch, each behind its own PCIe 5.0 switch with
-// one 400 Gb/s NIC (as nvls_tree_test.cpp's).
+// one 400 Gb/s NIC.
 inline std::string nvswitch_nic_host() {
   return R"({
   "title": "2x H100 on an NVSwitch, one NIC per GPU",
