@@ -641,6 +641,8 @@ TaskGraph load_task_graph(const std::string& path, const topo::Topology& topolog
     const std::streamoff size = in.tellg();
     in.seekg(0);
     if (size > 0) {
+      // Room past the end lets the fast reader parse the text in place (simdjson's padding).
+      text.reserve(static_cast<std::size_t>(size) + 64);
       text.resize(static_cast<std::size_t>(size));
       in.read(text.data(), size);
     }

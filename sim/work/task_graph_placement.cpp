@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <queue>
@@ -21,12 +22,29 @@ namespace linksim::work::detail {
 
 std::vector<std::size_t> canonical_order(const std::vector<RawTask>& tasks, bool* duplicate_ids) {
   const std::size_t n = tasks.size();
-  // Ids are unique: rank them once, so that the queue compares integers.
+  // Ids are unique: rank them once, so that the queue compares integers. The sort compares
+  // each id's first 8 bytes as one big-endian integer (zero-padded, so it orders as the bytes
+  // do) and looks at the strings only on a tie.
+  struct Keyed {
+    std::uint64_t prefix;
+    std::size_t task;
+  };
+  std::vector<Keyed> keyed(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t prefix = 0;
+    const std::string& id = tasks[i].id;
+    for (std::size_t b = 0; b < 8; ++b)
+      prefix = (prefix << 8) | (b < id.size() ? static_cast<unsigned char>(id[b]) : 0u);
+    keyed[i] = {prefix, i};
+  }
+  std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    return tasks[a.task].id < tasks[b.task].id;
+  });
   std::vector<std::size_t> by_id(n);
-  for (std::size_t i = 0; i < n; ++i)
-    by_id[i] = i;
-  std::sort(by_id.begin(), by_id.end(),
-            [&](std::size_t a, std::size_t b) { return tasks[a].id < tasks[b].id; });
+  for (std::size_t r = 0; r < n; ++r)
+    by_id[r] = keyed[r].task;
+  std::vector<Keyed>().swap(keyed);
   if (duplicate_ids) {
     *duplicate_ids = false;
     for (std::size_t r = 1; r < n; ++r)

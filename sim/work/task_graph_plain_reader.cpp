@@ -1,25 +1,30 @@
-// The fast task-graph reader (task_graph_placement.hpp): nlohmann's SAX parser feeds a small
-// state machine that keeps each task's fields as they stream past, with no document tree. Values
-// that repeat across tasks (node names, durations, sizes) are checked once and remembered. It
-// gives up (nullopt) on anything the full reader or the schema would refuse, and on anything
-// unusual that it does not need to understand (duplicate keys, a number with a fraction), so
-// that it never accepts a graph the full reader refuses and never differs from it on one both
-// accept: both place the same RawTasks (task_graph.cpp, place_tasks).
+// The fast task-graph reader (task_graph_placement.hpp): simdjson's On-Demand parser walks the
+// text once, with no document tree, and each task's fields are taken as they come. Values that
+// repeat across tasks (node names, durations, sizes) are checked once and remembered. It gives
+// up (nullopt) on anything the full reader or the schema would refuse, and on anything unusual
+// that it does not need to understand (duplicate keys, a number with a fraction, an escaped key,
+// a control character in a string), so that it never accepts a graph the full reader refuses and
+// never differs from it on one both accept: both place the same RawTasks (task_graph.cpp,
+// place_tasks). simdjson checks the text as UTF-8 before the walk, and the walk, which visits
+// every value, checks it as JSON.
+#include <simdjson.h>
+
 #include <array>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
-#include "sim/core/json_view.hpp"
 #include "sim/core/units.hpp"
 #include "sim/work/task_graph_placement.hpp"
 
 namespace linksim::work::detail {
 namespace {
 
-struct GiveUp {};
+namespace od = simdjson::ondemand;
+
+struct GiveUp {};  // the text is not a plain valid graph: the full reader takes over
 
 const std::regex& duration_pattern() {
   static const std::regex re(kDurationPattern);
@@ -28,17 +33,35 @@ const std::regex& duration_pattern() {
 const std::regex& bytes_pattern() {
   static const std::regex re(kBytesPattern);
   return re;
-}  // the text is not a plain valid graph: the full reader takes over
+}
+
+template <typename T>
+T take(simdjson::simdjson_result<T>&& result) {
+  T value;
+  if (std::move(result).get(value) != simdjson::SUCCESS) throw GiveUp{};
+  return value;
+}
+
+// A string value, unescaped. The full reader refuses control characters in strings; an escaped
+// one (\n) would be valid JSON, but no id or node name needs it, so the full reader decides.
+std::string_view text_of(od::value value) {
+  const std::string_view s = take(value.get_string());
+  for (const char c : s)
+    if (static_cast<unsigned char>(c) < 0x20) throw GiveUp{};
+  return s;
+}
 
 enum Field : std::uint8_t { id, kind, deps, note, gpu, src, dst, duration, bytes, field_count };
 
-std::optional<Field> field_of(std::string_view key) {
-  static constexpr std::array<std::string_view, field_count> names{
+// The key's field; an unknown key, or one written with escapes, gives up.
+Field field_of(od::field& f) {
+  static constexpr std::array<const char*, field_count> names{
       "id", "kind", "deps", "note", "gpu", "src", "dst", "duration", "bytes"};
+  const od::raw_json_string key = f.key();
   for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == key) return static_cast<Field>(i);
+    if (key.unsafe_is_equal(names[i])) return static_cast<Field>(i);
   }
-  return std::nullopt;
+  throw GiveUp{};
 }
 
 constexpr unsigned bit(Field f) {
@@ -59,167 +82,112 @@ constexpr std::array<KindFields, 4> kKinds{{
 }};
 constexpr unsigned kCommonFields = bit(id) | bit(kind) | bit(deps) | bit(note);
 
-class PlainReader final : public nlohmann::json_sax<Json> {
+// The tasks as read. String views point into the parser's buffer, which outlives the reader.
+class PlainReader {
  public:
   explicit PlainReader(const topo::Topology& topology) : topo_(topology) {}
 
-  std::vector<RawTask>& tasks() { return tasks_; }
-  // Dependency k of all tasks is dep_text_[dep_end_[k - 1] .. dep_end_[k]) (from 0 for k = 0);
-  // task i's are k in [task_deps_[i], task_deps_[i + 1]).
-  std::string_view dep_name(std::size_t k) const {
-    const std::size_t from = k == 0 ? 0 : dep_end_[k - 1];
-    return std::string_view(dep_text_).substr(from, dep_end_[k] - from);
-  }
-  const std::vector<std::size_t>& task_deps() const { return task_deps_; }
-  void drop_dep_names() {
-    std::string().swap(dep_text_);
-    std::vector<std::size_t>().swap(dep_end_);
-  }
-  std::string& description() { return description_; }
-  bool complete() const { return state_ == State::done && saw_tasks_; }
+  void read(od::document& doc);
 
-  bool null() override { return false; }
-  bool boolean(bool /*value*/) override { return false; }
-  bool number_float(number_float_t /*value*/, const string_t& /*text*/) override { return false; }
-  bool binary(binary_t& /*value*/) override { return false; }
-  bool number_integer(number_integer_t value) override {
-    if (value < 0) return false;
-    return number_unsigned(static_cast<number_unsigned_t>(value));
-  }
-  bool number_unsigned(number_unsigned_t value) override {
-    if (state_ != State::task_value || field_ != bytes) return false;
-    if (value < 1 || value > 1000000000000000000ull) return false;  // the schema's bounds
-    byte_count_ = static_cast<double>(value);
-    state_ = State::task;
-    return true;
-  }
-  bool string(string_t& value) override;
-  bool start_object(std::size_t /*size*/) override;
-  bool key(string_t& name) override;
-  bool end_object() override;
-  bool start_array(std::size_t /*size*/) override;
-  bool end_array() override;
-  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
-                   const nlohmann::detail::exception& /*error*/) override {
-    return false;
-  }
+  std::vector<RawTask>& tasks() { return tasks_; }
+  // Task i's dependency names are dep_names_[k] for k in [task_deps_[i], task_deps_[i + 1]).
+  std::string_view dep_name(std::size_t k) const { return dep_names_[k]; }
+  const std::vector<std::size_t>& task_deps() const { return task_deps_; }
+  std::string& description() { return description_; }
 
  private:
-  enum class State : std::uint8_t { start, root, root_value, tasks, task, task_value, deps, done };
-
-  void finish_task();
-  topo::NodeId node(const std::string& name, bool must_be_gpu);
-  double amount(const std::string& text, bool is_duration);
+  void read_task(od::object task);
+  topo::NodeId node(std::string_view name, bool must_be_gpu);
+  double amount(std::string_view text, bool is_duration);
 
   const topo::Topology& topo_;
-  State state_ = State::start;
-  std::string root_key_;
   std::string description_;
-  unsigned root_seen_ = 0;  // 1: $schema, 2: description, 4: tasks
-  bool saw_tasks_ = false;
-  Field field_ = id;
-  unsigned seen_ = 0;  // fields of the current task
-  std::array<std::string, field_count> text_;
-  double byte_count_ = 0;  // bytes given as an integer; 0 when given as a string
   std::vector<RawTask> tasks_;
-  std::string dep_text_;
-  std::vector<std::size_t> dep_end_;
+  std::vector<std::string_view> dep_names_;
   std::vector<std::size_t> task_deps_{0};
-  std::unordered_map<std::string, std::optional<topo::NodeId>> nodes_;
-  std::unordered_map<std::string, std::optional<double>> durations_;
-  std::unordered_map<std::string, std::optional<double>> sizes_;
+  std::unordered_map<std::string_view, std::optional<topo::NodeId>> nodes_;
+  std::unordered_map<std::string_view, std::optional<double>> durations_;
+  std::unordered_map<std::string_view, std::optional<double>> sizes_;
 };
 
-bool PlainReader::start_object(std::size_t /*size*/) {
-  if (state_ == State::start) {
-    state_ = State::root;
-    return true;
+void PlainReader::read(od::document& doc) {
+  od::object root = take(doc.get_object());
+  unsigned seen = 0;  // 1: $schema, 2: description, 4: tasks
+  for (auto member : root) {
+    od::field f = take(std::move(member));
+    const od::raw_json_string key = f.key();
+    const unsigned b = key.unsafe_is_equal("$schema")       ? 1u
+                       : key.unsafe_is_equal("description") ? 2u
+                       : key.unsafe_is_equal("tasks")       ? 4u
+                                                            : 0u;
+    if (b == 0 || (seen & b)) throw GiveUp{};
+    seen |= b;
+    if (b == 4) {
+      od::array list = take(f.value().get_array());
+      for (auto element : list)
+        read_task(take(take(std::move(element)).get_object()));
+    } else {
+      const std::string_view s = text_of(f.value());
+      if (b == 2) description_ = s;
+    }
   }
-  if (state_ != State::tasks) return false;
-  state_ = State::task;
-  seen_ = 0;
-  byte_count_ = 0;
-  return true;
+  // Nothing may follow the root object: at the end, current_location has no location to give.
+  if (!(seen & 4u) || doc.current_location().error() != simdjson::OUT_OF_BOUNDS) throw GiveUp{};
 }
 
-bool PlainReader::key(string_t& name) {
-  if (state_ == State::root) {
-    const unsigned b = name == "$schema"       ? 1u
-                       : name == "description" ? 2u
-                       : name == "tasks"       ? 4u
-                                               : 0u;
-    if (b == 0 || (root_seen_ & b)) return false;
-    root_seen_ |= b;
-    root_key_ = name;
-    state_ = State::root_value;
-    return true;
+void PlainReader::read_task(od::object task) {
+  unsigned seen = 0;
+  std::array<std::string_view, field_count> text{};
+  double byte_count = 0;  // bytes given as an integer; 0 when given as a string
+  for (auto member : task) {
+    od::field f = take(std::move(member));
+    const Field field = field_of(f);
+    if (seen & bit(field)) throw GiveUp{};
+    seen |= bit(field);
+    od::value value = f.value();
+    if (field == deps) {
+      for (auto element : take(value.get_array()))
+        dep_names_.push_back(text_of(take(std::move(element))));
+    } else if (field == bytes && take(value.type()) == od::json_type::number) {
+      const std::uint64_t count = take(value.get_uint64());
+      if (count < 1 || count > 1000000000000000000ull) throw GiveUp{};  // the schema's bounds
+      byte_count = static_cast<double>(count);
+    } else {
+      text[field] = text_of(value);
+    }
   }
-  if (state_ != State::task) return false;
-  const auto f = field_of(name);
-  if (!f || (seen_ & bit(*f))) return false;
-  seen_ |= bit(*f);
-  field_ = *f;
-  state_ = State::task_value;
-  return true;
+  if (!(seen & bit(id)) || !(seen & bit(kind)) || text[id].empty()) throw GiveUp{};
+  const KindFields* k = nullptr;
+  for (const KindFields& candidate : kKinds) {
+    if (candidate.name == text[kind]) k = &candidate;
+  }
+  // Exactly the kind's fields (all required), plus any of the common ones.
+  if (!k || (seen & ~kCommonFields) != k->fields) throw GiveUp{};
+  RawTask t;
+  t.kind = k->kind;
+  switch (t.kind) {
+    case engine::TaskKind::compute:
+      t.gpu = node(text[gpu], true);
+      t.amount = amount(text[duration], true);
+      break;
+    case engine::TaskKind::delay:
+      t.amount = amount(text[duration], true);
+      break;
+    case engine::TaskKind::transfer:
+      t.amount = byte_count > 0 ? byte_count : amount(text[bytes], false);
+      t.src = node(text[src], false);
+      t.dst = node(text[dst], false);
+      if (t.src == t.dst) throw GiveUp{};
+      break;
+    case engine::TaskKind::barrier:
+      break;
+  }
+  t.id = text[id];
+  task_deps_.push_back(dep_names_.size());
+  tasks_.push_back(std::move(t));
 }
 
-bool PlainReader::string(string_t& value) {
-  if (state_ == State::root_value) {
-    if (root_key_ == "tasks") return false;
-    if (root_key_ == "description") description_ = std::move(value);
-    state_ = State::root;
-    return true;
-  }
-  if (state_ == State::deps) {
-    dep_text_ += value;
-    dep_end_.push_back(dep_text_.size());
-    return true;
-  }
-  if (state_ != State::task_value || field_ == deps) return false;
-  text_[field_] = std::move(value);
-  state_ = State::task;
-  return true;
-}
-
-bool PlainReader::start_array(std::size_t /*size*/) {
-  if (state_ == State::root_value && root_key_ == "tasks") {
-    state_ = State::tasks;
-    saw_tasks_ = true;
-    return true;
-  }
-  if (state_ == State::task_value && field_ == deps) {
-    state_ = State::deps;
-    return true;
-  }
-  return false;
-}
-
-bool PlainReader::end_array() {
-  if (state_ == State::deps) {
-    state_ = State::task;
-    return true;
-  }
-  if (state_ != State::tasks) return false;
-  state_ = State::root;
-  return true;
-}
-
-bool PlainReader::end_object() {
-  if (state_ == State::root) {
-    state_ = State::done;
-    return true;
-  }
-  if (state_ != State::task) return false;
-  try {
-    finish_task();
-  } catch (const GiveUp&) {
-    return false;
-  }
-  state_ = State::tasks;
-  return true;
-}
-
-topo::NodeId PlainReader::node(const std::string& name, bool must_be_gpu) {
+topo::NodeId PlainReader::node(std::string_view name, bool must_be_gpu) {
   auto [it, fresh] = nodes_.try_emplace(name);
   if (fresh) it->second = topo_.find(name);
   if (!it->second) throw GiveUp{};
@@ -229,7 +197,7 @@ topo::NodeId PlainReader::node(const std::string& name, bool must_be_gpu) {
 
 // A duration or a size as the full reader takes it (units, bounds, sign) and the schema's
 // pattern allows it.
-double PlainReader::amount(const std::string& text, bool is_duration) {
+double PlainReader::amount(std::string_view text, bool is_duration) {
   auto& memo = is_duration ? durations_ : sizes_;
   auto [it, fresh] = memo.try_emplace(text);
   if (fresh) {
@@ -237,44 +205,13 @@ double PlainReader::amount(const std::string& text, bool is_duration) {
     const auto v = is_duration ? units::parse_time_s(text, &out_of_bounds)
                                : units::parse_bytes(text, &out_of_bounds);
     const bool ok = v && !out_of_bounds &&
-                    std::regex_search(text, is_duration ? duration_pattern() : bytes_pattern()) &&
+                    std::regex_search(text.begin(), text.end(),
+                                      is_duration ? duration_pattern() : bytes_pattern()) &&
                     (is_duration ? *v >= 0 : (*v > 0 && *v <= units::kMaxBytes));
     if (ok) it->second = *v;
   }
   if (!it->second) throw GiveUp{};
   return *it->second;
-}
-
-void PlainReader::finish_task() {
-  if (!(seen_ & bit(id)) || !(seen_ & bit(kind)) || text_[id].empty()) throw GiveUp{};
-  const KindFields* k = nullptr;
-  for (const KindFields& candidate : kKinds) {
-    if (candidate.name == text_[kind]) k = &candidate;
-  }
-  // Exactly the kind's fields (all required), plus any of the common ones.
-  if (!k || (seen_ & ~kCommonFields) != k->fields) throw GiveUp{};
-  RawTask t;
-  t.kind = k->kind;
-  switch (t.kind) {
-    case engine::TaskKind::compute:
-      t.gpu = node(text_[gpu], true);
-      t.amount = amount(text_[duration], true);
-      break;
-    case engine::TaskKind::delay:
-      t.amount = amount(text_[duration], true);
-      break;
-    case engine::TaskKind::transfer:
-      t.amount = byte_count_ > 0 ? byte_count_ : amount(text_[bytes], false);
-      t.src = node(text_[src], false);
-      t.dst = node(text_[dst], false);
-      if (t.src == t.dst) throw GiveUp{};
-      break;
-    case engine::TaskKind::barrier:
-      break;
-  }
-  t.id = std::move(text_[id]);
-  task_deps_.push_back(dep_end_.size());
-  tasks_.push_back(std::move(t));
 }
 
 // Each task's dependencies as indices, each once in file order. Lists usually name the task
@@ -321,15 +258,37 @@ bool resolve_dependencies(PlainReader& reader) {
   return true;
 }
 
+// The tasks, their dependencies resolved, and the description; nullopt to give up. The parser's
+// buffers, which the names point into while reading, are gone when this returns.
+std::optional<std::pair<std::vector<RawTask>, std::string>> read_tasks(
+    const std::string& text, const topo::Topology& topology) {
+  // simdjson reads SIMDJSON_PADDING bytes past the text's end: it parses a string whose
+  // capacity has room in place, and copies any other once.
+  std::optional<simdjson::padded_string> copy;
+  if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) copy.emplace(text);
+  const simdjson::padded_string_view padded =
+      copy ? simdjson::padded_string_view(copy->data(), copy->size(),
+                                          copy->size() + simdjson::SIMDJSON_PADDING)
+           : simdjson::padded_string_view(text.data(), text.size(), text.capacity());
+  od::parser parser;
+  PlainReader reader(topology);
+  try {
+    od::document doc = take(parser.iterate(padded));
+    reader.read(doc);
+  } catch (const GiveUp&) {
+    return std::nullopt;
+  }
+  if (!resolve_dependencies(reader)) return std::nullopt;
+  return std::pair(std::move(reader.tasks()), std::move(reader.description()));
+}
+
 }  // namespace
 
 std::optional<TaskGraph> read_valid_task_graph(const std::string& text,
                                                const topo::Topology& topology, LinkRates rates) {
-  PlainReader reader(topology);
-  if (!Json::sax_parse(text, &reader) || !reader.complete()) return std::nullopt;
-  if (!resolve_dependencies(reader)) return std::nullopt;
-  reader.drop_dep_names();
-  const std::vector<RawTask>& tasks = reader.tasks();
+  auto read = read_tasks(text, topology);
+  if (!read) return std::nullopt;
+  const std::vector<RawTask>& tasks = read->first;
   bool duplicate_ids = false;
   const std::vector<std::size_t> order = canonical_order(tasks, &duplicate_ids);
   if (duplicate_ids || order.size() != tasks.size()) return std::nullopt;
@@ -337,7 +296,7 @@ std::optional<TaskGraph> read_valid_task_graph(const std::string& text,
     TaskGraph graph =
         place_tasks(tasks, order, topology, rates,
                     [](std::size_t, const char*, const std::string&) { throw GiveUp{}; });
-    graph.description = std::move(reader.description());
+    graph.description = std::move(read->second);
     return graph;
   } catch (const GiveUp&) {
     return std::nullopt;

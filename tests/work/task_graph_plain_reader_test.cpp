@@ -1,8 +1,10 @@
 // The fast task-graph reader (sim/work/task_graph_plain_reader.cpp) against the full one: it
 // must build the same simulation for every valid graph, and take no graph that the full reader
 // or the schema refuses, so that load_task_graph reports every bad input as before.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,17 +30,17 @@ topo::Topology test_machine() {
 std::string fingerprint(const TaskGraph& g, const topo::Topology& t) {
   const engine::Simulation& sim = g.simulation;
   std::string out = g.description + "\n";
+  auto to = std::back_inserter(out);
   for (engine::TaskId id = 0; id < sim.task_count(); ++id) {
-    out += g.task_names[id] + " " + std::string(engine::to_string(sim.kind(id))) + " " +
-           std::to_string(sim.amount(id)) + " " + std::to_string(sim.gpu(id)) + " " +
-           std::to_string(sim.peer_gpu(id)) + " deps";
+    fmt::format_to(to, "{} {} {} {} {} deps", g.task_names[id], engine::to_string(sim.kind(id)),
+                   sim.amount(id), sim.gpu(id), sim.peer_gpu(id));
     for (engine::TaskId d : sim.deps(id))
-      out += " " + std::to_string(d);
+      fmt::format_to(to, " {}", d);
     out += " paths";
     for (const engine::PathShare& p : sim.paths(id)) {
-      out += " " + std::to_string(p.share) + "@" + std::to_string(sim.path_latency_s(p.path));
+      fmt::format_to(to, " {}@{}", p.share, sim.path_latency_s(p.path));
       for (engine::ChannelId c : sim.path_channels(p.path))
-        out += ":" + std::to_string(c);
+        fmt::format_to(to, ":{}", c);
     }
     out += "\n";
   }
@@ -83,7 +85,7 @@ TEST(TaskGraphPlainReader, ARingWrittenPerTransferMatchesTheFullReader) {
   for (int s = 0; s < 4; ++s) {
     std::string deps;
     for (std::size_t i = 0; i < members.size(); ++i) {
-      const std::string id = "s" + std::to_string(s) + "." + std::to_string(i);
+      const std::string id = fmt::format("s{}.{}", s, i);
       text += R"(, {"id": ")" + id + R"(", "kind": "transfer", "src": ")" + members[i] +
               R"(", "dst": ")" + members[(i + 1) % members.size()] +
               R"(", "bytes": 333333333, "deps": ["b)" + std::to_string(s) + R"("]})";
@@ -161,6 +163,25 @@ TEST(TaskGraphPlainReader, GivesUpOnEveryBadInputAndTheErrorIsTheFullReaders) {
       R"({"tasks": [{"id": "x", "kind": "transfer", "src": 0, "dst": "gpu1", "bytes": 1}]})",
       R"({"tasks": [{"id": "a", "kind": "barrier"}]} trailing)",
       R"({"tasks": [{"id": "a", "kind": "barrier", "deps": [[["a"]]]}]})",
+      // Text that is not JSON (simdjson, the fast reader's parser, must refuse what nlohmann,
+      // the full reader's, refuses): invalid UTF-8, raw control characters and a lone
+      // surrogate in strings, commas missing or extra, brackets unbalanced, a second document.
+      "{\"tasks\": [{\"id\": \"a\xff\", \"kind\": \"barrier\"}]}",
+      "{\"tasks\": [{\"id\": \"a\xc3\", \"kind\": \"barrier\"}]}",
+      "{\"tasks\": [{\"id\": \"a\tb\", \"kind\": \"barrier\"}]}",
+      "{\"tasks\": [{\"id\": \"a\nb\", \"kind\": \"barrier\"}]}",
+      R"({"tasks": [{"id": "a\ud800", "kind": "barrier"}]})",
+      R"({"tasks": [{"id": "a\q", "kind": "barrier"}]})",
+      R"({"tasks": [{"id": "a", "kind": "barrier",}]})",
+      R"({"tasks": [{"id": "a", "kind": "barrier"},]})",
+      R"({"tasks": [{"id": "a" "kind": "barrier"}]})",
+      R"({"tasks": [{"id": "a", "kind": "barrier"} {"id": "b", "kind": "barrier"}]})",
+      R"({"tasks": [{"id": "a", "kind": "barrier"}]}})",
+      R"({"tasks": [{"id": "a", "kind": "barrier"}]}])",
+      R"({"tasks": [{"id": "a", "kind": "barrier"}])",
+      R"({"tasks": [{"id": "a", "kind": "barrier"}]} {"tasks": []})",
+      R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0", "dst": "gpu1", "bytes": 01}]})",
+      R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0", "dst": "gpu1", "bytes": 1x}]})",
   };
   testing::TempDir dir;
   for (const std::string& text : bad) {
@@ -224,6 +245,32 @@ TEST(TaskGraphPlainReader, NeverTakesWhatTheFullReaderRefuses) {
   // Some damage leaves a valid graph (a digit of a size or a note changed): the check is not
   // empty.
   EXPECT_GT(taken, 0);
+}
+
+// Escapes in ids, names and keys: where the fast reader takes the text, it reads what the full
+// reader reads ("a\u0062" is the id "ab" to both).
+TEST(TaskGraphPlainReader, ReadsEscapesAsTheFullReaderDoes) {
+  const topo::Topology t = test_machine();
+  const std::vector<std::string> texts = {
+      R"({"tasks": [{"id": "a\u0062", "kind": "barrier"}, {"id": "c", "kind": "barrier",
+                    "deps": ["ab"]}]})",
+      R"({"tasks": [{"id": "a\"q\\", "kind": "barrier"}, {"id": "c", "kind": "barrier",
+                    "deps": ["a\"q\\"]}]})",
+      R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu\u0030", "dst": "gpu1",
+                    "bytes": 7}]})",
+      R"({"tasks": [{"i\u0064": "a", "kind": "barrier"}]})",
+      R"({"description": "\u00e9t\u00e9 \ud83d\ude00", "tasks": []})",
+  };
+  int taken = 0;
+  for (const std::string& text : texts) {
+    const TaskGraph full = parse_task_graph(parse_json_text(text, "g.json"), "g.json", t);
+    const auto fast = detail::read_valid_task_graph(text, t, LinkRates::line);
+    if (!fast) continue;
+    ++taken;
+    EXPECT_EQ(fingerprint(*fast, t), fingerprint(full, t)) << text;
+  }
+  // All but the escaped key ("i\u0064", which it leaves to the full reader) are taken.
+  EXPECT_EQ(taken, 4);
 }
 
 // A key given twice is left to the full reader, whatever it makes of it.
