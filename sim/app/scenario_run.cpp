@@ -99,6 +99,7 @@ MachineRun run_job(const work::Scenario& scenario, const topo::Topology& machine
   const work::ModelSpec model = work::load_model(scenario.model);
   work::JobOptions job_options;
   job_options.record_channel_intervals = keep_run;  // only a trace draws them
+  job_options.name_tasks = keep_run;
   MachineRun run;
   try {
     run.job = work::simulate_job(machine, model, scenario, job_options);

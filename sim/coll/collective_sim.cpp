@@ -122,13 +122,17 @@ namespace {
 
 engine::TaskId lower_as(const Communicator& comm, const Request& request, const Choice& choice,
                         engine::Simulation& sim, std::span<const engine::TaskId> deps, bool alone,
-                        Granularity granularity, std::vector<double>* saturated_apart_s = nullptr) {
+                        Granularity granularity, std::vector<double>* saturated_apart_s = nullptr,
+                        const PlaneCopies* job_planes = nullptr) {
   const CollectiveAlgorithm& algorithm = AlgorithmRegistry::builtin().get(choice.algorithm);
   if (!algorithm.serves(request.op)) {
     throw std::logic_error(
         fmt::format("{} does not run {}", algorithm.name(), to_string(request.op)));
   }
-  Lowering lowering(comm, request, choice, algorithm, sim, alone, granularity);
+  Lowering lowering =
+      job_planes != nullptr
+          ? Lowering(comm, request, choice, algorithm, sim, granularity, *job_planes)
+          : Lowering(comm, request, choice, algorithm, sim, alone, granularity);
   const engine::TaskId start = sim.add_delay(lowering.base_latency_s(), deps);
   if (comm.size() == 1) return start;
   const engine::TaskId end = algorithm.lower(lowering, start);
@@ -175,12 +179,14 @@ double job_overhead_s(const Communicator& comm, const Request& request, const Ch
 
 engine::TaskId lower_collective(const Communicator& comm, const Request& request,
                                 const Choice& choice, engine::Simulation& sim,
-                                std::span<const engine::TaskId> deps, bool alone) {
+                                std::span<const engine::TaskId> deps, bool alone,
+                                const PlaneCopies* job_planes) {
   if (alone) return lower_as(comm, request, choice, sim, deps, true, Granularity::slices);
   // Beside other traffic, a collective's slices would multiply the job's tasks a hundredfold:
   // its bulk flows share the links with the rest, and it then pays what its slices and its
   // launch add.
-  const engine::TaskId end = lower_as(comm, request, choice, sim, deps, false, Granularity::steps);
+  const engine::TaskId end =
+      lower_as(comm, request, choice, sim, deps, false, Granularity::steps, nullptr, job_planes);
   const double extra_s = job_overhead_s(comm, request, choice);
   return extra_s > 0 ? sim.add_delay(extra_s, {&end, 1}) : end;
 }

@@ -50,9 +50,12 @@ int channels_for(const Communicator& comm, Algorithm a, Protocol p, double bytes
 // possibly followed by others.
 // `alone`: the collective is all that runs in `sim` (see Lowering): it is lowered slice by
 // slice; otherwise by steps plus its slices' overhead (see Granularity above).
+// `job_planes` (not alone): simulate only the planes it keeps, as Lowering's job-planes
+// constructor says; REQUIRES then that the choice's algorithm moves only over rank routes.
 engine::TaskId lower_collective(const Communicator& comm, const Request& request,
                                 const Choice& choice, engine::Simulation& sim,
-                                std::span<const engine::TaskId> deps, bool alone = false);
+                                std::span<const engine::TaskId> deps, bool alone = false,
+                                const PlaneCopies* job_planes = nullptr);
 
 struct Outcome {
   Choice choice;

@@ -10,15 +10,21 @@ namespace linksim::coll {
 Lowering::Lowering(const Communicator& comm, const Request& request, const Choice& choice,
                    const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone,
                    Granularity granularity)
-    : Lowering(comm, request, choice, algorithm, sim, alone, granularity, alone) {}
+    : Lowering(comm, request, choice, algorithm, sim, alone, granularity,
+               alone ? &comm.plane_copies() : nullptr) {}
 
 Lowering::Lowering(const Lowering& whole, engine::Simulation& part)
     : Lowering(whole.comm_, whole.request_, whole.choice_, whole.algorithm_, part, false,
-               whole.granularity_, whole.plane_copies_ > 1) {}
+               whole.granularity_, whole.planes_) {}
+
+Lowering::Lowering(const Communicator& comm, const Request& request, const Choice& choice,
+                   const CollectiveAlgorithm& algorithm, engine::Simulation& sim,
+                   Granularity granularity, const PlaneCopies& job_planes)
+    : Lowering(comm, request, choice, algorithm, sim, false, granularity, &job_planes) {}
 
 Lowering::Lowering(const Communicator& comm, const Request& request, const Choice& choice,
                    const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone,
-                   Granularity granularity, bool may_leave_out_planes)
+                   Granularity granularity, const PlaneCopies* leave_out)
     : comm_(comm),
       request_(request),
       choice_(choice),
@@ -42,12 +48,10 @@ Lowering::Lowering(const Communicator& comm, const Request& request, const Choic
     net_hop_s_ = algorithm.hop_latency_s(choice.protocol, HwClass::net) * fitted.latency;
   }
   base_s_ = algorithm.base_latency_s(choice.protocol) * fitted.latency;
-  if (may_leave_out_planes && algorithm.moves_only_over_rank_routes()) {
-    const PlaneCopies& planes = comm.plane_copies();
-    if (planes.copies > 1) {
-      plane_copies_ = planes.copies;
-      keep_path_ = &planes.keep_path;
-    }
+  if (leave_out && leave_out->copies > 1 && algorithm.moves_only_over_rank_routes()) {
+    plane_copies_ = leave_out->copies;
+    planes_ = leave_out;
+    keep_path_ = &leave_out->keep_path;
   }
   const double cap = algorithm.rank_cap_Bps(comm, choice.protocol, choice.channels);
   rank_cap_.assign(static_cast<std::size_t>(comm.size()), std::nullopt);

@@ -15,6 +15,7 @@
 
 #include "sim/coll/communicator.hpp"
 #include "sim/coll/request.hpp"
+#include "sim/coll/route_planes.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace linksim::coll {
@@ -41,6 +42,13 @@ class Lowering {
   // nothing else (a replay's partial run): not `alone` (it replays nothing itself), and it
   // leaves out the planes `whole` leaves out.
   Lowering(const Lowering& whole, engine::Simulation& part);
+  // A collective beside other traffic that leaves out the planes `job_planes` leaves out: a job
+  // all of whose transfers cross those planes alike (sim/work/job_planes.hpp). REQUIRES: the
+  // algorithm moves only over rank routes, and `job_planes` was found over routes that include
+  // every route between this communicator's ranks. Outlives this.
+  Lowering(const Communicator& comm, const Request& request, const Choice& choice,
+           const CollectiveAlgorithm& algorithm, engine::Simulation& sim, Granularity granularity,
+           const PlaneCopies& job_planes);
 
   const Communicator& comm() const { return comm_; }
   const Request& request() const { return request_; }
@@ -94,7 +102,7 @@ class Lowering {
  private:
   Lowering(const Communicator& comm, const Request& request, const Choice& choice,
            const CollectiveAlgorithm& algorithm, engine::Simulation& sim, bool alone,
-           Granularity granularity, bool may_leave_out_planes);
+           Granularity granularity, const PlaneCopies* leave_out);
 
   std::span<const engine::PathShare> paths(int from, int to);
   std::span<const engine::PathShare> bare_paths(int from, int to);
@@ -112,6 +120,7 @@ class Lowering {
   double net_hop_s_ = 0;
   double base_s_ = 0;
   int plane_copies_ = 1;
+  const PlaneCopies* planes_ = nullptr;           // the planes left out, when copies > 1
   const std::vector<bool>* keep_path_ = nullptr;  // the planes simulated, when copies > 1
   std::vector<std::optional<engine::ChannelId>> rank_cap_;
   std::vector<double> saturated_apart_s_;

@@ -10,9 +10,11 @@ using topo::ChannelId;
 
 // Whether plane j is a copy of plane k over every route: same share, latency, length and
 // capacities, and one consistent one-to-one correspondence of their channels.
+// On success `forward` maps plane k's channels to plane j's.
 bool planes_are_copies(std::span<const topo::Route* const> routes,
-                       const std::vector<double>& capacity_Bps, std::size_t k, std::size_t j) {
-  std::unordered_map<ChannelId, ChannelId> forward;
+                       const std::vector<double>& capacity_Bps, std::size_t k, std::size_t j,
+                       std::unordered_map<ChannelId, ChannelId>& forward) {
+  forward.clear();
   std::unordered_map<ChannelId, ChannelId> backward;
   for (const topo::Route* r : routes) {
     const topo::Path& a = r->paths[k];
@@ -53,14 +55,21 @@ PlaneCopies find_plane_copies(std::span<const topo::Route* const> routes,
   // Sets of copies, each led by its lowest plane.
   std::vector<int> set_of(planes, -1);
   std::vector<int> set_size;
+  std::vector<ChannelId> copy_of(capacity_Bps.size(), PlaneCopies::kOffPlanes);
+  std::unordered_map<ChannelId, ChannelId> forward;
   for (std::size_t k = 0; k < planes; ++k) {
     if (set_of[k] >= 0) continue;
     set_of[k] = static_cast<int>(set_size.size());
     set_size.push_back(1);
+    for (const auto& [c, plane] : plane_of) {
+      if (plane == k) copy_of[c] = c;
+    }
     for (std::size_t j = k + 1; j < planes; ++j) {
-      if (set_of[j] < 0 && planes_are_copies(routes, capacity_Bps, k, j)) {
+      if (set_of[j] < 0 && planes_are_copies(routes, capacity_Bps, k, j, forward)) {
         set_of[j] = set_of[k];
         ++set_size.back();
+        for (const auto& [ck, cj] : forward)
+          copy_of[cj] = ck;
       }
     }
   }
@@ -70,6 +79,7 @@ PlaneCopies find_plane_copies(std::span<const topo::Route* const> routes,
   PlaneCopies out;
   out.copies = set_size.front();
   out.keep_path.assign(planes, false);
+  out.copy_of = std::move(copy_of);
   std::vector<bool> led(set_size.size(), false);
   for (std::size_t k = 0; k < planes; ++k) {
     const auto s = static_cast<std::size_t>(set_of[k]);

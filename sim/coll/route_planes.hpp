@@ -9,6 +9,7 @@
 // throughput cap) carry the copies' load too, so in the reduced run they keep 1/copies of their
 // capacity. The reduced run moves P/copies times fewer flows and ends at the same times.
 
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -17,8 +18,13 @@
 namespace linksim::coll {
 
 struct PlaneCopies {
+  static constexpr topo::ChannelId kOffPlanes = std::numeric_limits<topo::ChannelId>::max();
   int copies = 1;               // planes in each set of identical planes; 1: nothing left out
   std::vector<bool> keep_path;  // by path index: whether that plane is simulated
+  // By topology channel (when copies > 1): the simulated channel it copies (itself on a kept
+  // plane), or kOffPlanes for a channel on no route's path. A run of the kept planes gives a
+  // left-out channel exactly the usage of the channel it copies.
+  std::vector<topo::ChannelId> copy_of;
 };
 
 // Checks `routes` (every ordered pair of a communicator's ranks) for identical planes, with

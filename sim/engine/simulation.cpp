@@ -105,6 +105,31 @@ TaskId Simulation::add_transfer(double bytes, std::span<const PathShare> paths, 
   return add_task(t, deps);
 }
 
+Simulation::PathSetId Simulation::add_path_set(std::span<const PathShare> paths) {
+  if (paths.empty()) return 0;
+  for ([[maybe_unused]] const PathShare& p : paths)
+    assert(p.path < path_latency_s_.size() && p.share > 0);
+  set_shares_.insert(set_shares_.end(), paths.begin(), paths.end());
+  set_begin_.push_back(static_cast<std::uint32_t>(set_shares_.size()));
+  return static_cast<PathSetId>(set_begin_.size() - 2);
+}
+
+TaskId Simulation::add_transfer(double bytes, PathSetId set, int src_gpu, int dst_gpu,
+                                std::span<const TaskId> deps) {
+  assert(bytes >= 0 && set < path_set_count());
+  assert(src_gpu < static_cast<int>(gpu_count_) && dst_gpu < static_cast<int>(gpu_count_));
+  Task t;
+  t.set_kind(TaskKind::transfer, src_gpu);
+  t.peer_gpu = dst_gpu;
+  t.amount = bytes;
+  t.path_set = set;
+  return add_task(t, deps);
+}
+
+std::span<const PathShare> Simulation::path_set_paths(PathSetId set) const {
+  return {set_shares_.data() + set_begin_[set], set_begin_[set + 1] - set_begin_[set]};
+}
+
 TaskId Simulation::add_delay(double duration_s, std::span<const TaskId> deps) {
   assert(duration_s >= 0);
   Task t;
@@ -128,8 +153,7 @@ std::span<const TaskId> Simulation::deps(TaskId task) const {
 }
 
 std::span<const PathShare> Simulation::paths(TaskId task) const {
-  const PathSetId set = tasks_[task].path_set;
-  return {set_shares_.data() + set_begin_[set], set_begin_[set + 1] - set_begin_[set]};
+  return path_set_paths(tasks_[task].path_set);
 }
 
 std::span<const ChannelId> Simulation::path_channels(PathId path) const {

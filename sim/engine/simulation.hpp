@@ -72,6 +72,18 @@ class Simulation {
   // Optional: room for this many tasks and dependency entries in all.
   void reserve(std::size_t tasks, std::size_t deps);
 
+  // A transfer's (path, share) list by id. add_transfer above looks for an equal list before it
+  // makes one; a caller that knows its list is new (a graph copy, whose paths are its own) makes
+  // it once with add_path_set and names it in every transfer that uses it. Set 0 is the empty
+  // list. REQUIRES: as add_transfer's paths; `set` below path_set_count().
+  using PathSetId = std::uint32_t;
+  PathSetId add_path_set(std::span<const PathShare> paths);
+  TaskId add_transfer(double bytes, PathSetId set, int src_gpu, int dst_gpu,
+                      std::span<const TaskId> deps);
+  PathSetId path_set(TaskId task) const { return tasks_[task].path_set; }
+  std::size_t path_set_count() const { return set_begin_.size() - 1; }
+  std::span<const PathShare> path_set_paths(PathSetId set) const;
+
   std::size_t task_count() const { return tasks_.size(); }
   std::size_t channel_count() const { return capacity_Bps_.size(); }
   std::size_t gpu_count() const { return gpu_count_; }
@@ -95,7 +107,6 @@ class Simulation {
   // A transfer's list of (path, share), stored once however many transfers use it (every step
   // of a ring reuses each rank's), so a transfer costs its task and not its paths. Set 0 is the
   // empty list, which every other kind of task has.
-  using PathSetId = std::uint32_t;
   static constexpr PathSetId kNoPathSet = ~PathSetId{0};
 
   // 24 bytes: graphs of tens of millions of tasks are the point. A task's deps end where the

@@ -17,9 +17,16 @@ std::vector<Interval> plain(const std::vector<TaskInterval>& v) {
 }  // namespace
 
 std::vector<Interval> merged(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& x, const Interval& y) {
+  const auto before = [](const Interval& x, const Interval& y) {
     return x.start_s != y.start_s ? x.start_s < y.start_s : x.end_s < y.end_s;
-  });
+  };
+  // Often two sorted runs back to back (a GPU's transfers, then its collectives' spans): sort
+  // only what follows the sorted prefix, then merge.
+  const auto prefix_end = std::is_sorted_until(v.begin(), v.end(), before);
+  if (prefix_end != v.end()) {
+    std::sort(prefix_end, v.end(), before);
+    std::inplace_merge(v.begin(), prefix_end, v.end(), before);
+  }
   std::vector<Interval> out;
   for (const Interval& iv : v) {
     if (!out.empty() && iv.start_s <= out.back().end_s) {
@@ -100,9 +107,11 @@ Summary summarize(const Simulation& sim, const Timeline& tl, const Names& names,
                   std::span<const CommOp> ops) {
   Summary s;
   s.makespan_s = tl.makespan_s;
-  s.tasks.reserve(sim.task_count());
-  for (TaskId t = 0; t < sim.task_count(); ++t) {
-    s.tasks.push_back({names.tasks.at(t), sim.kind(t), tl.task_start_s[t], tl.task_end_s[t]});
+  if (!names.tasks.empty()) {
+    s.tasks.reserve(sim.task_count());
+    for (TaskId t = 0; t < sim.task_count(); ++t) {
+      s.tasks.push_back({names.tasks.at(t), sim.kind(t), tl.task_start_s[t], tl.task_end_s[t]});
+    }
   }
   const auto comm = comm_intervals(sim, tl, ops);
   const auto compute = compute_intervals(tl);

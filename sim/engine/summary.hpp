@@ -78,7 +78,8 @@ struct Summary {
 inline constexpr std::size_t kMaxBottlenecks = 10;
 
 // REQUIRES: `timeline` came from `sim.run()` with intervals recorded; `names` covers every
-// task, GPU and channel of `sim`; every op's tasks and GPUs are in range.
+// GPU and channel of `sim`, and every task unless `names.tasks` is empty, when the summary has
+// no task rows (a job's step split needs none); every op's tasks and GPUs are in range.
 Summary summarize(const Simulation& sim, const Timeline& timeline, const Names& names,
                   std::span<const CommOp> ops = {});
 

@@ -188,9 +188,30 @@ std::optional<Route> Router::relay_route(NodeId src, NodeId dst) const {
   const Topology& t = *topo_;
   std::vector<std::vector<ChannelId>> best;
   std::size_t best_hops = 0;
+  const auto has_nvlink = [&t](NodeId n) {
+    const auto out = t.out_channels(n);
+    return std::any_of(out.begin(), out.end(), [&t](ChannelId c) {
+      return t.link(Topology::link_of(c)).kind == LinkKind::nvlink;
+    });
+  };
+  if (!has_nvlink(src) || !has_nvlink(dst)) return std::nullopt;
+  // Only the GPUs that src reaches over NVLink can relay: read them from src's one search
+  // rather than trying every GPU of the host, which made a PCIe machine's all-pairs summary
+  // cubic in its GPU count.
   const auto [lo, hi] = host_range(t, src);
-  for (NodeId g = lo; g < hi; ++g) {
-    if (g == src || g == dst || t.node(g).kind != NodeKind::gpu) continue;
+  std::vector<NodeId> candidates;
+  const auto reach =
+      impl_->sharing == SearchSharing::per_pair
+          ? std::make_shared<const SearchTree>(search_from(
+                t, src, impl_->use_of(Search::nvlink_direct), impl_->via_of(Search::nvlink_direct)))
+          : impl_->tree(src, Search::nvlink_direct);
+  for (const auto& [g, hops] : reach->dist) {
+    if (g >= lo && g < hi && g != src && g != dst && t.node(g).kind == NodeKind::gpu) {
+      candidates.push_back(g);
+    }
+  }
+  std::sort(candidates.begin(), candidates.end());
+  for (NodeId g : candidates) {
     const auto first = impl_->shortest(src, g, Search::nvlink_direct);
     if (first.empty()) continue;
     const auto second = impl_->shortest(g, dst, Search::nvlink_direct);

@@ -35,6 +35,10 @@ engine::TaskId append_graph(const engine::Simulation& from, std::size_t shared_c
       channels.push_back(channel[c]);
     path[p] = to.add_path(channels, from.path_latency_s(static_cast<engine::PathId>(p)));
   }
+  // Each of `from`'s path sets once, over the new paths: no set of `to` can equal one (their
+  // paths are new), so looking for one, as add_transfer does, would be wasted.
+  constexpr auto kNotYet = ~engine::Simulation::PathSetId{0};
+  std::vector<engine::Simulation::PathSetId> set(from.path_set_count(), kNotYet);
   const auto base = static_cast<engine::TaskId>(to.task_count());
   std::vector<engine::TaskId> deps;
   std::vector<engine::PathShare> shares;
@@ -47,12 +51,17 @@ engine::TaskId append_graph(const engine::Simulation& from, std::size_t shared_c
       case engine::TaskKind::compute:
         to.add_compute(from.gpu(t), amount(t), deps);
         break;
-      case engine::TaskKind::transfer:
-        shares.clear();
-        for (const engine::PathShare& ps : from.paths(t))
-          shares.push_back({path[ps.path], ps.share});
-        to.add_transfer(amount(t), shares, from.gpu(t), from.peer_gpu(t), deps);
+      case engine::TaskKind::transfer: {
+        auto& s = set[from.path_set(t)];
+        if (s == kNotYet) {
+          shares.clear();
+          for (const engine::PathShare& ps : from.paths(t))
+            shares.push_back({path[ps.path], ps.share});
+          s = to.add_path_set(shares);
+        }
+        to.add_transfer(amount(t), s, from.gpu(t), from.peer_gpu(t), deps);
         break;
+      }
       case engine::TaskKind::delay:
         to.add_delay(amount(t), deps);
         break;
@@ -70,6 +79,10 @@ engine::Simulation copy_graph(const engine::Simulation& from,
   for (std::size_t c = 0; c < capacity_Bps.size(); ++c)
     capacity_Bps[c] = from.channel_capacity_Bps(static_cast<engine::ChannelId>(c));
   engine::Simulation to(std::move(capacity_Bps), from.gpu_count());
+  std::size_t deps = 0;
+  for (engine::TaskId t = 0; t < from.task_count(); ++t)
+    deps += from.deps(t).size();
+  to.reserve(from.task_count(), deps);
   append_graph(from, from.channel_count(), to, {}, amount);
   return to;
 }

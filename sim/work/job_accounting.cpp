@@ -11,18 +11,20 @@ namespace linksim::work {
 engine::Names job_names(const topo::Topology& machine, const engine::Simulation& sim,
                         const std::vector<CommRecord>& records,
                         const std::vector<std::pair<engine::TaskId, int>>& compute_tasks,
-                        std::vector<std::string> gpu_ids) {
+                        std::vector<std::string> gpu_ids, bool name_tasks) {
   engine::Names names;
-  names.tasks.resize(sim.task_count());
-  for (std::size_t i = 0; i < sim.task_count(); ++i)
-    names.tasks[i] = fmt::format("t{}", i);
-  for (const auto& r : records) {
-    for (engine::TaskId t = r.first_task; t <= r.end; ++t) {
-      names.tasks[t] = fmt::format("{} {} #{}", r.group, coll::to_string(r.op), t);
+  if (name_tasks) {
+    names.tasks.resize(sim.task_count());
+    for (std::size_t i = 0; i < sim.task_count(); ++i)
+      names.tasks[i] = fmt::format("t{}", i);
+    for (const auto& r : records) {
+      for (engine::TaskId t = r.first_task; t <= r.end; ++t) {
+        names.tasks[t] = fmt::format("{} {} #{}", r.group, coll::to_string(r.op), t);
+      }
     }
+    for (const auto& [task, rank] : compute_tasks)
+      names.tasks[task] = fmt::format("compute #{}", task);
   }
-  for (const auto& [task, rank] : compute_tasks)
-    names.tasks[task] = fmt::format("compute #{}", task);
   names.gpus = std::move(gpu_ids);
   for (std::size_t c = 0; c < sim.channel_count(); ++c) {
     names.channels.push_back(c < machine.channel_count()

@@ -16,12 +16,13 @@
 
 namespace linksim::work {
 
-// Every task named by what it is ("TP all_reduce #12", "compute #3", "t7"), the job's GPUs
-// (`gpu_ids`, by rank) and every channel (the machine's, then protocol caps).
+// The job's GPUs (`gpu_ids`, by rank), every channel (the machine's, then protocol caps) and,
+// with `name_tasks`, every task by what it is ("TP all_reduce #12", "compute #3", "t7"): only a
+// trace shows those, and a long pipeline has millions.
 engine::Names job_names(const topo::Topology& machine, const engine::Simulation& sim,
                         const std::vector<CommRecord>& records,
                         const std::vector<std::pair<engine::TaskId, int>>& compute_tasks,
-                        std::vector<std::string> gpu_ids);
+                        std::vector<std::string> gpu_ids, bool name_tasks);
 
 // Fills `res`'s step, its split, by_group, by_collective, bottlenecks and tokens from the run.
 void account_job(JobResult& res, const topo::Topology& machine, const Scenario& sc,

@@ -11,7 +11,7 @@
 namespace linksim::work {
 
 JobBuilder::JobBuilder(const topo::Topology& machine, const ModelSpec& model,
-                       const Scenario& scenario)
+                       const Scenario& scenario, bool leave_out_planes)
     : machine_(machine),
       model_(model),
       sc_(scenario),
@@ -22,7 +22,7 @@ JobBuilder::JobBuilder(const topo::Topology& machine, const ModelSpec& model,
       last_(gpus_.size(), std::nullopt),
       gpu_(&*machine.node(gpus_.front()).gpu),
       roofline_(model, scenario, *machine.node(gpus_.front()).gpu),
-      comms_(machine, gpus_) {}
+      comms_(machine, gpus_, leave_out_planes) {}
 
 void JobBuilder::build() {
   const ParallelPlan& p = layout_.plan;
@@ -164,7 +164,9 @@ engine::TaskId JobBuilder::send(int a, int b, double bytes, TaskId dep) {
   auto& comm = comms_.communicator({a, b});
   const double hop =
       coll::hop_latency_s(coll::Algorithm::pairwise, coll::Protocol::simple, comm.intra_class());
-  const auto shares = coll::add_route_paths(*sim_, comm.route(0, 1), hop);
+  const coll::PlaneCopies* planes = comms_.planes();
+  const auto shares = coll::add_route_paths(*sim_, comm.route(0, 1), hop, std::nullopt,
+                                            planes ? &planes->keep_path : nullptr);
   return sim_->add_transfer(bytes / coll::wire_efficiency(coll::Protocol::simple), shares,
                             gpu_index(a), gpu_index(b), {&dep, 1});
 }

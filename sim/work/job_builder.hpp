@@ -39,8 +39,11 @@ namespace linksim::work {
 
 class JobBuilder {
  public:
-  // All references outlive this.
-  JobBuilder(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario);
+  // All references outlive this. `leave_out_planes`: build the job on one plane of each set of
+  // identical planes (job_planes.hpp); build() then throws PlanesDoNotHold where some of its
+  // traffic cannot leave them out.
+  JobBuilder(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario,
+             bool leave_out_planes = false);
 
   // Adds the whole step to sim(). Call once.
   void build();
@@ -53,6 +56,8 @@ class JobBuilder {
   }
   // The most channels any of the job's collectives runs.
   int max_channels() const { return max_channels_; }
+  // The planes the graph leaves out, or nullptr when it has every plane.
+  const coll::PlaneCopies* planes() const { return comms_.planes(); }
 
  private:
   using TaskId = engine::TaskId;

@@ -6,6 +6,7 @@
 #include "sim/coll/route_paths.hpp"
 #include "sim/core/error.hpp"
 #include "sim/work/job_builder.hpp"
+#include "sim/work/job_planes.hpp"
 
 namespace linksim::work {
 
@@ -50,6 +51,7 @@ engine::TaskId JobBuilder::host_copy(int r, bool to_host, double bytes,
                                  machine_.node(g).id, machine_.name));
   }
   const auto route = to_host ? router_->route(g, *cpu) : router_->route(*cpu, g);
+  if (comms_.planes() && !off_planes(*comms_.planes(), *route)) throw PlanesDoNotHold{};
   const auto shares = coll::add_route_paths(*sim_, *route);
   const int gi = gpu_index(r);
   const TaskId first = static_cast<TaskId>(sim_->task_count());

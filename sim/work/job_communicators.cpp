@@ -1,16 +1,30 @@
 #include "sim/work/job_communicators.hpp"
 
+#include <numeric>
 #include <utility>
 
+#include "sim/coll/algorithm.hpp"
+#include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/collective_sim.hpp"
 #include "sim/topo/link_payload.hpp"
+#include "sim/work/job_planes.hpp"
 
 namespace linksim::work {
 
-JobCommunicators::JobCommunicators(const topo::Topology& machine, std::vector<topo::NodeId> gpus)
+JobCommunicators::JobCommunicators(const topo::Topology& machine, std::vector<topo::NodeId> gpus,
+                                   bool leave_out_planes)
     : machine_(machine),
       gpus_(std::move(gpus)),
-      capacities_Bps_(topo::payload_capacities_Bps(machine)) {}
+      capacities_Bps_(topo::payload_capacities_Bps(machine)) {
+  const auto n = static_cast<int>(gpus_.size());
+  if (!leave_out_planes || machine.is_cluster() || n < 2 ||
+      n > coll::Communicator::kMaxPlaneRanks) {
+    return;
+  }
+  std::vector<int> all(static_cast<std::size_t>(n));
+  std::iota(all.begin(), all.end(), 0);
+  planes_ = communicator(all).plane_copies();
+}
 
 coll::Communicator& JobCommunicators::communicator(const std::vector<int>& ranks) {
   auto it = comms_.find(ranks);
@@ -39,8 +53,12 @@ const RecordedCollective& JobCommunicators::lowered(const std::vector<int>& rank
   auto it = lowered_.find(key);
   if (it == lowered_.end()) {
     const coll::Choice& c = choice(ranks, request);
-    auto recorded =
-        std::make_unique<RecordedCollective>(communicator(ranks), request, c, capacities_Bps_);
+    if (planes() != nullptr &&
+        !coll::AlgorithmRegistry::builtin().get(c.algorithm).moves_only_over_rank_routes()) {
+      throw PlanesDoNotHold{};
+    }
+    auto recorded = std::make_unique<RecordedCollective>(communicator(ranks), request, c,
+                                                         capacities_Bps_, planes());
     it = lowered_.emplace(std::move(key), std::move(recorded)).first;
   }
   return *it->second;

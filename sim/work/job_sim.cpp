@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <stdexcept>
 
 #include "sim/core/error.hpp"
@@ -10,6 +11,7 @@
 #include "sim/work/graph_copy.hpp"
 #include "sim/work/job_accounting.hpp"
 #include "sim/work/job_builder.hpp"
+#include "sim/work/job_planes.hpp"
 #include "sim/work/plan_check.hpp"
 #include "sim/work/rank_layout.hpp"
 #include "sim/work/sm_contention.hpp"
@@ -60,6 +62,24 @@ engine::Simulation with_compute_scaled(const engine::Simulation& sim,
   return copy_graph(sim, [&](engine::TaskId t) { return sim.amount(t) * factor[t]; });
 }
 
+// The job's graph, on one plane of each set of identical planes where all of its traffic
+// allows it (job_planes.hpp), else on every plane.
+std::unique_ptr<JobBuilder> build_job(const topo::Topology& machine, const ModelSpec& model,
+                                      const Scenario& sc, bool leave_out_planes) {
+  if (leave_out_planes) {
+    try {
+      auto builder = std::make_unique<JobBuilder>(machine, model, sc, true);
+      builder->build();
+      return builder;
+    } catch (const PlanesDoNotHold&) {
+      // some traffic needs every plane: build it again on all of them
+    }
+  }
+  auto builder = std::make_unique<JobBuilder>(machine, model, sc, false);
+  builder->build();
+  return builder;
+}
+
 }  // namespace
 
 JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
@@ -93,12 +113,17 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   // Pass 1 finds how much of each compute task overlaps communication; pass 2 runs the same
   // graph again with that part slowed (sm_contention.hpp). Where nothing is slowed (no SM share,
   // or no overlap) pass 2 would repeat pass 1 exactly, so pass 1 stands.
-  JobBuilder builder(machine, model, sc);
-  builder.build();
+  std::unique_ptr<JobBuilder> built = build_job(machine, model, sc, options.leave_out_planes);
+  const JobBuilder& builder = *built;
   std::shared_ptr<engine::Simulation> sim = builder.sim();
   engine::RunOptions run_options;
   run_options.record_channel_intervals = options.record_channel_intervals;
-  auto tl = std::make_shared<engine::Timeline>(sim->run(run_options));
+  const auto run = [&] {
+    engine::Timeline t = sim->run(run_options);
+    if (builder.planes()) fill_left_out_planes(*builder.planes(), t);
+    return std::make_shared<engine::Timeline>(std::move(t));
+  };
+  auto tl = run();
   const double share = comm_sm_share(sc.compute.comm_sm_share, builder.max_channels(), gpu);
   res.comm_sm_share = share;
   const std::vector<double> scale = compute_slowdowns(
@@ -109,11 +134,12 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   if (slowed) {
     sim = std::make_shared<engine::Simulation>(
         with_compute_scaled(*sim, builder.compute_tasks(), scale));
-    tl = std::make_shared<engine::Timeline>(sim->run(run_options));
+    tl = run();
   }
 
-  auto names = std::make_shared<engine::Names>(
-      job_names(machine, *sim, builder.records(), builder.compute_tasks(), std::move(gpu_ids)));
+  auto names = std::make_shared<engine::Names>(job_names(machine, *sim, builder.records(),
+                                                         builder.compute_tasks(),
+                                                         std::move(gpu_ids), options.name_tasks));
   account_job(res, machine, sc, *sim, *tl, *names, builder.records());
   res.simulation = sim;
   res.timeline = tl;

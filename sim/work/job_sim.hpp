@@ -26,6 +26,13 @@ struct JobOptions {
   // intervals, which the rest of the result needs; for a long pipeline the intervals are a
   // quarter of the memory.
   bool record_channel_intervals = false;
+  // Name every task in JobResult::names (what a trace labels its slices with); off, names cover
+  // the GPUs and channels only.
+  bool name_tasks = false;
+  // Simulate one plane of each set of identical planes where the whole job allows it
+  // (job_planes.hpp): the same times, to rounding, with a fraction of the flows. Off, every
+  // plane is simulated (the reference the tests hold it to).
+  bool leave_out_planes = true;
 };
 
 // Throws InputError (naming the scenario file) for a plan that does not match the machine, and

@@ -19,6 +19,10 @@ struct PlanProblem {
   std::string message;  // what is wrong and what was expected
 };
 
+// The most compute tasks one step may build (micro-batches x layers x 2 halves x passes x
+// tensor x data): about 5 engine tasks each with tensor parallelism, so a few GB at the bound.
+inline constexpr double kMaxJobComputeTasks = 2'000'000;
+
 std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const ModelSpec& model,
                                         const Job& job, const ParallelPlan& plan);
 

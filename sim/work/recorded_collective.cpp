@@ -15,9 +15,10 @@ engine::Simulation scratch_for(const coll::Communicator& comm,
 
 RecordedCollective::RecordedCollective(const coll::Communicator& comm, const coll::Request& request,
                                        const coll::Choice& choice,
-                                       const std::vector<double>& capacities_Bps)
+                                       const std::vector<double>& capacities_Bps,
+                                       const coll::PlaneCopies* job_planes)
     : topology_channels_(capacities_Bps.size()), scratch_(scratch_for(comm, capacities_Bps)) {
-  end_ = coll::lower_collective(comm, request, choice, scratch_, {});
+  end_ = coll::lower_collective(comm, request, choice, scratch_, {}, false, job_planes);
 }
 
 engine::TaskId RecordedCollective::add_to(engine::Simulation& sim,

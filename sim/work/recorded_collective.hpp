@@ -16,9 +16,11 @@ namespace linksim::work {
 class RecordedCollective {
  public:
   // Lowers the call into a scratch simulation whose first `capacities_Bps.size()` channels are
-  // those of the simulation it will be added to (the topology's).
+  // those of the simulation it will be added to (the topology's); with `job_planes`, only the
+  // planes it keeps (coll::lower_collective).
   RecordedCollective(const coll::Communicator& comm, const coll::Request& request,
-                     const coll::Choice& choice, const std::vector<double>& capacities_Bps);
+                     const coll::Choice& choice, const std::vector<double>& capacities_Bps,
+                     const coll::PlaneCopies* job_planes = nullptr);
 
   // Adds the collective to `sim`, starting after `deps`; returns the task that ends it.
   engine::TaskId add_to(engine::Simulation& sim, std::span<const engine::TaskId> deps) const;

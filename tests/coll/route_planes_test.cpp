@@ -45,6 +45,17 @@ TEST(RoutePlanesTest, ThreeIdenticalPlanesKeepTheFirst) {
   const PlaneCopies p = find_plane_copies(pointers(routes), capacity);
   EXPECT_EQ(p.copies, 3);
   EXPECT_EQ(p.keep_path, (std::vector<bool>{true, false, false}));
+  // Plane k's channel 10 k + c copies plane 0's channel c; channels on no path (4..9, ...) are
+  // off the planes.
+  const auto off = PlaneCopies::kOffPlanes;
+  ASSERT_EQ(p.copy_of.size(), 30u);
+  for (topo::ChannelId c = 0; c < 4; ++c) {
+    EXPECT_EQ(p.copy_of[c], c);
+    EXPECT_EQ(p.copy_of[10 + c], c);
+    EXPECT_EQ(p.copy_of[20 + c], c);
+  }
+  for (topo::ChannelId c : {4u, 9u, 14u, 29u})
+    EXPECT_EQ(p.copy_of[c], off) << c;
 }
 
 TEST(RoutePlanesTest, TwoSetsOfTwoKeepOnePlaneOfEach) {
@@ -57,6 +68,14 @@ TEST(RoutePlanesTest, TwoSetsOfTwoKeepOnePlaneOfEach) {
   const PlaneCopies p = find_plane_copies(pointers(routes), capacity);
   EXPECT_EQ(p.copies, 2);
   EXPECT_EQ(p.keep_path, (std::vector<bool>{true, true, false, false}));
+  // Kept planes 0 and 1 copy themselves; plane 3 (channels 30, 31) copies plane 0, plane 2
+  // (20, 21) copies plane 1 (10, 11).
+  EXPECT_EQ(p.copy_of[0], 0u);
+  EXPECT_EQ(p.copy_of[11], 11u);
+  EXPECT_EQ(p.copy_of[30], 0u);
+  EXPECT_EQ(p.copy_of[31], 1u);
+  EXPECT_EQ(p.copy_of[20], 10u);
+  EXPECT_EQ(p.copy_of[21], 11u);
 }
 
 TEST(RoutePlanesTest, AnyAsymmetryKeepsEveryPath) {

@@ -9,6 +9,7 @@
 #include "sim/topo/loader.hpp"
 #include "sim/work/gradient_sync_sim.hpp"
 #include "sim/work/model_costs.hpp"
+#include "sim/work/plan_check.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim::work {
@@ -199,6 +200,32 @@ TEST(JobSimTest, TensorGroupsStayInsideANode) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.location(), "/plan/tensor");
   }
+}
+
+TEST(JobSimTest, MicroBatchesBeyondTheTaskBoundAreRefusedBeforeBuilding) {
+  // tiny (4 layers), data 2 x tensor 1: 4 layers x 2 halves x 2 passes x 2 GPUs = 32 compute
+  // tasks per micro-batch. 100,000 micro-batches would be 3.2e6 > 2e6; the most allowed is
+  // 2e6 / 32 = 62,500.
+  TempDir dir;
+  const Scenario sc =
+      tiny_scenario(dir, R"({"data": 2, "micro_batches": 100000})",
+                    R"({"kind": "training", "global_batch": 200000, "sequence_length": 128})");
+  try {
+    simulate_job(topo::load_topology("dgx-a100"), load_model(sc.model), sc);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.location(), "/plan/micro_batches");
+    EXPECT_EQ(e.message(),
+              "100000 micro-batches x 4 layers x 2 halves x 2 pass(es) x 2 GPUs per stage would "
+              "be 3.2e+06 compute tasks; linksim simulates at most 2e+06 per step: expected at "
+              "most 62500 micro-batches here");
+  }
+  // 62,500 is allowed by the check (the plan is fine; not simulated here).
+  Scenario ok = sc;
+  ok.plan.micro_batches = 62500;
+  ok.job.global_batch = 125000;
+  EXPECT_FALSE(
+      plan_problem(topo::load_topology("dgx-a100"), load_model(sc.model), ok.job, ok.plan));
 }
 
 TEST(JobSimTest, BadPlans) {
