@@ -1,5 +1,9 @@
 #include "sim/coll/copy_bench.hpp"
 
+#include <algorithm>
+#include <map>
+#include <string>
+
 #include "sim/coll/route_paths.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/topo/link_payload.hpp"
@@ -48,6 +52,86 @@ double device_copy_Bps(const topo::Topology& topo, topo::NodeId gpu) {
   return topo.node(gpu).gpu->hbm_bandwidth_Bps * k.dram_copy_efficiency;
 }
 
+// Runs already simulated, by everything a run depends on: a matrix of a regular machine asks
+// the same few shapes of pair again and again.
+using CopyRuns = std::map<std::string, double>;
+
+// What the run of `copies` (channels renumbered) depends on, as bytes: each copy's form and
+// slots, each path's channels, share and latency, each channel's capacity, and the size.
+std::string run_key(const std::vector<topo::CopyPath>& copies,
+                    const std::vector<double>& capacity_Bps, double bytes) {
+  std::string key;
+  const auto put = [&key](const auto& v) {
+    key.append(reinterpret_cast<const char*>(&v), sizeof v);
+  };
+  put(bytes);
+  for (double c : capacity_Bps)
+    put(c);
+  for (const auto& c : copies) {
+    put(c.staged);
+    put(c.slots);
+    for (const topo::Route* r : c.staged ? std::vector<const topo::Route*>{&c.up, &c.down}
+                                         : std::vector<const topo::Route*>{&c.direct}) {
+      put(r->paths.size());
+      for (const topo::Path& p : r->paths) {
+        put(p.share);
+        put(p.latency_s);
+        put(p.channels.size());
+        for (topo::ChannelId ch : p.channels)
+          put(ch);
+      }
+    }
+  }
+  return key;
+}
+
+double run_copies(const topo::Topology& topo, const std::vector<topo::CopyPath>& copies,
+                  double bytes, CopyRuns* runs) {
+  // Only the channels the copies cross, renumbered in their order: a pair's run costs its
+  // paths, not the machine (a p2p matrix runs one per pair).
+  std::vector<topo::ChannelId> used;
+  const auto routes_of = [](topo::CopyPath& c) {
+    return c.staged ? std::vector<topo::Route*>{&c.up, &c.down}
+                    : std::vector<topo::Route*>{&c.direct};
+  };
+  std::vector<topo::CopyPath> local = copies;
+  for (auto& c : local) {
+    for (topo::Route* r : routes_of(c)) {
+      for (const topo::Path& p : r->paths)
+        used.insert(used.end(), p.channels.begin(), p.channels.end());
+    }
+  }
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  std::vector<double> capacity_Bps;  // as topo::payload_capacities_Bps gives them
+  capacity_Bps.reserve(used.size());
+  for (topo::ChannelId c : used)
+    capacity_Bps.push_back(topo::payload_bandwidth_Bps(topo.link(topo::Topology::link_of(c))));
+  for (auto& c : local) {
+    for (topo::Route* r : routes_of(c)) {
+      for (topo::Path& p : r->paths) {
+        for (topo::ChannelId& ch : p.channels) {
+          ch = static_cast<topo::ChannelId>(std::lower_bound(used.begin(), used.end(), ch) -
+                                            used.begin());
+        }
+      }
+    }
+  }
+  std::string key;
+  if (runs) {
+    key = run_key(local, capacity_Bps, bytes);
+    if (auto it = runs->find(key); it != runs->end()) return it->second;
+  }
+  engine::Simulation sim(std::move(capacity_Bps), topo.count(topo::NodeKind::gpu));
+  for (const auto& c : local)
+    add_copy(sim, topo, c, bytes);
+  engine::RunOptions options;
+  options.record_intervals = false;
+  const double makespan_s = sim.run(options).makespan_s;
+  if (runs) runs->emplace(std::move(key), makespan_s);
+  return makespan_s;
+}
+
 double run_direct(const topo::Topology& topo, const std::vector<topo::Route>& routes,
                   double bytes) {
   std::vector<topo::CopyPath> copies;
@@ -56,19 +140,14 @@ double run_direct(const topo::Topology& topo, const std::vector<topo::Route>& ro
     p.direct = r;
     copies.push_back(std::move(p));
   }
-  return simulated_copy_time_s(topo, copies, bytes);
+  return run_copies(topo, copies, bytes, nullptr);
 }
 
 }  // namespace
 
 double simulated_copy_time_s(const topo::Topology& topo, const std::vector<topo::CopyPath>& copies,
                              double bytes) {
-  engine::Simulation sim(topo::payload_capacities_Bps(topo), topo.count(topo::NodeKind::gpu));
-  for (const auto& c : copies)
-    add_copy(sim, topo, c, bytes);
-  engine::RunOptions options;
-  options.record_intervals = false;
-  return sim.run(options).makespan_s;
+  return run_copies(topo, copies, bytes, nullptr);
 }
 
 std::vector<std::vector<bool>> peer_access(const topo::Topology& topo) {
@@ -88,6 +167,7 @@ CopyMatrices p2p_matrices(const topo::Topology& topo, bool p2p_enabled, double c
   const topo::Router router(topo);
   const auto gpus = topo.nodes_of(topo::NodeKind::gpu);
   const std::size_t n = gpus.size();
+  CopyRuns runs;
   CopyMatrices m;
   m.uni_Bps.assign(n, std::vector<double>(n, 0));
   m.bidi_Bps.assign(n, std::vector<double>(n, 0));
@@ -107,7 +187,7 @@ CopyMatrices p2p_matrices(const topo::Topology& topo, bool p2p_enabled, double c
       const auto back = topo::copy_path(router, gpus[j], gpus[i], p2p_enabled);
       if (!there || !back) continue;
       m.uni_Bps[i][j] = topo::pair_copy_bandwidth_Bps(topo, *there, copy_bytes);
-      m.bidi_Bps[i][j] = 2 * copy_bytes / simulated_copy_time_s(topo, {*there, *back}, copy_bytes);
+      m.bidi_Bps[i][j] = 2 * copy_bytes / run_copies(topo, {*there, *back}, copy_bytes, &runs);
       m.latency_s[i][j] = topo::copy_time_s(topo, *there, kLatencyCopyBytes);
       m.cpu_latency_s[i][j] = there->staged ? k.staged_enqueue_s : k.enqueue_s;
     }
