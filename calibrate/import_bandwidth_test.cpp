@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "calibrate/text_lines.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -15,17 +17,18 @@ namespace {
 // gives one record per "<bytes> <bandwidth>" row.
 class BandwidthTestReader {
  public:
-  explicit BandwidthTestReader(const std::string& file) : file_(file) {}
+  BandwidthTestReader(const std::string& file, const ImportOptions& options)
+      : file_(file), options_(options) {}
 
-  std::vector<Record> read(const std::string& text, const ImportOptions& options) {
+  std::vector<Record> read(const std::string& text) {
     for (const auto& [number, raw] : split_lines(text))
       read_line(number, trim(raw));
     close_table();
     if (out_.empty()) throw InputError(file_, "", "not bandwidthTest output: no bandwidth table");
-    if (options.expected_gpu_count && max_device_ >= *options.expected_gpu_count) {
+    if (options_.expected_gpu_count && max_device_ >= *options_.expected_gpu_count) {
       throw InputError(file_, line_location(max_device_line_),
                        fmt::format("the log measured device {} but the topology has {} GPUs",
-                                   max_device_, *options.expected_gpu_count));
+                                   max_device_, *options_.expected_gpu_count));
     }
     return std::move(out_);
   }
@@ -42,7 +45,10 @@ class BandwidthTestReader {
       }
       return;
     }
-    if (contains(line, "Bandwidth,") && contains(line, "Device(s)")) return section(number, line);
+    if (contains(line, "Bandwidth,") && contains(line, "Device(s)")) {
+      device_count(number, cells);
+      return section(number, line);
+    }
     if (contains(line, "Memory Transfers")) {
       memory_ = starts_with(line, "PAGEABLE") ? "pageable" : "pinned";
       return;
@@ -57,6 +63,27 @@ class BandwidthTestReader {
           fmt::format("expected \"<bytes> <bandwidth>\" in the table, found \"{}\"", line));
     }
     if (table_line_ != 0 && (line.empty() || table_rows_ > 0)) close_table();
+  }
+
+  // "Host to Device Bandwidth, 2 Device(s)": the devices the section measured (--device=all
+  // measures every one), at least 1 and no more than the machine has.
+  void device_count(int number, const std::vector<std::string>& cells) const {
+    const auto at = std::find(cells.begin(), cells.end(), "Device(s)");
+    if (at == cells.begin() || at == cells.end()) {
+      throw InputError(file_, line_location(number),
+                       "expected \"<N> Device(s)\" at the end of the section title");
+    }
+    const long long n =
+        parse_integer_cell(*(at - 1), file_, number, "device count", kMaxDeviceIndex + 1);
+    if (n < 1) {
+      throw InputError(file_, line_location(number),
+                       fmt::format("device count: expected at least 1, found {}", n));
+    }
+    if (options_.expected_gpu_count && n > *options_.expected_gpu_count) {
+      throw InputError(file_, line_location(number),
+                       fmt::format("the section measured {} devices but the topology has {} GPUs",
+                                   n, *options_.expected_gpu_count));
+    }
   }
 
   void close_table() {
@@ -135,6 +162,7 @@ class BandwidthTestReader {
   }
 
   const std::string& file_;
+  const ImportOptions& options_;
   std::vector<Record> out_;
   std::string direction_;  // kind::h2d / d2h / d2d, empty outside a section
   std::string memory_ = "pinned";
@@ -152,7 +180,7 @@ class BandwidthTestReader {
 
 std::vector<Record> import_bandwidth_test(const std::string& text, const std::string& file,
                                           const ImportOptions& options) {
-  return BandwidthTestReader(file).read(text, options);
+  return BandwidthTestReader(file, options).read(text);
 }
 
 std::vector<Record> import_bandwidth_test_file(const std::string& path,

@@ -18,7 +18,8 @@ namespace linksim::calibrate {
 // kind::h2d (dst_gpu = device), kind::d2h (src_gpu = device), kind::d2d (both = device);
 // variant "pinned" or "pageable". The device is the last "Device N:" line before the section
 // (0 when none). Throws InputError naming file and line for mixed units, a table without rows
-// (truncated), non-numeric cells, or rows outside a section.
+// (truncated), non-numeric cells, rows outside a section, or a device (a "Device N:" line or
+// a section's "N Device(s)") beyond options.expected_gpu_count.
 std::vector<Record> import_bandwidth_test(const std::string& text, const std::string& file,
                                           const ImportOptions& options = {});
 std::vector<Record> import_bandwidth_test_file(const std::string& path,

@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "calibrate/text_lines.hpp"
+#include "sim/coll/collective.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -66,7 +69,28 @@ struct Group {
   std::size_t time = 0;
   std::size_t algbw = 0;
   std::size_t busbw = 0;
+  std::size_t wrong = 0;  // "#wrong", 0 when the layout has none
 };
+
+// A row's algbw and busbw as printed, checked against the binary's bus factor once the rank
+// count is known.
+struct BusPair {
+  int line = 0;
+  const char* group = "";  // "out-of-place" or "in-place"
+  std::string algbw;
+  std::string busbw;
+  double algbw_GBps = 0;
+  double busbw_GBps = 0;
+};
+
+// Half the last printed digit of a decimal cell: 0.005 for "1.63", 0.5 for "999".
+double half_last_digit(std::string_view cell) {
+  const auto dot = cell.find('.');
+  if (dot == std::string_view::npos || cell.find_first_of("eE") != std::string_view::npos) {
+    return 0.5;
+  }
+  return 0.5 * std::pow(10.0, -static_cast<double>(cell.size() - dot - 1));
+}
 
 // A row's count and element type, checked against its size once the rank count is known.
 struct RowShape {
@@ -107,6 +131,9 @@ class Reader {
   void row(int number, const std::vector<std::string>& cells);
   void check_ranks() const;
   void check_shapes() const;
+  void check_bus_bandwidths() const;
+  void check_wrong(int number, const std::string& cell, const char* group) const;
+  void check_repeated_size(int number, long long size, const std::vector<std::string>& cells);
 
   const std::string& file_;
   const ImportOptions& options_;
@@ -118,9 +145,12 @@ class Reader {
   std::vector<Group> groups_;
   std::size_t type_col_ = 0;
   std::size_t redop_col_ = 0;
+  std::size_t root_col_ = 0;
   bool footer_ = false;
   int last_row_line_ = 0;
   std::vector<RowShape> shapes_;
+  std::vector<BusPair> bus_pairs_;
+  std::map<std::string, int> row_keys_;  // size, type, redop and root -> the row's line
 };
 
 // linksim's nccl-tests printout: the old layout's first line, or its rank lines, which number
@@ -198,8 +228,10 @@ void Reader::column_header(int number, const std::vector<std::string>& cells) {
     if (cells[i] == "time" || cells[i] == "cputime") groups_.push_back({i, 0, 0});
     if (cells[i] == "algbw" && !groups_.empty()) groups_.back().algbw = i;
     if (cells[i] == "busbw" && !groups_.empty()) groups_.back().busbw = i;
+    if (cells[i] == "#wrong" && !groups_.empty()) groups_.back().wrong = i;
     if (cells[i] == "type") type_col_ = i;
     if (cells[i] == "redop") redop_col_ = i;
+    if (cells[i] == "root") root_col_ = i;
   }
   if (groups_.empty() || groups_.size() > 2 ||
       std::any_of(groups_.begin(), groups_.end(),
@@ -250,7 +282,10 @@ void Reader::row(int number, const std::vector<std::string>& cells) {
                                    cells[redop_col_]));
     }
   }
+  check_repeated_size(number, size, cells);
   for (std::size_t g = 0; g < groups_.size(); ++g) {
+    const char* group = g == 0 ? "out-of-place" : "in-place";
+    if (groups_[g].wrong != 0) check_wrong(number, cells[groups_[g].wrong], group);
     Record r;
     r.variant = g == 0 ? "out_of_place" : "in_place";
     r.size_bytes = static_cast<double>(size);
@@ -265,9 +300,41 @@ void Reader::row(int number, const std::vector<std::string>& cells) {
                           1e9;
     r.source_file = file_;
     r.source_line = number;
+    bus_pairs_.push_back({number, group, cells[groups_[g].algbw], cells[groups_[g].busbw],
+                          r.bandwidth_Bps / 1e9, r.bus_bandwidth_Bps / 1e9});
     log_.records.push_back(std::move(r));
   }
   last_row_line_ = number;
+}
+
+// "#wrong" counts the values that failed nccl-tests' check (N/A when checking is off, -c 0):
+// a row with wrong results timed a run that did not compute the collective.
+void Reader::check_wrong(int number, const std::string& cell, const char* group) const {
+  if (cell == "N/A") return;
+  const long long wrong = parse_integer_cell(cell, file_, number, "#wrong");
+  if (wrong > 0) {
+    throw InputError(
+        file_, line_location(number),
+        fmt::format("{} wrong results ({} #wrong): the run failed validation", wrong, group));
+  }
+}
+
+// One run times each size once per type, reduction and root; a second row for the same ones is
+// a second run (or -N cycles) pasted into the file, and the fit would count it twice.
+void Reader::check_repeated_size(int number, long long size,
+                                 const std::vector<std::string>& cells) {
+  std::string what;
+  for (const std::size_t col : {type_col_, redop_col_}) {
+    if (col != 0) what += " " + cells[col];
+  }
+  if (root_col_ != 0) what += " root " + cells[root_col_];
+  const auto [it, fresh] = row_keys_.emplace(fmt::format("{}{}", size, what), number);
+  if (!fresh) {
+    throw InputError(file_, line_location(number),
+                     fmt::format("a second {} B row{} (the first is at line {}); give one run "
+                                 "per file",
+                                 size, what.empty() ? "" : " for" + what, it->second));
+  }
 }
 
 // The header's counts against the "#  Rank" lines and the machine.
@@ -311,6 +378,26 @@ void Reader::check_shapes() const {
   }
 }
 
+// busbw = algbw x the binary's bus factor for the run's ranks (nccl-tests' *GetBw; coll::
+// busbw_factor), within 2%, or within what printing both to their last digit can change
+// (half a digit of busbw plus the factor times half a digit of algbw, and 0.001 GB/s more:
+// 0.011 GB/s for 2 decimals and a factor of 1). A busbw that disagrees was edited or comes from
+// another rank count or binary.
+void Reader::check_bus_bandwidths() const {
+  const auto op = coll::op_from_nccl_tests_binary(log_.op);
+  if (!op) return;
+  const double factor = coll::busbw_factor(*op, log_.ranks);
+  for (const auto& p : bus_pairs_) {
+    const double expected = p.algbw_GBps * factor;
+    const double rounding = half_last_digit(p.busbw) + factor * half_last_digit(p.algbw) + 0.001;
+    if (std::abs(p.busbw_GBps - expected) <= std::max(0.02 * expected, rounding)) continue;
+    throw InputError(file_, line_location(p.line),
+                     fmt::format("{} busbw {} GB/s is not algbw {} GB/s x {:.4g} ({}'s bus "
+                                 "factor for {} ranks) = {:.2f} GB/s",
+                                 p.group, p.busbw, p.algbw, factor, log_.op, log_.ranks, expected));
+  }
+}
+
 NcclTestsLog Reader::finish() {
   if (header_line_ == 0) {
     throw InputError(file_, "", "not nccl-tests output: no \"# nThread ... nGpus ...\" line");
@@ -341,6 +428,7 @@ NcclTestsLog Reader::finish() {
                                  *options_.expected_gpu_count));
   }
   check_shapes();
+  check_bus_bandwidths();
   for (auto& r : log_.records) {
     r.kind = std::string(kind::nccl_prefix) + log_.op;
     r.gpu_count = log_.ranks;

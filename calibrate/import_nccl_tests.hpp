@@ -30,8 +30,10 @@ const std::vector<std::string>& nccl_tests_binaries();
 // The binary is options.nccl_tests_binary when set, else taken from the log (a command line or
 // "# Collective test starting:" line naming "<op>_perf"; the JSON's "args"), else from the file
 // name. Throws InputError naming the file and line for a truncated log (no footer), a row with
-// missing or non-numeric cells, a second run in the same file, a rank count the machine cannot
-// have, or linksim's own simulated output (which is not a measurement).
+// missing or non-numeric cells, a second run in the same file (or a second row of one size,
+// type, reduction and root), a row with #wrong above 0, a busbw that is not algbw x the
+// binary's bus factor (coll::busbw_factor) within 2% or the printed rounding, a rank count the
+// machine cannot have, or linksim's own simulated output (which is not a measurement).
 NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
                                const ImportOptions& options = {});
 NcclTestsLog import_nccl_tests_file(const std::string& path, const ImportOptions& options = {});

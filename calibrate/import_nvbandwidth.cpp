@@ -115,7 +115,8 @@ void read_columns(Testcase& t, const std::vector<std::string>& cells, const std:
   }
 }
 
-// One matrix row: a record per measured cell (N/A and 0 are pairs the testcase did not measure).
+// One matrix row: a record per measured cell. nvbandwidth prints N/A for a pair it did not
+// measure; a measured copy takes time, so a cell of 0 (or below) is damage, not a pair to skip.
 void read_row(Testcase& t, const std::vector<std::string>& cells, const std::string& file,
               int number, const ImportOptions& options, double size_bytes,
               std::vector<Record>& out) {
@@ -130,7 +131,12 @@ void read_row(Testcase& t, const std::vector<std::string>& cells, const std::str
     if (cells[c] == "N/A") continue;
     const double value = parse_measure_cell(cells[c], file, number, "bandwidth (GB/s)", true,
                                             units::kMaxBandwidth_Bps / 1e9);
-    if (value == 0) continue;
+    if (value == 0) {
+      throw InputError(file, line_location(number),
+                       fmt::format("bandwidth (GB/s): expected a positive number, found \"{}\" "
+                                   "(nvbandwidth prints N/A for a pair it does not measure)",
+                                   cells[c]));
+    }
     const int row_gpu = t.row_is_cpu ? -1 : row;
     const int col_gpu = t.column_is_cpu ? -1 : t.columns[c - 1];
     Record r;
@@ -147,6 +153,19 @@ void read_row(Testcase& t, const std::vector<std::string>& cells, const std::str
     r.source_file = file;
     r.source_line = number;
     out.push_back(std::move(r));
+  }
+}
+
+// "Device 0: A100-SXM4-80GB (00000000:07:00)" before the testcases: a GPU the tool saw, within
+// the machine when its size is known.
+void read_device_line(const std::vector<std::string>& cells, const std::string& file, int number,
+                      const ImportOptions& options) {
+  const int device = static_cast<int>(parse_integer_cell(
+      cells[1].substr(0, cells[1].size() - 1), file, number, "device number", kMaxDeviceIndex));
+  if (options.expected_gpu_count && device >= *options.expected_gpu_count) {
+    throw InputError(file, line_location(number),
+                     fmt::format("device {} is beyond the topology's {} GPUs", device,
+                                 *options.expected_gpu_count));
   }
 }
 
@@ -170,7 +189,10 @@ std::vector<Record> import_nvbandwidth(const std::string& text, const std::strin
       t.line = number;
       open = true;
     } else if (!open) {
-      continue;
+      if (cells.size() >= 2 && cells[0] == "Device" && cells[1].size() > 1 &&
+          cells[1].back() == ':') {
+        read_device_line(cells, file, number, options);
+      }
     } else if (starts_with(line, "Waived")) {
       open = false;
     } else if (contains(line, "(row)") && contains(line, "(column)")) {

@@ -87,15 +87,17 @@ std::size_t read_matrix(const std::vector<TextLine>& lines, std::size_t i, const
     throw InputError(file, line_location(lines[i].number), "matrix header without GPU columns");
   }
   std::size_t j = i + 1;
-  while (j < lines.size() && m.rows.size() < m.gpus.size()) {
+  // Every numbered line under the header is a row: one after the last is refused by its label
+  // (beyond the columns, or a second row of a GPU) rather than left unread.
+  while (j < lines.size()) {
     const auto cells = split_cells(lines[j].text);
     if (cells.empty() || !is_number_cell(cells[0])) break;
+    const int row_gpu = read_row_label(cells[0], lines[j], file, m);
     if (cells.size() != m.gpus.size() + 1) {
       throw InputError(
           file, line_location(lines[j].number),
           fmt::format("matrix row has {} values, expected {}", cells.size() - 1, m.gpus.size()));
     }
-    const int row_gpu = read_row_label(cells[0], lines[j], file, m);
     std::vector<double> row;
     for (std::size_t c = 1; c < cells.size(); ++c) {
       const double v = parse_number_cell(cells[c], file, lines[j].number, "matrix cell");
@@ -121,6 +123,17 @@ std::size_t read_matrix(const std::vector<TextLine>& lines, std::size_t i, const
   return j;
 }
 
+// A device the log names ("Device: 0, NVIDIA ...", "Device=0 CANNOT Access ..."): within the
+// machine when its size is known.
+void check_device_in_machine(int device, int number, const std::string& file,
+                             const ImportOptions& options) {
+  if (options.expected_gpu_count && device >= *options.expected_gpu_count) {
+    throw InputError(file, line_location(number),
+                     fmt::format("device {} is beyond the topology's {} GPUs", device,
+                                 *options.expected_gpu_count));
+  }
+}
+
 // A "Device=0 CANNOT Access Peer Device=1" line.
 struct PeerAccess {
   int line = 0;
@@ -140,13 +153,8 @@ PeerAccess read_peer_access(const std::vector<std::string>& cells, int number,
       parse_integer_cell(cells[0].substr(7), file, number, "device number", kMaxDeviceIndex));
   p.b = static_cast<int>(
       parse_integer_cell(cells[4].substr(7), file, number, "device number", kMaxDeviceIndex));
-  for (const int d : {p.a, p.b}) {
-    if (options.expected_gpu_count && d >= *options.expected_gpu_count) {
-      throw InputError(file, line_location(number),
-                       fmt::format("device {} is beyond the topology's {} GPUs", d,
-                                   *options.expected_gpu_count));
-    }
-  }
+  for (const int d : {p.a, p.b})
+    check_device_in_machine(d, number, file, options);
   return p;
 }
 
@@ -181,6 +189,17 @@ class P2pReader {
       const PeerAccess p = read_peer_access(cells, lines[i].number, file_, options_);
       can_access_[{p.a, p.b}] = cells[1] == "CAN";
       peer_lines_.push_back(p);
+      return i + 1;
+    }
+    // "Device: 0, NVIDIA GeForce RTX 2080 Ti, pciBusID: 3d, ..." lists the GPUs the test saw.
+    if (cells.size() >= 2 && cells[0] == "Device:" && cells[1].size() > 1 &&
+        cells[1].back() == ',') {
+      const int number = lines[i].number;
+      const int d =
+          static_cast<int>(parse_integer_cell(cells[1].substr(0, cells[1].size() - 1), file_,
+                                              number, "device number", kMaxDeviceIndex));
+      check_device_in_machine(d, number, file_, options_);
+      peer_lines_.push_back({number, d, d});
       return i + 1;
     }
     // "     D\D     0     1" then rows of 0/1.
@@ -328,7 +347,7 @@ class P2pReader {
     return rec;
   }
 
-  // Peer-access lines name only GPUs the matrices have.
+  // Device and peer-access lines name only GPUs the matrices have.
   void check_peer_lines() const {
     for (const auto& p : peer_lines_) {
       for (const int d : {p.a, p.b}) {
@@ -351,8 +370,8 @@ class P2pReader {
   int gpu_count_ = -1;
   int first_matrix_line_ = 0;
   bool section_has_matrix_ = false;
-  std::vector<PeerAccess> peer_lines_;
-  std::vector<int> labels_;  // every GPU a matrix names, in first-seen order
+  std::vector<PeerAccess> peer_lines_;  // and "Device: N," lines, as a = b = N
+  std::vector<int> labels_;             // every GPU a matrix names, in first-seen order
 };
 
 }  // namespace

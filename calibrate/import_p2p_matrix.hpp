@@ -25,7 +25,9 @@ inline constexpr double kP2pTestLatencyBytes = 1;
 // are skipped). p2p_enabled is the matrix's P2P setting, and false where the log says the pair
 // cannot access its peer ("Device=0 CANNOT Access Peer Device=1" or the connectivity matrix).
 // Throws InputError naming file and line for a matrix cut short, a non-numeric cell, a unit
-// other than GB/s or us, or a GPU count other than options.expected_gpu_count.
+// other than GB/s or us, a GPU count other than options.expected_gpu_count, a row label that
+// is not a column or comes twice (a row after the last one included), or a "Device: N," or
+// "Device=N" line naming a GPU beyond the machine or the matrices.
 std::vector<Record> import_p2p_matrix(const std::string& text, const std::string& file,
                                       const ImportOptions& options = {});
 std::vector<Record> import_p2p_matrix_file(const std::string& path,

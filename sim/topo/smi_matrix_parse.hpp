@@ -11,7 +11,8 @@ namespace linksim::topo {
 // Throws InputError naming `source` and the line on anything it cannot read, and on a matrix
 // no machine prints: GPU columns other than GPU0..GPUn-1 in order, a row that is not a column
 // or appears twice, a diagonal other than X (or X off it), NV0 or an NV# above kMaxSmiNvlinks,
-// or a cell that differs from its mirror.
+// a cell that differs from its mirror, or a CPU Affinity range that runs backwards or names
+// a CPU from 8192 up (Linux's largest NR_CPUS).
 inline constexpr int kMaxSmiNvlinks = 64;
 SmiMatrix parse_smi_printout(const std::string& text, const std::string& source);
 

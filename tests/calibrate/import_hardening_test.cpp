@@ -116,6 +116,83 @@ TEST(ImportNcclTestsHardening, HeaderCountsAreCheckedAgainstTheMachine) {
             "x 4 GPUs");
 }
 
+TEST(ImportNcclTestsHardening, FailedValidationAndRepeatedSizesAreRefused) {
+  const std::string good = fixture("rtx2080ti-2x-all_reduce_perf.txt");
+  EXPECT_EQ(
+      nccl_error(edit(good, kRow8, edit(kRow8, "0.00      0    12.25", "0.00     17    12.25"))),
+      "ar.txt: at line 16: 17 wrong results (out-of-place #wrong): the run failed "
+      "validation");
+  // -c 0 prints N/A: nothing was checked, nothing failed.
+  EXPECT_EQ(
+      nccl_error(edit(good, kRow8, edit(kRow8, "0.00      0    12.25", "0.00    N/A    12.25"))),
+      "(no error)");
+  // The same size twice; the same size of another type (-d all) is another measurement.
+  EXPECT_EQ(nccl_error(edit(good, kRow8 + "\n", kRow8 + "\n" + kRow8 + "\n")),
+            "ar.txt: at line 17: a second 8 B row for float sum root -1 (the first is at line 16); "
+            "give one run per file");
+  EXPECT_EQ(
+      nccl_error(edit(
+          good, kRow8 + "\n",
+          kRow8 + "\n" + edit(edit(kRow8, "2     float", "1    double"), "12.25", "12.31") + "\n")),
+      "(no error)");
+}
+
+TEST(ImportNcclTestsHardening, BusbwMustBeAlgbwTimesTheBinarysBusFactor) {
+  const std::string ar = fixture("rtx2080ti-2x-all_reduce_perf.txt");
+  // all_reduce on 2 ranks: 2(n-1)/n = 1. Line 18 prints algbw 1.63; 2% of it is 0.0326.
+  const std::string oop = "1.63    1.63      0    40.10";
+  EXPECT_EQ(nccl_error(edit(ar, oop, "1.63    1.66      0    40.10")), "(no error)");
+  EXPECT_EQ(nccl_error(edit(ar, oop, "1.63    1.67      0    40.10")),
+            "ar.txt: at line 18: out-of-place busbw 1.67 GB/s is not algbw 1.63 GB/s x 1 "
+            "(all_reduce_perf's bus factor for 2 ranks) = 1.63 GB/s");
+  // Small figures: both printed to 0.01, so 0.005 + 1 x 0.005 (+ 0.001) of rounding; line 17.
+  EXPECT_EQ(nccl_error(edit(ar, "0.08    0.08      0    12.10", "0.08    0.09      0    12.10")),
+            "(no error)");
+  EXPECT_EQ(nccl_error(edit(ar, "0.08    0.08      0    12.10", "0.08    0.10      0    12.10")),
+            "ar.txt: at line 17: out-of-place busbw 0.10 GB/s is not algbw 0.08 GB/s x 1 "
+            "(all_reduce_perf's bus factor for 2 ranks) = 0.08 GB/s");
+  // The in-place group is checked too (line 18 ends with it).
+  EXPECT_EQ(
+      nccl_error(edit(ar, "40.10    1.63    1.63      0\n", "40.10    1.63    3.26      0\n")),
+      "ar.txt: at line 18: in-place busbw 3.26 GB/s is not algbw 1.63 GB/s x 1 "
+      "(all_reduce_perf's bus factor for 2 ranks) = 1.63 GB/s");
+  // all_gather on 2 ranks: (n-1)/n = 0.5 (line 18: 1 MiB, algbw 5.79, busbw 2.89).
+  const std::string ag = fixture("rtx2080ti-2x-all_gather_perf.txt");
+  EXPECT_EQ(error_of([&] {
+              import_nccl_tests(
+                  edit(ag, "5.79    2.89      0   181.10", "5.79    5.79      0   181.10"),
+                  "ag.txt");
+            }),
+            "ag.txt: at line 18: out-of-place busbw 5.79 GB/s is not algbw 5.79 GB/s x 0.5 "
+            "(all_gather_perf's bus factor for 2 ranks) = 2.90 GB/s");
+  // all_reduce on 8 ranks: 2 x 7 / 8 = 1.75 (a 1 MiB row: algbw 20.70, busbw 36.22).
+  const std::string a100 = fixture("a100-8x-all_reduce_perf.txt");
+  EXPECT_EQ(error_of([&] {
+              import_nccl_tests(edit(a100, "20.70   36.22", "20.70   20.70"), "a100.txt");
+            }),
+            "a100.txt: at line 22: out-of-place busbw 20.70 GB/s is not algbw 20.70 GB/s x 1.75 "
+            "(all_reduce_perf's bus factor for 8 ranks) = 36.23 GB/s");
+}
+
+// linksim's own printouts (relabelled as measurements: a real GPU is never on PCI bus 0) print
+// busbw as nccl-tests does, for 2 to 256 ranks and several binaries: every row agrees.
+TEST(ImportNcclTestsHardening, SimulatedPrintoutsAgreeWithTheBusFactorCheck) {
+  for (const std::string name :
+       {"nccl-tests-rtx2080ti-2x", "nccl-tests-aws-p4de-x2", "nccl-tests-aws-p4d-x2-alltoall",
+        "nccl-tests-dgx-h100-superpod-su-collnet"}) {
+    std::string text =
+        read_text_file(linksim::testing::source_dir() + "/tests/data/golden/" + name + ".txt");
+    for (auto at = text.find("[0000:00:00]"); at != std::string::npos;
+         at = text.find("[0000:00:00]", at)) {
+      text.replace(at, 12, "[0000:07:00]");
+    }
+    NcclTestsLog log;
+    EXPECT_EQ(error_of([&] { log = import_nccl_tests(text, name + ".txt"); }), "(no error)");
+    EXPECT_GE(log.ranks, 2) << name;
+    EXPECT_FALSE(log.records.empty()) << name;
+  }
+}
+
 // --- p2pBandwidthLatencyTest ----------------------------------------------------------------
 
 const std::string kP2p =
@@ -141,6 +218,12 @@ TEST(ImportP2pHardening, BandwidthsAndLabelsAreBounded) {
   EXPECT_EQ(p2p_error(edit(kP2p, "     0      1", "     0      99999999999")),
             "p2p.txt: at line 2: matrix column label: 99999999999 is above the 65535 linksim "
             "accepts");
+  // A row after the last one: a GPU the machine lacks, or a second row of GPU 1.
+  EXPECT_EQ(p2p_error(kP2p + "     2   9.70 543.05\n", gpus(2)),
+            "p2p.txt: at line 5: row label 2 is not one of the matrix's columns (0 1)");
+  EXPECT_EQ(p2p_error(kP2p + "     1   9.70 543.05\n"),
+            "p2p.txt: at line 5: row 1 appears twice (first at line 4)");
+  EXPECT_EQ(p2p_error(kP2p + "\n     1   9.70 543.05\n"), "(no error)");
   // Labels beyond the machine's GPUs.
   EXPECT_EQ(p2p_error(edit(edit(kP2p, "     0      1", "     0      5"), "     1   5.70",
                            "     5   5.70"),
@@ -152,6 +235,14 @@ TEST(ImportP2pHardening, PeerAccessLinesNameDevicesOfTheMatrix) {
   EXPECT_EQ(p2p_error("Device=0 CANNOT Access Peer Device=99\n" + kP2p),
             "p2p.txt: at line 1: device 99 is not one of the matrices' GPUs (0 1)");
   EXPECT_EQ(p2p_error("Device=0 CANNOT Access Peer Device=1\n" + kP2p, gpus(2)), "(no error)");
+  // The "Device: N, <name>, pciBusID: ..." lines list the GPUs the test saw.
+  const std::string device99 = "Device: 99, NVIDIA GeForce RTX 2080 Ti, pciBusID: 3e\n";
+  EXPECT_EQ(p2p_error(device99 + kP2p, gpus(2)),
+            "p2p.txt: at line 1: device 99 is beyond the topology's 2 GPUs");
+  EXPECT_EQ(p2p_error(device99 + kP2p),
+            "p2p.txt: at line 1: device 99 is not one of the matrices' GPUs (0 1)");
+  EXPECT_EQ(p2p_error("Device: 1, NVIDIA GeForce RTX 2080 Ti, pciBusID: 3e\n" + kP2p, gpus(2)),
+            "(no error)");
   EXPECT_EQ(p2p_error("Device=0 MAYBE Access Peer Device=1\n" + kP2p),
             "p2p.txt: at line 1: expected \"CAN\" or \"CANNOT\", found \"MAYBE\"");
 }
@@ -168,6 +259,19 @@ TEST(ImportBandwidthTestHardening, BandwidthIsBounded) {
   // The first table row is line 14; 1 PB/s = 1e6 GB/s.
   EXPECT_EQ(error_of([&] { import_bandwidth_test(bad, "bw.txt"); }),
             "bw.txt: at line 14: bandwidth: 1e308 is above the 1e+06 linksim accepts");
+}
+
+TEST(ImportBandwidthTestHardening, SectionDeviceCountIsWithinTheMachine) {
+  const std::string good = fixture("rtx2080ti-2x-bandwidthTest.txt");
+  // Line 11 is the "Host to Device Bandwidth, 1 Device(s)" section.
+  EXPECT_EQ(error_of([&] {
+              import_bandwidth_test(edit(good, "1 Device(s)", "9 Device(s)"), "bw.txt", gpus(2));
+            }),
+            "bw.txt: at line 11: the section measured 9 devices but the topology has 2 GPUs");
+  EXPECT_EQ(error_of([&] {
+              import_bandwidth_test(edit(good, "1 Device(s)", "2 Device(s)"), "bw.txt", gpus(2));
+            }),
+            "(no error)");
 }
 
 // --- nvbandwidth ----------------------------------------------------------------------------
@@ -190,6 +294,16 @@ TEST(ImportNvbandwidthHardening, NegativeHugeAndStrayRowsAreRefused) {
             "nvb.txt: at line 4: bandwidth (GB/s): expected a number >= 0, found \"-276.07\"");
   EXPECT_EQ(nvb_error(edit(kPeer, "276.07", "1e308")),
             "nvb.txt: at line 4: bandwidth (GB/s): 1e308 is above the 1e+06 linksim accepts");
+  // nvbandwidth prints N/A for a pair it does not measure: 0.00 is no measurement.
+  EXPECT_EQ(nvb_error(edit(kPeer, "276.07", "0.00")),
+            "nvb.txt: at line 4: bandwidth (GB/s): expected a positive number, found \"0.00\" "
+            "(nvbandwidth prints N/A for a pair it does not measure)");
+  // "Device N:" lines list the GPUs the tool saw.
+  EXPECT_EQ(nvb_error("Device 0: A100-SXM4-80GB (00000000:07:00)\n"
+                      "Device 99: A100-SXM4-80GB (00000000:0f:00)\n\n" +
+                          kPeer,
+                      gpus(2)),
+            "nvb.txt: at line 2: device 99 is beyond the topology's 2 GPUs");
   // Row 9 of a 2-GPU matrix was read as a GPU of its own.
   EXPECT_EQ(nvb_error(edit(kPeer, " 1    276.19", " 9    276.19")),
             "nvb.txt: at line 5: row label 9 is not one of the matrix's columns (0 1)");

@@ -49,8 +49,16 @@ const std::string kSmi2080 = "smi/rtx2080ti-2x.txt";
 // p2p: line 10 the second peer line, 20 the first matrix's column header, 21-22 its rows, 37
 // the latency matrix's first row. bandwidthTest: line 8 the device, 14 the H2D row, 24 D2D.
 // nvbandwidth: line 21 the host-to-device row. nvidia-smi: line 2 the header, 3 GPU0's row.
+// p2p: line 8 the second "Device:" line, 18 the connectivity matrix's last row. bandwidthTest:
+// line 11 the H2D section. nvbandwidth: line 16 its "Device 0:" line.
 std::vector<LogCase> log_cases() {
   const std::string row0 = "GPU0     X      NV12    NODE";
+  const std::string row1k =
+      "        1024           256     float     sum      -1    12.10    0.08    0.08      0    "
+      "12.10    0.08    0.08      0\n";
+  const std::string row1k_slower =
+      "        1024           256     float     sum      -1    14.10    0.07    0.07      0    "
+      "14.10    0.07    0.07      0\n";
   return {
       {"nccl_time_nan", kNccl, kNcclLog, "-1    12.25", "-1      nan", 16, "time"},
       {"nccl_time_negative", kNccl, kNcclLog, "-1    12.25", "-1   -12.25", 16, "time"},
@@ -71,6 +79,20 @@ std::vector<LogCase> log_cases() {
       {"nccl_ngpus_zero", kNccl, kNcclLog, "nGpus 2", "nGpus 0", 7, "nGpus"},
       {"nccl_ngpus_negative", kNccl, kNcclLog, "nGpus 2", "nGpus -1", 7, "nGpus"},
       {"nccl_nthread_word", kNccl, kNcclLog, "nThread 1", "nThread x", 7, "nThread"},
+      // A size measured twice, a failed validation, a busbw that is not algbw x 2(n-1)/n.
+      {"nccl_size_row_twice", kNccl, kNcclLog, row1k, row1k + row1k_slower, 18,
+       "a second 1024 B row for float sum root -1 (the first is at line 17); give one run per "
+       "file"},
+      {"nccl_wrong_out_of_place", kNccl, kNcclLog, "1.63    1.63      0    40.10",
+       "1.63    1.63     17    40.10", 18,
+       "17 wrong results (out-of-place #wrong): the run failed validation"},
+      {"nccl_wrong_in_place", kNccl, kNcclLog, "40.10    1.63    1.63      0\n",
+       "40.10    1.63    1.63      3\n", 18,
+       "3 wrong results (in-place #wrong): the run failed validation"},
+      {"nccl_busbw_not_algbw_times_factor", kNccl, kNcclLog, "1.63    1.63      0    40.10",
+       "1.63  999.00      0    40.10", 18,
+       "out-of-place busbw 999.00 GB/s is not algbw 1.63 GB/s x 1 (all_reduce_perf's bus factor "
+       "for 2 ranks) = 1.63 GB/s"},
       {"p2p_value_word", kP2p, kP2pLog, "     0 541.84   5.71 ", "     0 541.84   abcd ", 21, ""},
       {"p2p_value_huge", kP2p, kP2pLog, "     0 541.84   5.71 ", "     0 541.84   1e308 ", 21,
        "above"},
@@ -81,6 +103,17 @@ std::vector<LogCase> log_cases() {
        ""},
       {"p2p_header_index_huge", kP2p, kP2pLog, "   D\\D     0      1 \n     0 541.84",
        "   D\\D     0      99999999999 \n     0 541.84", 20, ""},
+      {"p2p_row_beyond_machine", kP2p, kP2pLog, "     1   5.70 543.05 \n",
+       "     1   5.70 543.05 \n     2   9.70 543.05 \n", 23,
+       "row label 2 is not one of the matrix's columns (0 1)"},
+      {"p2p_row_twice", kP2p, kP2pLog, "     1   5.70 543.05 \n",
+       "     1   5.70 543.05 \n     1   9.70 543.05 \n", 23,
+       "row 1 appears twice (first at line 22)"},
+      {"p2p_connectivity_row_beyond_machine", kP2p, kP2pLog, "     1\t     0     1\n",
+       "     1\t     0     1\n     2\t     0     1\n", 19,
+       "row label 2 is not one of the matrix's columns (0 1)"},
+      {"p2p_device_line_beyond", kP2p, kP2pLog, "Device: 1, NVIDIA", "Device: 99, NVIDIA", 8,
+       "device 99 is beyond the topology's 2 GPUs"},
       {"p2p_latency_negative", kP2p, kP2pLog, "1.33  14.76", "1.33 -14.76", 37, ""},
       {"p2p_peer_device_beyond", kP2p, kP2pLog, "Device=1 CANNOT Access Peer Device=0",
        "Device=5 CANNOT Access Peer Device=0", 10, "device 5"},
@@ -93,18 +126,34 @@ std::vector<LogCase> log_cases() {
       {"bandwidth_d2d_huge", kBandwidth, kBandwidthLog, "\t\t\t518.9", "\t\t\t1e308", 24, "above"},
       {"bandwidth_device_beyond", kBandwidth, kBandwidthLog, " Device 0: NVIDIA",
        " Device 9: NVIDIA", 8, "9"},
+      {"bandwidth_device_count_beyond", kBandwidth, kBandwidthLog, "Bandwidth, 1 Device(s)",
+       "Bandwidth, 9 Device(s)", 11, "the section measured 9 devices but the topology has 2 GPUs"},
+      {"bandwidth_device_count_zero", kBandwidth, kBandwidthLog, "Bandwidth, 1 Device(s)",
+       "Bandwidth, 0 Device(s)", 11, "device count: expected at least 1, found 0"},
       {"nvbandwidth_value_word", kNvbandwidth, kNvbandwidthLog, " 0     26.28", " 0     abcde", 21,
        ""},
       {"nvbandwidth_value_negative", kNvbandwidth, kNvbandwidthLog, " 0     26.28", " 0    -26.28",
        21, ""},
       {"nvbandwidth_value_huge", kNvbandwidth, kNvbandwidthLog, " 0     26.28", " 0     1e308", 21,
        "above"},
+      {"nvbandwidth_value_zero", kNvbandwidth, kNvbandwidthLog, " 0     26.28", " 0      0.00", 21,
+       "bandwidth (GB/s): expected a positive number, found \"0.00\" (nvbandwidth prints N/A "
+       "for a pair it does not measure)"},
+      {"nvbandwidth_device_line_beyond", kNvbandwidth, kNvbandwidthLog, "Device 0: NVIDIA",
+       "Device 99: NVIDIA", 16, "device 99 is beyond the topology's 1 GPUs"},
       {"smi_cell_unknown", kImportA100, kSmiA100, row0, "GPU0     X      QQQ     NODE", 3, "QQQ"},
       {"smi_row_cut_short", kImportA100, kSmiA100,
        "GPU0     X      NV12    NODE    NODE    SYS     SYS     SYS     SYS     0-31,64-95      0",
        "GPU0     X      NV12    NODE", 3, "truncated"},
       {"smi_cpu_affinity_word", kImportA100, kSmiA100, "0-31,64-95      0\n", "zz-31      0\n", 3,
        "zz-31"},
+      {"smi_cpu_affinity_backwards", kImportA100, kSmiA100, "0-31,64-95      0\n",
+       "99999-1      0\n", 3,
+       "GPU0 CPU Affinity \"99999-1\": the range 99999-1 runs backwards; expected low-high such "
+       "as 0-31"},
+      {"smi_cpu_affinity_beyond", kImportA100, kSmiA100, "0-31,64-95      0\n",
+       "0-31,64-99999      0\n", 3,
+       "GPU0 CPU Affinity \"0-31,64-99999\": CPU 99999 is beyond the 8192 CPUs Linux numbers"},
       {"smi_numa_huge", kImportA100, kSmiA100, "0-31,64-95      0\n",
        "0-31,64-95      99999999999\n", 3, "99999999999"},
       {"smi_row_label_word", kImportA100, kSmiA100, "GPU1    NV12     X", "GPUX    NV12     X", 4,

@@ -359,5 +359,30 @@ TEST(SmiImportTest, GarbageIsRefusedWithTheLine) {
   EXPECT_THROW(parse_smi_printout("no matrix here\n", "p.txt"), InputError);
 }
 
+// CPU Affinity lists run forwards and stay below Linux's 8192 CPUs (CPU 8191 is the last).
+TEST(SmiImportTest, CpuAffinityRangesRunForwardsWithinLinuxsCpus) {
+  const auto error_with = [](const std::string& cpus) {
+    std::string text = kTwoGpusTwoNics;
+    text.replace(text.find("0-15"), 4, cpus);
+    try {
+      parse_smi_printout(text, "p.txt");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error_with("0-15,8100-8191"), "(no error)");
+  EXPECT_EQ(error_with("99999-1"),
+            "p.txt: at line 2: GPU0 CPU Affinity \"99999-1\": the range 99999-1 runs "
+            "backwards; expected low-high such as 0-31");
+  EXPECT_EQ(error_with("0-15,32-8192"),
+            "p.txt: at line 2: GPU0 CPU Affinity \"0-15,32-8192\": CPU 8192 is beyond the "
+            "8192 CPUs Linux numbers; expected CPU numbers such as 0-31,64-95");
+  EXPECT_EQ(error_with("99999999999999999999"),
+            "p.txt: at line 2: GPU0 CPU Affinity \"99999999999999999999\": CPU "
+            "99999999999999999999 is beyond the 8192 CPUs Linux numbers; expected CPU numbers "
+            "such as 0-31,64-95");
+}
+
 }  // namespace
 }  // namespace linksim::topo
