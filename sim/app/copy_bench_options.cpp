@@ -46,6 +46,16 @@ report::P2pTestOptions p2p_test_options(const P2pTestArguments& a) {
   return o;
 }
 
+void check_p2p_test_machine(const topo::Topology& machine) {
+  const std::size_t gpus = machine.count(topo::NodeKind::gpu);
+  if (gpus > kMaxP2pTestGpus) {
+    throw InputError(machine.file, "",
+                     fmt::format("{} has {} GPUs; p2p prints every pair of them and simulates "
+                                 "machines of at most {} GPUs (topo show summarizes larger ones)",
+                                 machine.name, gpus, kMaxP2pTestGpus));
+  }
+}
+
 report::BandwidthTestOptions bandwidth_test_options(const BandwidthTestArguments& a,
                                                     const topo::Topology& machine) {
   report::BandwidthTestOptions o;

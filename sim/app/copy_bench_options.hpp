@@ -3,6 +3,7 @@
 // bandwidthTest), checked and turned into the report's options for `linksim p2p` and
 // `linksim bandwidth`.
 
+#include <cstddef>
 #include <string>
 
 #include "sim/report/copy_bench_table.hpp"
@@ -33,6 +34,12 @@ struct BandwidthTestArguments {
 // Throw InputError for a bad count, a device the machine lacks, an unmodelled memory mode, or a
 // range without its three sizes, backwards or of more than 100,000 sizes.
 report::P2pTestOptions p2p_test_options(const P2pTestArguments& arguments);
+
+// p2pBandwidthLatencyTest prints six N x N matrices: linksim simulates it on at most this many
+// GPUs (`topo show` summarizes a larger machine).
+inline constexpr std::size_t kMaxP2pTestGpus = 256;
+// Throws InputError (naming the machine file) for a machine with more GPUs than that.
+void check_p2p_test_machine(const topo::Topology& machine);
 report::BandwidthTestOptions bandwidth_test_options(const BandwidthTestArguments& arguments,
                                                     const topo::Topology& machine);
 

@@ -41,6 +41,7 @@ void register_p2p(CLI::App& app) {
   cmd->callback([a] {
     const report::P2pTestOptions o = app::p2p_test_options(a->sample);
     const topo::Topology machine = topo::load_topology(a->topology);
+    app::check_p2p_test_machine(machine);
     std::cout << (a->format == "json"  ? report::p2p_test_json(machine, o)
                   : a->format == "csv" ? report::p2p_test_csv(machine, o)
                                        : report::format_p2p_test(machine, o));
