@@ -101,6 +101,38 @@ class TemporaryFile {
   int fd_ = -1;
 };
 
+// A destination written in place, never replaced: an existing entry that is not a regular file
+// once links are followed (a FIFO, a terminal, a device), or anything under /dev or /proc
+// (/dev/stdout, /dev/null, /proc/self/fd/1), whatever it points to: replacing those would
+// replace the system's own entries.
+bool written_in_place(const std::string& path) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  const std::string a = absolute.lexically_normal().string();
+  if (a.rfind("/dev/", 0) == 0 || a.rfind("/proc/", 0) == 0) return true;
+  const fs::file_status followed = fs::status(path, ec);
+  return fs::exists(followed) && !fs::is_regular_file(followed) && !fs::is_directory(followed);
+}
+
+// Writes `contents` into an existing stream or device as `>` would, failing on a short write
+// (/dev/full) rather than replacing it.
+void write_in_place(const std::string& path, const std::string& contents) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw InputError(path, "", "cannot open it for writing: " + errno_text());
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = n < 0 ? errno_text() : "nothing was written";
+      ::close(fd);
+      throw InputError(path, "", "write failed: " + why);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) throw InputError(path, "", "write failed: " + errno_text());
+}
+
 }  // namespace
 
 void check_output_destination(const std::string& path, bool force) {
@@ -109,6 +141,17 @@ void check_output_destination(const std::string& path, bool force) {
   const fs::file_status target = fs::symlink_status(path, ec);
   if (fs::is_directory(fs::status(path, ec))) {
     throw InputError(path, "", "is a folder; name a file to write");
+  }
+  if (written_in_place(path)) {
+    // Nothing is replaced, so no --force; it must exist and take writes.
+    if (!fs::exists(fs::status(path, ec))) {
+      throw InputError(path, "",
+                       "does not exist; linksim creates files only outside /dev and /proc");
+    }
+    if (::access(path.c_str(), W_OK) != 0) {
+      throw InputError(path, "", "is not writable: " + errno_text());
+    }
+    return;
   }
   if (fs::exists(target) && !force) {
     throw InputError(path, "", "file exists; pass --force to overwrite it");
@@ -131,12 +174,21 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
   for (const auto& [path, contents] : files)
     check_output_destination(path, force);
   std::vector<std::unique_ptr<TemporaryFile>> temporaries;
-  for (const auto& [path, contents] : files) {
-    temporaries.push_back(std::make_unique<TemporaryFile>(path));
-    temporaries.back()->write(contents);
+  std::vector<const std::pair<std::string, std::string>*> streams;
+  for (const auto& file : files) {
+    if (written_in_place(file.first)) {
+      streams.push_back(&file);
+      continue;
+    }
+    temporaries.push_back(std::make_unique<TemporaryFile>(file.first));
+    temporaries.back()->write(file.second);
   }
   for (auto& t : temporaries)
     t->name();
+  // Streams cannot be taken back: they go last before the renames, so a failed one leaves no
+  // file in place.
+  for (const auto* s : streams)
+    write_in_place(s->first, s->second);
   for (auto& t : temporaries)
     t->publish();
 }

@@ -7,6 +7,11 @@
 // symbolic link at the target itself and never writes through it. An existing entry is replaced
 // only when `force` is set. A folder is never replaced.
 //
+// Streams and devices are written in place, never replaced: an existing destination that is not
+// a regular file once links are followed (a FIFO, a terminal), and anything under /dev or /proc
+// (/dev/stdout, /dev/null, /dev/full). No --force is needed, as nothing is overwritten; a short
+// write (/dev/full) is an error.
+//
 // A command with several outputs checks every destination before it does its work
 // (check_output_destination), then writes them together (write_files_atomically): all the
 // temporary files are written first and renamed only when every one succeeded.

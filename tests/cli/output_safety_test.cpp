@@ -1,11 +1,15 @@
 // What a command writes, and what it never does: run a shell, follow a planted link, leave half
 // a file, write some outputs of a failed command, or print on stdout before failing.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "tests/support/temp_files.hpp"
 
@@ -98,6 +102,40 @@ TEST(OutputSafetyTest, PlantedLinksAreNeverWrittenThrough) {
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_FALSE(fs::is_symlink(linked));
   EXPECT_EQ(read_file(victim), "keep me");
+}
+
+TEST(OutputSafetyTest, StreamsAndDevicesAreWrittenInPlaceNeverReplaced) {
+  // /dev/null takes the report (no --force needed: nothing is overwritten) and stays a device.
+  const auto null = run_linksim("run seed-gradient-sync -o /dev/null");
+  EXPECT_EQ(null.exit_code, 0) << null.err;
+  EXPECT_EQ(null.err, "");
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  // /dev/full refuses the bytes: a clear error, even with --force, and the device stays.
+  const auto full = run_linksim("run seed-gradient-sync --force -o /dev/full");
+  EXPECT_EQ(full.exit_code, 2);
+  EXPECT_EQ(full.out, "");
+  EXPECT_EQ(full.err, "linksim: error: /dev/full: write failed: No space left on device\n");
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  // A stream that fails leaves no other output in place: the trace is never renamed in.
+  TempDir dir;
+  const std::string trace = dir.path() + "/trace.json";
+  const auto both =
+      run_linksim("run default -t dgx-a100 --trace " + shell_quote(trace) + " -o /dev/full");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_FALSE(fs::exists(trace));
+  // A FIFO gets the report through its reader, and is still a FIFO afterwards.
+  const std::string fifo = dir.path() + "/report.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(fifo);
+    got.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  const auto piped = run_linksim("run seed-gradient-sync --force -o " + shell_quote(fifo));
+  reader.join();
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(got, run_linksim("run seed-gradient-sync").out);
+  EXPECT_TRUE(fs::is_fifo(fifo));
 }
 
 TEST(OutputSafetyTest, AFailedCommandWritesNoneOfItsOutputs) {
