@@ -13,9 +13,11 @@
 
 namespace linksim::topo {
 
-// Bounds on what a cluster may multiply: beyond them a count is refused as absurd.
+// Bounds on what a cluster may multiply: beyond them a count is refused. 65,536 GPUs keep a
+// whole job's graph within a few GB and a minute (a 16,384-GPU ring runs in seconds); 8,193
+// nodes of 8 GPUs ran past 60 s and 7 GB.
 inline constexpr int kMaxClusterHosts = 65536;
-inline constexpr int kMaxClusterGpus = 1 << 20;
+inline constexpr int kMaxClusterGpus = 65536;
 
 // The fabric a machine scales out on when nothing states one: non-blocking and rail-optimised,
 // of the kind its instance or its NICs name (InfiniBand when neither does).

@@ -57,6 +57,15 @@ TEST(ClusterCli, BadNodeCountsAndMachinesWithoutNicsExitTwo) {
     EXPECT_NE(r.err.find("--nodes"), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty());
   }
+  // 8,193 nodes of 8 GPUs is past the 65,536-GPU bound (8,192 is exactly at it): refused before
+  // any work, naming the machine file.
+  const auto big = run_linksim("run default -t dgx-a100 --nodes 8193");
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_TRUE(big.out.empty());
+  EXPECT_NE(big.err.find("dgx-a100.json: cannot run dgx-a100 on 8193 nodes: 8193 nodes of 8 GPUs "
+                         "is 65544 GPUs; linksim builds at most 65536 nodes and 65536 GPUs"),
+            std::string::npos)
+      << big.err;
   const auto r = run_linksim("nccl-tests --topology rtx4090-2x --nodes 2 all_reduce_perf");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("rtx4090-2x.json: cannot run rtx4090-2x on 2 nodes: the machine "
