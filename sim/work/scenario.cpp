@@ -41,12 +41,20 @@ int positive_int(const JsonView& parent, std::string_view key, int fallback) {
   return static_cast<int>(i);
 }
 
-// A topology reference: a shipped name, or a path relative to the scenario file.
+// A topology reference: a shipped name, or a path (with a '/', or ending in .json) relative to
+// the scenario's folder, never to the current directory.
 std::string resolve_topology(const JsonView& v, const std::string& scenario_file) {
   const std::string ref = v.as_string();
-  const fs::path relative = fs::path(scenario_file).parent_path() / ref;
   std::error_code ec;
-  if (ref.find('/') != std::string::npos && fs::exists(relative, ec)) return relative.string();
+  const bool looks_like_path =
+      ref.find('/') != std::string::npos || fs::path(ref).extension() == ".json";
+  if (looks_like_path) {
+    const fs::path relative = fs::path(scenario_file).parent_path() / ref;
+    if (!fs::is_regular_file(relative, ec)) {
+      v.fail(fmt::format("no machine file \"{}\" (looked for {})", ref, relative.string()));
+    }
+    return relative.string();
+  }
   const std::string resolved = topo::resolve_topology_path(ref);
   if (!fs::exists(resolved, ec)) {
     v.fail(

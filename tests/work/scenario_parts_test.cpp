@@ -37,6 +37,27 @@ Refused refusal(const std::string& text) {
   return {"(loaded)", ""};
 }
 
+TEST(ScenarioParts, MachineFilesResolveAgainstTheScenarioNotTheCurrentFolder) {
+  // "mytopo.json" (no '/') sits beside the scenario; the tests run from the build folder, where
+  // there is none. A shipped name stays a shipped name.
+  TempDir dir;
+  dir.write("mytopo.json", "{}");
+  const std::string path = dir.write(
+      "s.json", R"({"title": "t", "topologies": ["mytopo.json", "dgx-a100"], "model": "llama2-7b",
+                   "job": {"kind": "training", "global_batch": 2, "sequence_length": 128},
+                   "plan": {"data": 2}})");
+  const Scenario s = load_scenario(path);
+  ASSERT_EQ(s.topologies.size(), 2u);
+  EXPECT_EQ(s.topologies[0], dir.path() + "/mytopo.json");
+  EXPECT_NE(s.topologies[1].find("topologies/dgx-a100.json"), std::string::npos);
+  // A file named that is not there says where it was looked for.
+  const Refused r = refusal(R"({"title": "t", "topologies": ["nothere.json"], "model":
+      "llama2-7b", "job": {"kind": "training", "global_batch": 2, "sequence_length": 128},
+      "plan": {"data": 2}})");
+  EXPECT_EQ(r.pointer, "/topologies/0");
+  EXPECT_EQ(r.says.rfind("no machine file \"nothere.json\" (looked for ", 0), 0u) << r.says;
+}
+
 TEST(ScenarioParts, ReadsFinetunePrecisionAndPlanSwitches) {
   TempDir dir;
   const Scenario s = load_scenario(dir.write(
