@@ -1,6 +1,5 @@
 // `linksim topo ...`: show, check, import, export, dot, list.
 #include <iostream>
-#include <sstream>
 
 #include "sim/app/machine_import.hpp"
 #include "sim/app/machine_views.hpp"
@@ -85,9 +84,7 @@ void add_import(CLI::App* topo_cmd) {
     outputs.claim(*output);
     std::string text;
     if (*printout == "-") {
-      std::ostringstream s;
-      s << std::cin.rdbuf();
-      text = s.str();
+      text = read_text_stream(std::cin, "-");
     } else {
       text = read_text_file(*printout);
     }

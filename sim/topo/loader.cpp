@@ -3,12 +3,11 @@
 // (loader_sections.hpp).
 #include "sim/topo/loader.hpp"
 
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "sim/core/error.hpp"
 #include "sim/core/schema_check.hpp"
+#include "sim/core/text_file.hpp"
 #include "sim/topo/cluster_loader.hpp"
 #include "sim/topo/loader_sections.hpp"
 
@@ -54,11 +53,7 @@ Topology parse_machine(const Json& document, const std::string& file, const Base
 std::optional<std::string> read_machine_file_from_disk(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), "", "cannot open file for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_text_file(path.string());
 }
 
 Topology parse_topology(const Json& document, const std::string& file,

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -15,6 +14,7 @@
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/schema_check.hpp"
+#include "sim/core/text_file.hpp"
 #include "sim/core/units.hpp"
 #include "sim/work/task_graph_loops.hpp"
 #include "sim/work/task_graph_placement.hpp"
@@ -635,21 +635,9 @@ TaskGraph read_task_graph_text(const std::string& text, const std::string& file,
 
 TaskGraph load_task_graph(const std::string& path, const topo::Topology& topology,
                           LinkRates rates) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  std::string text;
-  if (in) {
-    const std::streamoff size = in.tellg();
-    in.seekg(0);
-    if (size > 0) {
-      // Room past the end lets the fast reader parse the text in place (simdjson's padding).
-      text.reserve(static_cast<std::size_t>(size) + 64);
-      text.resize(static_cast<std::size_t>(size));
-      in.read(text.data(), size);
-    }
-  }
-  if (in) return read_task_graph_text(text, path, topology, rates);
-  // Unreadable: the JSON reader says why.
-  return parse_task_graph(read_json_file(path), path, topology, rates);
+  // Room past the end lets the fast reader parse the text in place (simdjson's padding).
+  const std::string text = read_text_file(path, 64);
+  return read_task_graph_text(text, path, topology, rates);
 }
 
 }  // namespace linksim::work

@@ -2,7 +2,9 @@
 // naming the file and where in it, nothing on stdout, no output file.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -177,6 +179,38 @@ TEST(BadInputImporters, Scenarios) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   expect_refused("run " + shell_quote(dir.write("sub/missing.json", training + "./absent.json\"}")),
                  "missing.json: at /model: no model file \"./absent.json\"");
+}
+
+// Input files beyond the 1 GiB every reader takes, and folders, through each command that
+// reads a file: before, /dev/zero or a huge file was read until memory ran out, and a folder
+// was "malformed JSON".
+TEST(BadInputImporters, OversizedFilesAndFolders) {
+  TempDir dir;
+  const std::string big = dir.path() + "/big.txt";
+  { std::ofstream(big).put(' '); }
+  // Sparse, so nothing is written or read: the size is checked before reading.
+  std::filesystem::resize_file(big, (std::uintmax_t{1} << 30) + 1);
+  const std::string out = dir.path() + "/out.json";
+  const std::string to = " -o " + shell_quote(out);
+  const auto commands = [&](const std::string& input) {
+    const std::string q = shell_quote(input);
+    return std::vector<std::string>{
+        "topo check " + q,
+        "topo import " + q + " --gpu RTX-3090" + to,
+        "fit --topology rtx2080ti-2x --date 2026-01-01 --nccl-tests " + q + to,
+        "run " + q + to,
+        "run-graph " + q + " -t rtx2080ti-2x" + to,
+        "run seed-gradient-sync -t " + q + to,
+    };
+  };
+  for (const auto& args : commands(big)) {
+    expect_refused(args, big + ": larger than 1 GiB; expected a text file of at most 1 GiB", out);
+  }
+  const std::string folder = dir.path() + "/folder";
+  std::filesystem::create_directory(folder);
+  for (const auto& args : commands(folder)) {
+    expect_refused(args, folder + ": is a folder; expected a file", out);
+  }
 }
 
 // nccl-tests sweeps: the library refuses ranges that would run without end.
