@@ -18,6 +18,7 @@ namespace {
 
 // A machine described by its own "gpu_models", "nodes" and "links" (no "base").
 void parse_own_machine(const JsonView& root, Topology& topo) {
+  check_expansion_totals(root);
   const GpuModels models = parse_gpu_models(root.get("gpu_models"));
   parse_nodes(root.at("nodes"), models, topo);
   parse_links(root.at("links"), topo);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -39,6 +40,21 @@ Range range_field(const JsonView& v, double nominal, Read read, const std::strin
   }
   return r;
 }
+
+// ---- bounds on a file's expansion ----
+// A node entry's "count" (parse_nodes.cpp).
+inline constexpr std::int64_t kMaxNodesPerEntry = 1'000'000;
+// The combinations of one link entry's "for" variables (parse_loops.cpp).
+inline constexpr std::uint64_t kMaxLoopBindings = 1'000'000;
+// All node entries of one file together, counts expanded.
+inline constexpr std::uint64_t kMaxNodesPerFile = 1'000'000;
+// All link entries of one file together, "for" loops expanded.
+inline constexpr std::uint64_t kMaxLinksPerFile = 10'000'000;
+// The file's nodes and links counted from "count" and "for" alone, before anything is expanded
+// (parse_totals.cpp): past a total, fails at the entry that crosses it ("count" or "for"),
+// naming the entry. Entries whose count or "for" is itself bad are left to their section's
+// parser, which says why.
+void check_expansion_totals(const JsonView& root);
 
 // ---- templates and "for" loops (parse_loops.cpp) ----
 // `pattern` expanded with `vars`; a bad template fails at `where`.

@@ -42,14 +42,13 @@ std::vector<TemplateVars> loop_bindings(const std::optional<JsonView>& loops) {
   if (!loops) return out;
   // Each variable is bounded, and so is their product: two of 1,000,000 values would be 1e12
   // links.
-  constexpr std::size_t kMaxBindings = 1'000'000;
   for (const auto& [name, values_view] : loops->members()) {
     const auto values = loop_values(values_view);
-    if (out.size() * values.size() > kMaxBindings) {
+    if (out.size() * values.size() > kMaxLoopBindings) {
       loops->fail(
           fmt::format("the \"for\" variables make {} x {} combinations; expected at "
                       "most {} in all",
-                      out.size(), values.size(), kMaxBindings));
+                      out.size(), values.size(), kMaxLoopBindings));
     }
     std::vector<TemplateVars> next;
     for (const auto& partial : out) {

@@ -76,7 +76,9 @@ void read_count(const JsonView& nv, NodeEntry& e) {
   e.counted = nv.has("count");
   if (!e.counted) return;
   e.count = nv.at("count").as_integer();
-  if (e.count < 1 || e.count > 1'000'000) nv.at("count").fail("expected a count from 1 to 1000000");
+  if (e.count < 1 || e.count > kMaxNodesPerEntry) {
+    nv.at("count").fail(fmt::format("expected a count from 1 to {}", kMaxNodesPerEntry));
+  }
 }
 
 void read_gpu_model(const JsonView& nv, const GpuModels& models, NodeEntry& e) {
