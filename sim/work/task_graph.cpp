@@ -25,6 +25,17 @@ namespace {
 using detail::CollectiveTask;
 using detail::RawTask;
 
+// 99992 -> "99,992", for counts in messages.
+std::string with_thousands(std::size_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 std::optional<engine::TaskKind> kind_from_string(const std::string& s) {
   for (auto k : {engine::TaskKind::compute, engine::TaskKind::transfer, engine::TaskKind::delay,
                  engine::TaskKind::barrier}) {
@@ -571,12 +582,20 @@ void Loader::fail_cycle(const std::vector<std::size_t>& order) const {
     return tasks_[a].id < tasks_[b].id;
   });
   std::rotate(loop.begin(), first, loop.end());
+  // A long loop is named by its first kCycleTasksShown tasks and a count: all 100,000 of a
+  // generated graph's would make a line of a megabyte.
+  constexpr std::size_t kCycleTasksShown = 8;
   std::vector<std::string> names;
-  for (std::size_t i : loop)
-    names.push_back(tasks_[i].id);
-  names.push_back(names.front());
+  for (std::size_t k = 0; k < std::min(loop.size(), kCycleTasksShown); ++k)
+    names.push_back(tasks_[loop[k]].id);
+  std::string cycle = fmt::format("{}", fmt::join(names, " -> "));
+  if (loop.size() > kCycleTasksShown) {
+    cycle += fmt::format(" -> ... and {} more", with_thousands(loop.size() - kCycleTasksShown));
+  } else {
+    cycle += " -> " + names.front();
+  }
   fail_task(forms_[origins_[loop.front()].form].view.at("deps"), origins_[loop.front()],
-            tasks_[loop.front()].id, fmt::format("dependency cycle: {}", fmt::join(names, " -> ")));
+            tasks_[loop.front()].id, "dependency cycle: " + cycle);
 }
 
 TaskGraph Loader::load() {

@@ -1,5 +1,6 @@
 #include "sim/work/task_graph.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -102,6 +103,32 @@ TEST(TaskGraph, RejectsACycleNamingItsTasks) {
       {"id": "b", "kind": "barrier", "deps": ["a"]},
       {"id": "c", "kind": "barrier", "deps": ["b"]}]})"),
             "graph.json: at /tasks/0/deps: task \"a\": dependency cycle: a -> b -> c -> a");
+}
+
+// A long cycle names its first 8 tasks and how many more: a 100,000-task cycle printed one
+// error line of 989 KB.
+TEST(TaskGraph, NamesALongCycleByItsFirstEightTasksAndACount) {
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "t{k}", "for": {"k": "0..99999"}, "kind": "barrier",
+      "deps": ["t{(k + 1) % 100000}"]}]})"),
+            "graph.json: at /tasks/0/deps: task \"t{k}\" (k=0): dependency cycle: t0 -> t99999 "
+            "-> t99998 -> t99997 -> t99996 -> t99995 -> t99994 -> t99993 -> ... and 99,992 more");
+  // Eight tasks are shown whole; the ninth is counted.
+  std::string nine = R"({"tasks": [)";
+  for (int i = 0; i < 9; ++i) {
+    nine += fmt::format(R"({}{{"id": "c{}", "kind": "barrier", "deps": ["c{}"]}})", i ? ", " : "",
+                        i, (i + 1) % 9);
+  }
+  EXPECT_EQ(error_of(nine + "]}"),
+            "graph.json: at /tasks/0/deps: task \"c0\": dependency cycle: c0 -> c8 -> c7 -> c6 -> "
+            "c5 -> c4 -> c3 -> c2 -> ... and 1 more");
+  std::string eight = R"({"tasks": [)";
+  for (int i = 0; i < 8; ++i) {
+    eight += fmt::format(R"({}{{"id": "c{}", "kind": "barrier", "deps": ["c{}"]}})", i ? ", " : "",
+                         i, (i + 1) % 8);
+  }
+  EXPECT_EQ(error_of(eight + "]}"),
+            "graph.json: at /tasks/0/deps: task \"c0\": dependency cycle: c0 -> c7 -> c6 -> c5 -> "
+            "c4 -> c3 -> c2 -> c1 -> c0");
 }
 
 TEST(TaskGraph, RejectsASelfDependency) {
