@@ -145,6 +145,10 @@ const std::vector<std::string>& all_ops() {
   return names;
 }
 
+// 2^63: the first size a signed 64-bit byte count (nccl-tests' size_t printed as %ld) cannot
+// hold.
+constexpr double kSizeBeyond_bytes = 9223372036854775808.0;
+
 // Reads one flag's value with `read`, failing with the flag's name and what was expected.
 class SettingsReader {
  public:
@@ -173,6 +177,11 @@ class SettingsReader {
     if (!t) return;
     const auto v = parse_nccl_size(*t);
     if (!v) fail(flag, fmt::format("expected a size such as 8, 64K, 8G or 8GB, got \"{}\"", *t));
+    // nccl-tests keeps sizes in 64-bit integers; a larger one wrapped to a negative maxBytes.
+    if (*v >= kSizeBeyond_bytes) {
+      fail(flag,
+           fmt::format("expected a size of at most 9223372036854775807 bytes, got \"{}\"", *t));
+    }
     into = *v;
   }
 

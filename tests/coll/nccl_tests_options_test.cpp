@@ -66,6 +66,18 @@ TEST(NcclTestsOptionsTest, RefusesWhatTheBinaryCouldNotRead) {
   EXPECT_EQ(error_of({"-b", "1G", "-e", "1M"}),
             "<input>: at nccl-tests -b: invalid sizes for 'minbytes' and 'maxbytes': 1073741824 "
             "> 1048576");
+  // A size past 64 bits was printed as "maxBytes -9223372036854775808" and run.
+  EXPECT_EQ(error_of({"-b", "8", "-e", "99999999999999999999"}),
+            "<input>: at nccl-tests -e: expected a size of at most 9223372036854775807 bytes, got "
+            "\"99999999999999999999\"");
+  // 9e9 GiB is 9.66e18 bytes.
+  EXPECT_EQ(error_of({"-e", "9E9G"}),
+            "<input>: at nccl-tests -e: expected a size of at most 9223372036854775807 bytes, got "
+            "\"9E9G\"");
+  EXPECT_EQ(error_of({"-b", "18446744073709551616", "-e", "18446744073709551616"}),
+            "<input>: at nccl-tests -b: expected a size of at most 9223372036854775807 bytes, got "
+            "\"18446744073709551616\"");
+  EXPECT_EQ(read_nccl_tests_settings(parse_nccl_tests_args({"-e", "8E9"})).max_bytes, 8e9);
   EXPECT_EQ(error_of({"-D", "1"}),
             "<input>: at nccl-tests -D: device implementation (-D > 0) requires enabling "
             "symmetric memory registration (-R 2)");
