@@ -41,6 +41,19 @@ int main(int argc, char** argv) {
       return linksim::kInputErrorExitCode;
     }
   }
+  // The same for a command's own subcommands: `linksim topo bogus`.
+  if (argc > 2 && argv[1][0] != '-' && argv[2][0] != '-') {
+    CLI::App* command = app.get_subcommand(argv[1]);  // known: checked above
+    std::vector<std::string> names;
+    for (const auto* sub : command->get_subcommands([](CLI::App*) { return true; }))
+      names.push_back(sub->get_name());
+    if (!names.empty() && command->get_require_subcommand_min() > 0 &&
+        std::find(names.begin(), names.end(), argv[2]) == names.end()) {
+      fmt::print(stderr, "linksim: error: unknown command \"{} {}\"; expected one of {}\n", argv[1],
+                 argv[2], fmt::join(names, ", "));
+      return linksim::kInputErrorExitCode;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

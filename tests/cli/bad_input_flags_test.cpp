@@ -31,6 +31,9 @@ std::vector<FlagCase> flag_cases() {
       {"unknown_command", "frobnicate", "unknown command \"frobnicate\""},
       {"missing_command", "", "A subcommand is required"},
       {"missing_topo_subcommand", "topo", "subcommand"},
+      {"unknown_topo_subcommand", "topo bogus",
+       "unknown command \"topo bogus\"; expected one of show, check, import, export, graphs, "
+       "dot, list"},
       {"unknown_flag", "run default --bogus -o {out}", "--bogus"},
       {"missing_scenario", "run -o {out}", "scenario is required"},
       {"format_unknown", "run default --format xml -o {out}", "--format"},
