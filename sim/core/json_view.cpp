@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "sim/core/error.hpp"
 #include "sim/core/text_file.hpp"
@@ -233,6 +234,15 @@ double JsonView::as_number() const {
 }
 
 std::int64_t JsonView::as_integer() const {
+  // A whole number past 64 bits reaches here as a double (or, up to 2^64 - 1, as an unsigned
+  // that would wrap): say it is too large, not that it is no integer.
+  const bool huge_unsigned =
+      value_->is_number_unsigned() && value_->get<std::uint64_t>() > std::uint64_t{INT64_MAX};
+  const bool huge_float =
+      value_->is_number_float() && std::abs(value_->get<double>()) >= 9223372036854775808.0;
+  if (huge_unsigned || huge_float) {
+    fail(fmt::format("expected an integer, got {}, beyond 64-bit integers", value_->dump()));
+  }
   expect_type(value_->is_number_integer(), "an integer");
   return value_->get<std::int64_t>();
 }

@@ -298,10 +298,13 @@ topo::NodeId Loader::endpoint(const JsonView& v, const std::string& name, const 
 double Loader::read_bytes(const JsonView& b, const Origin& o, const std::string& id) {
   double bytes = 0;
   if (b.is_number()) {
-    if (!b.raw().is_number_integer()) {
+    // A whole number past 64 bits is read as a double: it is too large (refused below), not a
+    // fraction.
+    const bool past_limit = b.raw().get<double>() > units::kMaxBytes;
+    if (!b.raw().is_number_integer() && !past_limit) {
       fail_task(b, o, id, "bytes must be an integer or a size such as \"10 GB\"");
     }
-    bytes = static_cast<double>(b.as_integer());
+    bytes = past_limit ? b.raw().get<double>() : static_cast<double>(b.as_integer());
   } else if (forms_[o.form].loops && b.is_string()) {
     bytes = read_expanded(b, o, id, [](const JsonView& e) { return e.as_bytes(); });
   } else {

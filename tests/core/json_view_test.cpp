@@ -69,5 +69,28 @@ TEST(JsonViewTest, QuantitiesBeyondTheirBoundsAreRefused) {
   EXPECT_DOUBLE_EQ(JsonView(Json{{"v", "1000 TB/s"}}, "f").at("v").as_bandwidth_Bps(), 1e15);
 }
 
+// A whole number past 64 bits is too large, not "not an integer" (and not wrapped: 2^63 as
+// an unsigned would have become INT64_MIN).
+TEST(JsonViewTest, IntegersPast64BitsAreRefusedAsSuch) {
+  const auto integer_error = [](const std::string& text) {
+    const Json doc = parse_json_text("{\"v\": " + text + "}", "in.json");
+    try {
+      JsonView(doc, "in.json").at("v").as_integer();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(integer_error("18446744073709551616"),
+            "in.json: at /v: expected an integer, got 1.8446744073709552e+19, beyond 64-bit "
+            "integers");
+  EXPECT_EQ(integer_error("9223372036854775808"),
+            "in.json: at /v: expected an integer, got 9223372036854775808, beyond 64-bit integers");
+  EXPECT_EQ(integer_error("-1e19"),
+            "in.json: at /v: expected an integer, got -1e+19, beyond 64-bit integers");
+  EXPECT_EQ(integer_error("1.5"), "in.json: at /v: expected an integer, got a number");
+  EXPECT_EQ(integer_error("9223372036854775807"), "(no error)");
+}
+
 }  // namespace
 }  // namespace linksim

@@ -154,6 +154,20 @@ TEST(TaskGraph, RejectsSizesAndDurationsBeyondTheBounds) {
       "dst": "gpu1", "bytes": 9000000000000000000}]})"),
             "graph.json: at /tasks/0/bytes: task \"x\": bytes 9000000000000000000 is above the "
             "1e18 (1 EB) linksim accepts");
+  // Whole numbers past 64 bits (read as doubles, or as unsigned past 2^63) are too large, not
+  // "not an integer".
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "gpu1", "bytes": 123456789012345678901234567890}]})"),
+            "graph.json: at /tasks/0/bytes: task \"x\": bytes 1.2345678901234568e+29 is above "
+            "the 1e18 (1 EB) linksim accepts");
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "gpu1", "bytes": 18446744073709551615}]})"),
+            "graph.json: at /tasks/0/bytes: task \"x\": bytes 18446744073709551615 is above the "
+            "1e18 (1 EB) linksim accepts");
+  EXPECT_EQ(error_of(R"({"tasks": [{"id": "x", "kind": "transfer", "src": "gpu0",
+      "dst": "gpu1", "bytes": 10.5}]})"),
+            "graph.json: at /tasks/0/bytes: task \"x\": bytes must be an integer or a size such "
+            "as \"10 GB\"");
   EXPECT_EQ(error_of(R"({"tasks": [{"id": "c", "kind": "compute", "gpu": "gpu0",
       "duration": "1e308 s"}]})"),
             "graph.json: at /tasks/0/duration: time \"1e308 s\" is beyond what "
