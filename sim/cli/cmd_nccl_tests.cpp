@@ -15,6 +15,7 @@
 #include "sim/cli/gnuplot.hpp"
 #include "sim/cli/machine_option.hpp"
 #include "sim/cli/progress.hpp"
+#include "sim/cli/whole_number_range.hpp"
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/plot.hpp"
@@ -103,7 +104,7 @@ void register_nccl_tests(CLI::App& app) {
   cmd->add_flag("--force", args->force, "Overwrite the -J file and the plot");
   cmd->add_option("--jobs", args->options.threads,
                   "Sizes simulated at once (default: one per core); the output is the same")
-      ->check(CLI::Range(1, 1024));
+      ->check(whole_number_range(1, 1024));
   add_quiet_flag(cmd);
   cmd->add_option("--plot", args->plot, "Draw busbw against size (gnuplot; .png, .svg or .pdf)");
   cmd->add_option("--also", args->also,

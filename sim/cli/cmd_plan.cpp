@@ -7,6 +7,7 @@
 #include "sim/cli/jobs_option.hpp"
 #include "sim/cli/machine_option.hpp"
 #include "sim/cli/progress.hpp"
+#include "sim/cli/whole_number_range.hpp"
 #include "sim/report/job_report.hpp"
 #include "sim/work/model.hpp"
 #include "sim/work/plan_search.hpp"
@@ -48,9 +49,9 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--rank-by", a->rank_by, "step (time), tokens (tokens/s) or cost ($/Mtoken)")
       ->check(CLI::IsMember({"step", "tokens", "cost"}));
   cmd->add_option("--top", a->top, "Plans shown in the table (JSON and CSV list all)")
-      ->check(CLI::Range(1, 1000));
+      ->check(whole_number_range(1, 1000));
   cmd->add_option("--max-plans", a->max_plans, "Most plans simulated, over all machines")
-      ->check(CLI::Range(1, 4096));
+      ->check(whole_number_range(1, 4096));
   cmd->add_option("--format", a->format, "table, json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_option("-o,--output", a->output,

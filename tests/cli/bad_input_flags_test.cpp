@@ -72,6 +72,19 @@ std::vector<FlagCase> flag_cases() {
        "unknown nccl-tests option \"--gpus-per-thread\""},
       {"sweep_option_ambiguous", kSweep + "--n 3", "\"--n\" is ambiguous"},
       {"sweep_iters_word", kSweep + "-n many", "nccl-tests -n: expected an integer of at least 1"},
+      // Whole-number options say what is wrong ("Value abc not in range 1 to 1024" before).
+      {"jobs_word", "run seed-gradient-sync -j abc -o {out}",
+       "--jobs: expected a whole number from 1 to 1024, got \"abc\""},
+      {"jobs_fraction", "compare default -j 1.5 -o {out}",
+       "--jobs: expected a whole number from 1 to 1024, got \"1.5\""},
+      {"jobs_too_many", "plan default -j 1025 -o {out}",
+       "--jobs: expected a whole number from 1 to 1024, got \"1025\""},
+      {"plan_top_zero", "plan default --top 0 -o {out}",
+       "--top: expected a whole number from 1 to 1000, got \"0\""},
+      {"plan_max_plans_fraction", "plan default --max-plans 2.5 -o {out}",
+       "--max-plans: expected a whole number from 1 to 4096, got \"2.5\""},
+      {"sweep_jobs_word", kSweep + "--jobs many",
+       "--jobs: expected a whole number from 1 to 1024, got \"many\""},
   };
 }
 
