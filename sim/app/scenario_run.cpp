@@ -20,21 +20,21 @@ namespace {
 constexpr std::size_t kMaxMachines = 1024;
 
 // The machines to run on, checked. Names come from the scenario's /topologies unless the caller
-// gave its own list (then no file location applies).
+// gave its own list (then the location is the flag).
 std::vector<std::string> machines_to_run(const ScenarioRunOptions& options,
                                          const work::Scenario& scenario) {
   const bool own = options.machines.empty();
   const std::vector<std::string>& machines = own ? scenario.topologies : options.machines;
   const std::string where = own ? scenario.file : std::string();
   if (machines.size() > kMaxMachines) {
-    throw InputError(where, own ? "/topologies" : "",
+    throw InputError(where, own ? "/topologies" : "--topology",
                      fmt::format("{} machines named; at most {} can be compared in one run",
                                  machines.size(), kMaxMachines));
   }
   std::unordered_set<std::string> seen;
   for (std::size_t i = 0; i < machines.size(); ++i) {
     if (!seen.insert(machines[i]).second) {
-      throw InputError(where, own ? fmt::format("/topologies/{}", i) : "",
+      throw InputError(where, own ? fmt::format("/topologies/{}", i) : "--topology",
                        fmt::format("machine \"{}\" is named twice", machines[i]));
     }
   }

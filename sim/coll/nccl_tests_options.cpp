@@ -164,8 +164,9 @@ class SettingsReader {
     if (!t) return;
     const auto v = parse_nccl_tests_integer(*t);
     if (!v || *v < least || *v > most) {
+      // The default bound is only worth naming to a value beyond it.
       fail(flag,
-           most == 1'000'000'000
+           most == 1'000'000'000 && !(v && *v > most)
                ? fmt::format("expected an integer of at least {}, got \"{}\"", least, *t)
                : fmt::format("expected an integer from {} to {}, got \"{}\"", least, most, *t));
     }

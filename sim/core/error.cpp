@@ -4,7 +4,10 @@ namespace linksim {
 namespace {
 std::string compose(const std::string& file, const std::string& location,
                     const std::string& message) {
-  std::string out = file.empty() ? std::string("<input>") : file;
+  // No file: a command-line value, whose location is the flag or argument ("nccl-tests -t:
+  // ...", as CLI11 words its own "--jobs: ..."), or a problem of the command as a whole.
+  if (file.empty()) return location.empty() ? message : location + ": " + message;
+  std::string out = file;
   if (!location.empty()) out += ": at " + location;
   out += ": " + message;
   return out;

@@ -1,7 +1,8 @@
 #pragma once
 // The one error type for bad input. It names the file, where in it (a JSON pointer such as
 // "/links/3/bandwidth", or "line 4, column 7"), and what was expected. The CLI prints what()
-// and exits with code 2; library code never prints.
+// and exits with code 2; library code never prints. A command-line value has no file: its
+// location is the flag or argument, and what() is "nccl-tests -t: expected ...".
 
 #include <stdexcept>
 #include <string>

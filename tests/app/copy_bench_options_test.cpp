@@ -37,7 +37,7 @@ TEST(CopyBenchOptionsTest, NumElemsCountsFourByteIntegers) {
   EXPECT_EQ(p2p_test_options(a).copy_bytes, 4000.0);
   a.num_elems = "0";
   EXPECT_EQ(error_of([&] { p2p_test_options(a); }),
-            "<input>: numElems: expected a whole number from 1 to 4000000000, got \"0\"");
+            "numElems: expected a whole number from 1 to 4000000000, got \"0\"");
 }
 
 TEST(CopyBenchOptionsTest, NoDirectionNamedMeansAllThree) {
@@ -68,16 +68,16 @@ TEST(CopyBenchOptionsTest, ARangeIsCheckedBeforeAnyCopy) {
   BandwidthTestArguments a;
   a.mode = "range";
   EXPECT_EQ(error_of([&] { bandwidth_test_options(a, machine); }),
-            "<input>: range mode needs a start, an end and an increment size");
+            "range mode needs a start, an end and an increment size");
   // (200001 - 1) / 1 = 200000 sizes, over the 100000 allowed.
   a.start = "1";
   a.end = "200001";
   a.increment = "1";
   EXPECT_EQ(error_of([&] { bandwidth_test_options(a, machine); }),
-            "<input>: range mode: more than 100000 sizes; take a larger increment");
+            "range mode: more than 100000 sizes; take a larger increment");
   a.memory = "pageable";
   EXPECT_EQ(error_of([&] { bandwidth_test_options(a, machine); }),
-            "<input>: pageable memory transfers are not modelled; use pinned memory");
+            "pageable memory transfers are not modelled; use pinned memory");
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ TEST(ScenarioRunTest, AMachineNamedTwiceIsRefusedBeforeAnyRuns) {
   options.machines = {"dgx-a100", "no-such-machine", "dgx-a100"};
   // The third name repeats the first; the check comes before loading, so the unknown second
   // machine is not what is reported.
-  EXPECT_EQ(run_error(options), "<input>: machine \"dgx-a100\" is named twice");
+  EXPECT_EQ(run_error(options), "--topology: machine \"dgx-a100\" is named twice");
 }
 
 TEST(ScenarioRunTest, ThreeThreadsGiveTheOneThreadResultsInTheOrderNamed) {
@@ -115,7 +115,7 @@ TEST(ScenarioRunTest, AtMost1024MachinesRunInOneCall) {
   for (int i = 0; i < 1025; ++i)
     options.machines.push_back("m" + std::to_string(i));
   EXPECT_EQ(run_error(options),
-            "<input>: 1025 machines named; at most 1024 can be compared in one run");
+            "--topology: 1025 machines named; at most 1024 can be compared in one run");
 }
 
 TEST(ScenarioRunTest, AScenariosOwnListIsBoundedAtItsTopologies) {

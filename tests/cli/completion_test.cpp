@@ -39,7 +39,7 @@ TEST(CompletionTest, BashCompletesCommandsAndTheirFlags) {
   EXPECT_EQ(complete(script, "linksim nccl-tests --top", 2), "--topology\n");
   const auto bad = run_linksim("completion fish");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err, "linksim: error: <input>: no completion for shell \"fish\"; expected bash\n");
+  EXPECT_EQ(bad.err, "linksim: error: no completion for shell \"fish\"; expected bash\n");
 }
 
 }  // namespace

@@ -59,15 +59,15 @@ TEST(CopyBenchCliTest, BadSampleOptionsAreRefused) {
       {"bandwidth -t rtx2080ti-2x --device=2",
        "/topologies/rtx2080ti-2x.json: device 2 does not exist: the machine has GPUs 0 to 1\n"},
       {"bandwidth -t rtx2080ti-2x --memory=pageable",
-       "<input>: pageable memory transfers are not modelled; use pinned memory\n"},
+       "pageable memory transfers are not modelled; use pinned memory\n"},
       {"bandwidth -t rtx2080ti-2x --mode=range --start=1000",
-       "<input>: range mode needs a start, an end and an increment size\n"},
+       "range mode needs a start, an end and an increment size\n"},
       {"bandwidth -t rtx2080ti-2x --mode=range --start=9000 --end=1000 --increment=1",
-       "<input>: range mode: the start size is greater than the end size\n"},
+       "range mode: the start size is greater than the end size\n"},
       {"bandwidth -t rtx2080ti-2x --mode=range --start=1 --end=4000000000 --increment=1",
-       "<input>: range mode: more than 100000 sizes; take a larger increment\n"},
+       "range mode: more than 100000 sizes; take a larger increment\n"},
       {"p2p -t rtx2080ti-2x --numElems=-5",
-       "<input>: numElems: expected a whole number from 1 to 4000000000, got \"-5\"\n"},
+       "numElems: expected a whole number from 1 to 4000000000, got \"-5\"\n"},
   };
   for (const auto& c : cases) {
     const auto r = run_linksim(c.args);

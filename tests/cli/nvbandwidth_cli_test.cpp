@@ -56,22 +56,21 @@ TEST(NvbandwidthCliTest, BadOptionsAreRefused) {
   const std::string hint = " (linksim nvbandwidth -l lists the testcases)\n";
   const Case cases[] = {
       {"nvbandwidth --topology rtx2080ti-2x -t host_to_device",
-       "<input>: Testcase host_to_device not found!" + hint},
-      {"nvbandwidth --topology rtx2080ti-2x -t 0 35",
-       "<input>: Testcase index 35 out of bound!" + hint},
+       "Testcase host_to_device not found!" + hint},
+      {"nvbandwidth --topology rtx2080ti-2x -t 0 35", "Testcase index 35 out of bound!" + hint},
       {"nvbandwidth --topology rtx2080ti-2x -p multinode",
-       "<input>: Specified list of testcase prefixes did not match any testcases" + hint},
+       "Specified list of testcase prefixes did not match any testcases" + hint},
       {"nvbandwidth --topology rtx2080ti-2x -t 0 -p host",
-       "<input>: You cannot specify both testcase and testcasePrefix options at the same time\n"},
+       "You cannot specify both testcase and testcasePrefix options at the same time\n"},
       {"nvbandwidth --topology rtx2080ti-2x -b 1.5",
-       "<input>: bufferSize: expected a whole number from 1 to 1073741824, got \"1.5\"\n"},
+       "bufferSize: expected a whole number from 1 to 1073741824, got \"1.5\"\n"},
       {"nvbandwidth --topology rtx2080ti-2x -i 0",
-       "<input>: testSamples: expected a whole number from 1 to 10000, got \"0\"\n"},
+       "testSamples: expected a whole number from 1 to 10000, got \"0\"\n"},
       // 3 x 4096 = 12288 MiB does not fit in an RTX 2080 Ti's 11 GiB (11264 MiB).
       {"nvbandwidth --topology rtx2080ti-2x -b 4096",
        "rtx2080ti-2x.json: bufferSize 4096 MiB: three buffers of it must fit in the smallest "
        "GPU's memory, 11264 MiB\n"},
-      {"nvbandwidth -t 0", "<input>: nvbandwidth needs a machine: --topology NAME\n"},
+      {"nvbandwidth -t 0", "nvbandwidth needs a machine: --topology NAME\n"},
   };
   for (const auto& c : cases) {
     const auto r = run_linksim(c.args);

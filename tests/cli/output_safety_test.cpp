@@ -185,11 +185,11 @@ TEST(OutputSafetyTest, MachineListsAreBoundedAndDistinct) {
   const auto r = run_linksim("compare seed-gradient-sync" + many);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
-            "linksim: error: <input>: 1025 machines named; at most 1024 can be compared in one "
+            "linksim: error: --topology: 1025 machines named; at most 1024 can be compared in one "
             "run\n");
   const auto twice = run_linksim("compare seed-gradient-sync -t dgx-a100 -t dgx-h100 -t dgx-a100");
   EXPECT_EQ(twice.exit_code, 2);
-  EXPECT_EQ(twice.err, "linksim: error: <input>: machine \"dgx-a100\" is named twice\n");
+  EXPECT_EQ(twice.err, "linksim: error: --topology: machine \"dgx-a100\" is named twice\n");
 }
 
 TEST(OutputSafetyTest, DashIsStandardOutput) {
@@ -212,7 +212,7 @@ TEST(OutputSafetyTest, UsageErrorsExitTwoOnOneLine) {
        "linksim: error: The following argument was not expected: --no-such-flag (see linksim "
        "--help)\n"},
       {"nccl-tests --topology dgx-a100 all_reduce_perf -n many",
-       "linksim: error: <input>: at nccl-tests -n: expected an integer of at least 1, got "
+       "linksim: error: nccl-tests -n: expected an integer of at least 1, got "
        "\"many\"\n"},
       {"run seed-gradient-sync --format yaml",
        "linksim: error: --format: yaml not in {table,json,csv} (see linksim --help)\n"},

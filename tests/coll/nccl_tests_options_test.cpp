@@ -45,41 +45,43 @@ TEST(NcclTestsOptionsTest, ReadsEverySpellingGetoptLongDoes) {
 }
 
 TEST(NcclTestsOptionsTest, RefusesWhatTheBinaryCouldNotRead) {
-  EXPECT_EQ(error_of({"-q", "1"}),
-            "<input>: at nccl-tests argument 1: unknown nccl-tests option \"-q\"");
+  EXPECT_EQ(error_of({"-q", "1"}), "nccl-tests argument 1: unknown nccl-tests option \"-q\"");
   // --n could be --nthreads or --ngpus.
   EXPECT_EQ(error_of({"-b", "8", "--n", "2"}),
-            "<input>: at nccl-tests argument 3: option \"--n\" is ambiguous; possibilities: "
+            "nccl-tests argument 3: option \"--n\" is ambiguous; possibilities: "
             "--nthreads --ngpus");
   EXPECT_EQ(error_of({"-e"}),
-            "<input>: at nccl-tests argument 1: option \"-e\" requires a value (largest size)");
+            "nccl-tests argument 1: option \"-e\" requires a value (largest size)");
   EXPECT_EQ(error_of({"8"}),
-            "<input>: at nccl-tests argument 1: unexpected argument \"8\"; "
+            "nccl-tests argument 1: unexpected argument \"8\"; "
             "nccl-tests takes only options");
   EXPECT_EQ(error_of({"-f", "1.5"}),
-            "<input>: at nccl-tests -f: expected an integer of at least 0, got \"1.5\"");
+            "nccl-tests -f: expected an integer of at least 0, got \"1.5\"");
   EXPECT_EQ(error_of({"-d", "float9"}),
-            "<input>: at nccl-tests -d: unknown name \"float9\"; expected one of int8, uint8, "
+            "nccl-tests -d: unknown name \"float9\"; expected one of int8, uint8, "
             "int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3, f8e5m2, all");
-  EXPECT_EQ(error_of({"-z", "4"}),
-            "<input>: at nccl-tests -z: expected an integer from 0 to 3, got \"4\"");
+  // A value above the default bound is told the bound, not "at least 1".
+  EXPECT_EQ(error_of({"-t", "99999999999"}),
+            "nccl-tests -t: expected an integer from 1 to 1000000000, got \"99999999999\"");
+  EXPECT_EQ(error_of({"-t", "0"}), "nccl-tests -t: expected an integer of at least 1, got \"0\"");
+  EXPECT_EQ(error_of({"-z", "4"}), "nccl-tests -z: expected an integer from 0 to 3, got \"4\"");
   EXPECT_EQ(error_of({"-b", "1G", "-e", "1M"}),
-            "<input>: at nccl-tests -b: invalid sizes for 'minbytes' and 'maxbytes': 1073741824 "
+            "nccl-tests -b: invalid sizes for 'minbytes' and 'maxbytes': 1073741824 "
             "> 1048576");
   // A size past 64 bits was printed as "maxBytes -9223372036854775808" and run.
   EXPECT_EQ(error_of({"-b", "8", "-e", "99999999999999999999"}),
-            "<input>: at nccl-tests -e: expected a size of at most 9223372036854775807 bytes, got "
+            "nccl-tests -e: expected a size of at most 9223372036854775807 bytes, got "
             "\"99999999999999999999\"");
   // 9e9 GiB is 9.66e18 bytes.
   EXPECT_EQ(error_of({"-e", "9E9G"}),
-            "<input>: at nccl-tests -e: expected a size of at most 9223372036854775807 bytes, got "
+            "nccl-tests -e: expected a size of at most 9223372036854775807 bytes, got "
             "\"9E9G\"");
   EXPECT_EQ(error_of({"-b", "18446744073709551616", "-e", "18446744073709551616"}),
-            "<input>: at nccl-tests -b: expected a size of at most 9223372036854775807 bytes, got "
+            "nccl-tests -b: expected a size of at most 9223372036854775807 bytes, got "
             "\"18446744073709551616\"");
   EXPECT_EQ(read_nccl_tests_settings(parse_nccl_tests_args({"-e", "8E9"})).max_bytes, 8e9);
   EXPECT_EQ(error_of({"-D", "1"}),
-            "<input>: at nccl-tests -D: device implementation (-D > 0) requires enabling "
+            "nccl-tests -D: device implementation (-D > 0) requires enabling "
             "symmetric memory registration (-R 2)");
 }
 

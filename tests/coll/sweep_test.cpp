@@ -46,13 +46,13 @@ TEST(SweepSpecTest, CountsRowsLikeNcclTests) {
 
 TEST(SweepSpecTest, StepFactorMustBeAnIntegerOfAtLeastTwo) {
   EXPECT_EQ(error_of(factor_sweep(1.000001)),
-            "<input>: at step factor: expected an integer from 2 to 1000000, got 1.000001");
+            "step factor: expected an integer from 2 to 1000000, got 1.000001");
   EXPECT_EQ(error_of(factor_sweep(2.5)),
-            "<input>: at step factor: expected an integer from 2 to 1000000, got 2.5");
+            "step factor: expected an integer from 2 to 1000000, got 2.5");
   EXPECT_EQ(error_of(factor_sweep(std::numeric_limits<double>::quiet_NaN())),
-            "<input>: at step factor: expected an integer from 2 to 1000000, got nan");
+            "step factor: expected an integer from 2 to 1000000, got nan");
   EXPECT_EQ(error_of(factor_sweep(std::numeric_limits<double>::infinity())),
-            "<input>: at step factor: expected an integer from 2 to 1000000, got inf");
+            "step factor: expected an integer from 2 to 1000000, got inf");
 }
 
 TEST(SweepSpecTest, RowCountAndSizesAreBounded) {
@@ -62,28 +62,27 @@ TEST(SweepSpecTest, RowCountAndSizesAreBounded) {
   tiny_step.max_bytes = 1024 * 1024;
   tiny_step.step_bytes = 1;
   EXPECT_EQ(error_of(tiny_step),
-            "<input>: at step size: the sweep from 0 to 1048576 bytes would print more than "
+            "step size: the sweep from 0 to 1048576 bytes would print more than "
             "10000 rows; use a larger step");
   // 10,000 rows exactly is fine: 0 .. 9999 bytes by 1.
   tiny_step.max_bytes = 9999;
   EXPECT_EQ(sweep_row_count(tiny_step), 10000u);
   EXPECT_EQ(error_of(tiny_step), "(no error)");
   tiny_step.step_bytes = 0;
-  EXPECT_EQ(error_of(tiny_step), "<input>: at step size: expected a step above 0 bytes, got 0");
+  EXPECT_EQ(error_of(tiny_step), "step size: expected a step above 0 bytes, got 0");
   // 128 GiB = 137438953472 bytes is above the 64 GiB = 68719476736 bytes cap: refused, not cut.
   SweepSpec big = factor_sweep(2);
   big.max_bytes = 128.0 * 1024 * 1024 * 1024;
   EXPECT_EQ(error_of(big),
-            "<input>: at maximum size: 137438953472 bytes is above the 64 GiB (68719476736 "
+            "maximum size: 137438953472 bytes is above the 64 GiB (68719476736 "
             "bytes) a sweep may reach");
   SweepSpec inverted = factor_sweep(2);
   inverted.min_bytes = 2048;
   inverted.max_bytes = 1024;
-  EXPECT_EQ(error_of(inverted),
-            "<input>: at minimum size: 2048 bytes exceeds the maximum size, 1024 bytes");
+  EXPECT_EQ(error_of(inverted), "minimum size: 2048 bytes exceeds the maximum size, 1024 bytes");
   SweepSpec bad_type = factor_sweep(2);
   bad_type.dtype = "quad";
-  EXPECT_EQ(error_of(bad_type), "<input>: at data type: unknown data type \"quad\"");
+  EXPECT_EQ(error_of(bad_type), "data type: unknown data type \"quad\"");
 }
 
 // common.cu parsesize reads "%lf %1s": one letter counts, so 8GB is 8G and "8 K" is 8K.
