@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,12 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     fmt::print(stderr, "linksim: internal error: {}\n", e.what());
     return 1;
+  }
+  // What went to standard output must have arrived: `linksim run default > /dev/full` fails.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(stderr, "linksim: error: standard output: write failed (a full disk or device)\n");
+    return linksim::kInputErrorExitCode;
   }
   return 0;
 }

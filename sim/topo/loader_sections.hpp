@@ -49,7 +49,7 @@ inline constexpr std::uint64_t kMaxLoopBindings = 1'000'000;
 // All node entries of one file together, counts expanded.
 inline constexpr std::uint64_t kMaxNodesPerFile = 1'000'000;
 // All link entries of one file together, "for" loops expanded.
-inline constexpr std::uint64_t kMaxLinksPerFile = 10'000'000;
+inline constexpr std::uint64_t kMaxLinksPerFile = 2'000'000;
 // The file's nodes and links counted from "count" and "for" alone, before anything is expanded
 // (parse_totals.cpp): past a total, fails at the entry that crosses it ("count" or "for"),
 // naming the entry. Entries whose count or "for" is itself bad are left to their section's

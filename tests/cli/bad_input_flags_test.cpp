@@ -44,6 +44,8 @@ std::vector<FlagCase> flag_cases() {
        "{out}",
        "--rates"},
       {"machine_unknown", "run default -t no-such-machine -o {out}", "no-such-machine"},
+      {"nodes_fraction", "run default -t dgx-a100 --nodes 1.5 -o {out}",
+       "--nodes: expected a whole number from 1 to 65536, got \"1.5\""},
       {"machine_twice", "compare default -t rtx2080ti-2x -t rtx2080ti-2x -o {out}", "named twice"},
       {"scenario_unknown", "run no-such-scenario -o {out}", "no-such-scenario"},
       {"fit_without_logs", "fit --topology rtx2080ti-2x -o {out}", "no logs given"},

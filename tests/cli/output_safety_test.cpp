@@ -116,6 +116,11 @@ TEST(OutputSafetyTest, StreamsAndDevicesAreWrittenInPlaceNeverReplaced) {
   EXPECT_EQ(full.out, "");
   EXPECT_EQ(full.err, "linksim: error: /dev/full: write failed: No space left on device\n");
   EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  // Standard output that cannot take the report is an error too, not exit 0.
+  const auto shell_full = testing::run_linksim_with_stdout("run seed-gradient-sync", "/dev/full");
+  EXPECT_EQ(shell_full.exit_code, 2);
+  EXPECT_EQ(shell_full.err,
+            "linksim: error: standard output: write failed (a full disk or device)\n");
   // A stream that fails leaves no other output in place: the trace is never renamed in.
   TempDir dir;
   const std::string trace = dir.path() + "/trace.json";

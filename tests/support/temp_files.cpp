@@ -57,6 +57,18 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+CommandResult run_linksim_with_stdout(const std::string& args, const std::string& stdout_path) {
+  TempDir dir;
+  const std::string err_path = dir.path() + "/stderr";
+  const std::string command = std::string("'") + LINKSIM_CLI_PATH + "' " + args + " >" +
+                              shell_quote(stdout_path) + " 2>'" + err_path + "'";
+  const int status = std::system(command.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = read_file(err_path);
+  return r;
+}
+
 CommandResult run_linksim(const std::string& args) {
   TempDir dir;
   const std::string out_path = dir.path() + "/stdout";

@@ -33,6 +33,9 @@ std::string shell_quote(const std::string& text);
 
 // Runs the linksim CLI built beside the tests with `args` (already shell-quoted).
 CommandResult run_linksim(const std::string& args);
+// The same with standard output sent to `stdout_path` (a device such as /dev/full); `out` is
+// then empty.
+CommandResult run_linksim_with_stdout(const std::string& args, const std::string& stdout_path);
 
 // Reads a whole file; fails the test (throws) if it cannot.
 std::string read_file(const std::string& path);
