@@ -24,8 +24,9 @@ TEST(CopyBenchOptionsTest, P2pRunsOnAtMost256Gpus) {
   // The benchmark's 4,096-GPU PCIe tree is refused, naming its file; a 64-GPU machine runs.
   const std::string big = testing::source_dir() + "/bench/machines/pcie-tree-4096.json";
   EXPECT_EQ(error_of([&] { check_p2p_test_machine(topo::load_topology(big)); }),
-            big + ": pcie-tree-4096 has 4096 GPUs; p2p prints every pair of them and simulates "
-                  "machines of at most 256 GPUs (topo show summarizes larger ones)");
+            big +
+                ": pcie-tree-4096 has 4096 GPUs; p2p prints every pair of them and simulates "
+                "machines of at most 256 GPUs (topo show summarizes larger ones)");
   const std::string small = testing::source_dir() + "/bench/machines/nvswitch-64.json";
   EXPECT_EQ(error_of([&] { check_p2p_test_machine(topo::load_topology(small)); }), "");
 }
