@@ -5,7 +5,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
 #include "calibrate/import_nccl_tests.hpp"
+#include "sim/coll/collective.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
 #include "sim/core/units.hpp"
@@ -21,10 +27,20 @@ std::string binary_named_in(const std::string& text) {
   return best;
 }
 
-// A placement's figures: null (nccl-tests writes it for runs without one) gives nothing.
-void add_record(const JsonView& result, const char* placement, std::vector<Record>& out) {
+// A placement's figures: null (nccl-tests writes it for runs without one) gives nothing. As
+// for a text log: a result with wrong values timed a run that did not compute the collective,
+// and busbw must be alg_bw x the binary's bus factor (the JSON keeps more digits than the
+// text, so within 2% or 0.001 GB/s).
+void add_record(const JsonView& result, const char* placement, const std::string& binary, int ranks,
+                std::vector<Record>& out) {
   const auto v = result.get(placement);
   if (!v || v->raw().is_null()) return;
+  if (const auto wrong = v->get("nwrong"); wrong && wrong->raw().is_number()) {
+    const double n = wrong->as_number();
+    if (n > 0) {
+      wrong->fail(fmt::format("{} wrong results: the run failed validation", n));
+    }
+  }
   Record r;
   r.variant = placement;
   r.size_bytes = static_cast<double>(result.at("size").as_integer());
@@ -33,8 +49,20 @@ void add_record(const JsonView& result, const char* placement, std::vector<Recor
     v->fail(fmt::format("expected a time above 0 us, got {}", time_us));
   }
   r.time_s = time_us * 1e-6;
-  r.bandwidth_Bps = v->at("alg_bw").as_number() * 1e9;
-  r.bus_bandwidth_Bps = v->at("bus_bw").as_number() * 1e9;
+  const double algbw_GBps = v->at("alg_bw").as_number();
+  const double busbw_GBps = v->at("bus_bw").as_number();
+  r.bandwidth_Bps = algbw_GBps * 1e9;
+  r.bus_bandwidth_Bps = busbw_GBps * 1e9;
+  if (const auto op = coll::op_from_nccl_tests_binary(binary); op && ranks > 0) {
+    const double factor = coll::busbw_factor(*op, ranks);
+    const double expected_GBps = algbw_GBps * factor;
+    if (std::abs(busbw_GBps - expected_GBps) > std::max(0.02 * expected_GBps, 0.001)) {
+      v->at("bus_bw").fail(
+          fmt::format("busbw {} GB/s is not alg_bw {} GB/s x {:.4g} ({}'s bus factor for {} "
+                      "ranks) = {:.2f} GB/s",
+                      busbw_GBps, algbw_GBps, factor, binary, ranks, expected_GBps));
+    }
+  }
   r.source_file = result.file();
   out.push_back(std::move(r));
 }
@@ -78,9 +106,28 @@ NcclTestsLog import_nccl_tests_json(const std::string& text, const std::string& 
     config.fail(fmt::format("the run used {} GPUs but the topology has {}", log.ranks,
                             *options.expected_gpu_count));
   }
+  // One run times each size once per type, reduction and root: a second result for the same
+  // is a second run pasted in, which the fit would count twice.
+  std::map<std::string, std::string> first_at;
   for (const auto& result : root.at("results").elements()) {
-    add_record(result, "out_of_place", log.records);
-    add_record(result, "in_place", log.records);
+    std::string what = fmt::format("{} B", result.at("size").as_integer());
+    for (const char* key : {"type", "redop"}) {
+      if (const auto f = result.get(key); f && f->raw().is_string()) what += " " + f->as_string();
+    }
+    if (const auto f = result.get("root"); f && f->raw().is_number_integer()) {
+      what += fmt::format(" root {}", f->as_integer());
+    } else if (f && f->raw().is_string()) {  // nccl-tests writes it padded: "    -1"
+      std::string root = f->as_string();
+      root.erase(0, root.find_first_not_of(' '));
+      what += " root " + root;
+    }
+    const auto [it, fresh] = first_at.emplace(what, result.pointer());
+    if (!fresh) {
+      result.fail(fmt::format("a second result for {} (the first is at {}); give one run per file",
+                              what, it->second));
+    }
+    add_record(result, "out_of_place", log.op, log.ranks, log.records);
+    add_record(result, "in_place", log.op, log.ranks, log.records);
   }
   if (log.records.empty()) root.at("results").fail("expected at least one result");
   if (const auto avg = root.get("average_bus_bandwidth")) {

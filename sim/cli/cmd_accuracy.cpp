@@ -50,13 +50,15 @@ void register_accuracy(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "accuracy", "Predicted against measured nccl-tests busbw on the reference machines");
   cmd->add_option("--reference", *reference, "measurements.json with the reference runs");
-  cmd->add_option("-o,--output", *output, "Write the report here (default: stdout)");
+  cmd->add_option("-o,--output", *output, "Write the report here (default: stdout)")
+      ->check(output_file_name());
   cmd->add_option("--format", *format,
                   "markdown (docs/ACCURACY.md), json or csv (every row, in SI units)")
       ->check(CLI::IsMember({"markdown", "json", "csv"}));
   cmd->add_option("--plot", *plot_dir,
                   "Also draw, into this existing folder, one PNG per machine with a sweep "
-                  "(<machine>.png): measured and predicted busbw against size (gnuplot)");
+                  "(<machine>.png): measured and predicted busbw against size (gnuplot)")
+      ->check(output_file_name());
   cmd->add_flag("--force", *force, "Overwrite the output file and the pictures");
   cmd->callback([=] {
     CommandOutputs outputs(*force);

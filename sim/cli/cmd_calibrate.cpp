@@ -53,7 +53,9 @@ void register_fit(CLI::App& app) {
   cmd->add_option("--p2p", args->p2p, "p2pBandwidthLatencyTest output");
   cmd->add_option("--bandwidth-test", args->bandwidth, "bandwidthTest output");
   cmd->add_option("--nvbandwidth", args->nvbandwidth, "nvbandwidth output");
-  cmd->add_option("-o,--output", args->output, "Calibrated machine to write")->required();
+  cmd->add_option("-o,--output", args->output, "Calibrated machine to write")
+      ->required()
+      ->check(output_file_name());
   cmd->add_option("--date", args->date,
                   "Date recorded in the file (default: $LINKSIM_CALIBRATION_DATE, else none)");
   cmd->add_flag("--force", args->force, "Overwrite the output file");
@@ -113,7 +115,9 @@ void register_calibrate(CLI::App& app) {
   auto args = std::make_shared<CalibrateArgs>();
   auto* cmd = app.add_subcommand(
       "calibrate", "Measure this node's GPUs (CUDA) and write a calibrated machine + measurements");
-  cmd->add_option("-o,--output", args->output, "Machine file to write")->required();
+  cmd->add_option("-o,--output", args->output, "Machine file to write")
+      ->required()
+      ->check(output_file_name());
   cmd->add_option("--date", args->date,
                   "Date recorded in the files (default: $LINKSIM_CALIBRATION_DATE, else none)");
   cmd->add_flag("--force", args->force, "Overwrite existing output files");

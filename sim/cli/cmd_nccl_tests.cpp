@@ -106,7 +106,8 @@ void register_nccl_tests(CLI::App& app) {
                   "Sizes simulated at once (default: one per core); the output is the same")
       ->check(whole_number_range(1, 1024));
   add_quiet_flag(cmd);
-  cmd->add_option("--plot", args->plot, "Draw busbw against size (gnuplot; .png, .svg or .pdf)");
+  cmd->add_option("--plot", args->plot, "Draw busbw against size (gnuplot; .png, .svg or .pdf)")
+      ->check(output_file_name());
   cmd->add_option("--also", args->also,
                   "More machines to draw beside the first (repeatable; the same as more "
                   "--topology)")

@@ -54,8 +54,8 @@ void register_plan(CLI::App& app) {
       ->check(whole_number_range(1, 4096));
   cmd->add_option("--format", a->format, "table, json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
-  cmd->add_option("-o,--output", a->output,
-                  "Write the report here instead of stdout (- is stdout)");
+  cmd->add_option("-o,--output", a->output, "Write the report here instead of stdout (- is stdout)")
+      ->check(output_file_name());
   cmd->add_flag("--force", a->force, "Overwrite output files");
   add_nodes_option(cmd, a->nodes);
   add_jobs_option(cmd, a->jobs, "Plans");

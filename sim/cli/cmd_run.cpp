@@ -74,7 +74,8 @@ void add_common(CLI::App* cmd, RunArgs& a) {
                   "Machine(s) to run on instead of the scenario's (repeatable)");
   cmd->add_option("--format", a.format, "table, json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
-  cmd->add_option("-o,--output", a.output, "Write the report here instead of stdout (- is stdout)");
+  cmd->add_option("-o,--output", a.output, "Write the report here instead of stdout (- is stdout)")
+      ->check(output_file_name());
   cmd->add_flag("--force", a.force, "Overwrite output files");
   add_nodes_option(cmd, a.nodes);
   add_jobs_option(cmd, a.jobs, "Machines");
@@ -88,7 +89,8 @@ void register_run(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "run", "Simulate a scenario: step time, compute / communication / exposed split, advice");
   add_common(cmd, *a);
-  cmd->add_option("--trace", a->trace, "Write a Chrome trace (Perfetto) of the first machine");
+  cmd->add_option("--trace", a->trace, "Write a Chrome trace (Perfetto) of the first machine")
+      ->check(output_file_name());
   cmd->callback([a] {
     CommandOutputs outputs(a->force);
     outputs.claim(a->trace);
@@ -125,7 +127,8 @@ void register_compare(CLI::App& app) {
       "compare", "Run a scenario on several machines and tabulate time, share, throughput, cost");
   add_common(cmd, *a);
   cmd->add_option("--plot", a->plot,
-                  "Also draw the step breakdown per machine (gnuplot; .png, .svg or .pdf)");
+                  "Also draw the step breakdown per machine (gnuplot; .png, .svg or .pdf)")
+      ->check(output_file_name());
   cmd->callback([a] {
     CommandOutputs outputs(a->force);
     outputs.claim_picture(a->plot);

@@ -43,7 +43,8 @@ void register_run_graph(CLI::App& app) {
   cmd->add_option("--format,-f", args->format, "Output format")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
-  cmd->add_option("--trace", args->trace, "Also write a Chrome trace (open in Perfetto)");
+  cmd->add_option("--trace", args->trace, "Also write a Chrome trace (open in Perfetto)")
+      ->check(output_file_name());
   cmd->add_option("--output,-o", args->output, "Write the report here instead of stdout");
   cmd->add_flag("--force", args->force, "Overwrite existing output files");
   cmd->add_option("--rates", args->rates,

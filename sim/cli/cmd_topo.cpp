@@ -74,7 +74,8 @@ void add_import(CLI::App* topo_cmd) {
       ->required();
   cmd->add_option("--gpu", options->gpu_model, "GPU model (see docs/topology-format.md)")
       ->required();
-  cmd->add_option("-o,--output", *output, "Topology file to write (default: stdout)");
+  cmd->add_option("-o,--output", *output, "Topology file to write (default: stdout)")
+      ->check(output_file_name());
   cmd->add_option("--cpu-vendor", options->cpu_vendor, "CPU vendor: intel, amd, ...")
       ->check(CLI::IsMember({"intel", "amd", "nvidia", "ibm", "other"}));
   cmd->add_option("--title", options->title, "Title for the machine");
@@ -109,7 +110,8 @@ void add_export(CLI::App* topo_cmd) {
                   "nccl-xml: the XML NCCL writes with NCCL_TOPO_DUMP_FILE and reads with "
                   "NCCL_TOPO_FILE")
       ->check(CLI::IsMember({"nccl-xml"}));
-  cmd->add_option("-o,--output", *output, "File to write (default: stdout)");
+  cmd->add_option("-o,--output", *output, "File to write (default: stdout)")
+      ->check(output_file_name());
   cmd->add_flag("--force", *force, "Overwrite the output file");
   // `format` is captured to keep the option's target alive (one value today).
   cmd->callback([file, format, output, force] {

@@ -27,7 +27,8 @@ void add_topo_graphs(CLI::App* topo_cmd) {
   cmd->add_option("--format", *format, "With --compare: table (one line per difference) or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->needs(compare_opt);
-  cmd->add_option("-o,--output", *output, "File to write (default: stdout)");
+  cmd->add_option("-o,--output", *output, "File to write (default: stdout)")
+      ->check(output_file_name());
   cmd->add_flag("--force", *force, "Overwrite the output file");
   cmd->callback([file, compare, format, output, force] {
     CommandOutputs outputs(*force);

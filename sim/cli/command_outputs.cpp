@@ -20,6 +20,17 @@ std::string canonical_name(const std::string& path) {
 
 }  // namespace
 
+CLI::Validator output_file_name() {
+  return CLI::Validator(
+      [](std::string& name) {
+        return name.empty() ? std::string(
+                                  "expected a file name (or - for standard output), got "
+                                  "an empty one")
+                            : std::string();
+      },
+      "");
+}
+
 void CommandOutputs::claim(const std::string& path) {
   if (is_stdout(path)) return;
   const std::string name = canonical_name(path);

@@ -10,6 +10,7 @@
 //   out.put(report_path, report_text);
 //   out.write();                      // files first (atomically, together), then stdout
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +38,10 @@ class CommandOutputs {
   std::vector<std::pair<std::string, std::string>> files_;
   std::string stdout_text_;
 };
+
+// For -o, --trace and --plot: a name given must not be empty (`-o ''` would otherwise mean
+// standard output silently); "-" names standard output.
+CLI::Validator output_file_name();
 
 // Whether a destination means standard output.
 inline bool is_stdout(const std::string& path) {

@@ -57,6 +57,41 @@ TEST(ImportNcclTestsJson, ReadsTheBinarysOwnJsonFile) {
   EXPECT_DOUBLE_EQ(log.avg_bus_bandwidth_Bps, 0.025e9);
 }
 
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+TEST(ImportNcclTestsJson, RefusesFailedValidationRepeatsAndBusbwOffTheFactor) {
+  // The 1 KiB result's in-place run with 3 wrong values: it did not compute the collective.
+  EXPECT_EQ(
+      error_of(
+          replaced(
+              kRealJson,
+              R"("in_place":{"time":9.900000,"alg_bw":0.100000,"bus_bw":0.050000,"nwrong":0.000000})",
+              R"("in_place":{"time":9.900000,"alg_bw":0.100000,"bus_bw":0.050000,"nwrong":3})"),
+          "r.json"),
+      "r.json: at /results/1/in_place/nwrong: 3 wrong results: the run failed validation");
+  // all_gather on 2 ranks: busbw = algbw x (2 - 1) / 2 = 0.1 x 0.5 = 0.05 GB/s; 0.09 is not.
+  EXPECT_EQ(
+      error_of(replaced(kRealJson,
+                        R"("out_of_place":{"time":10.110000,"alg_bw":0.100000,"bus_bw":0.050000)",
+                        R"("out_of_place":{"time":10.110000,"alg_bw":0.100000,"bus_bw":0.090000)"),
+               "r.json"),
+      "r.json: at /results/1/out_of_place/bus_bw: busbw 0.09 GB/s is not alg_bw 0.1 GB/s x "
+      "0.5 (all_gather_perf's bus factor for 2 ranks) = 0.05 GB/s");
+  // The 1 KiB result again as a third result: a second run pasted in.
+  const std::string second =
+      R"({"size":1024,"count":128,"type":"float","redop":"none","root":"    -1",)"
+      R"("out_of_place":{"time":10.2,"alg_bw":0.1,"bus_bw":0.05,"nwrong":0},"in_place":null})";
+  EXPECT_EQ(error_of(replaced(kRealJson, R"("actual_iterations":20,"experiment_name":""}],)",
+                              R"("actual_iterations":20,"experiment_name":""},)" + second + "],"),
+                     "r.json"),
+            "r.json: at /results/2: a second result for 1024 B float none root -1 (the first is "
+            "at /results/1); give one run per file");
+}
+
 TEST(ImportNcclTestsJson, LinksimsOwnOutputIsNoMeasurement) {
   Json doc = Json::parse(kRealJson);
   doc["linksim"] = {{"simulated", true}};
