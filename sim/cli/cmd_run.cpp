@@ -15,6 +15,7 @@
 #include "sim/report/job_report.hpp"
 #include "sim/report/plot.hpp"
 #include "sim/report/serving_report.hpp"
+#include "sim/work/scenario.hpp"
 
 namespace linksim::cli {
 namespace {
@@ -95,6 +96,13 @@ void register_run(CLI::App& app) {
     CommandOutputs outputs(a->force);
     outputs.claim(a->trace);
     outputs.claim(a->output);
+    // A serving scenario keeps no single run to draw: refused before the work, not after it.
+    if (!a->trace.empty()) {
+      const work::Scenario scenario = work::load_scenario(a->scenario);
+      if (!scenario.gradient_sync && scenario.job.kind == work::JobKind::serving) {
+        throw InputError(a->trace, "--trace", "this scenario kind records no trace");
+      }
+    }
     const Runs runs = run_all(*a);
     std::string table;
     if (runs.serving()) {

@@ -48,6 +48,8 @@ std::vector<FlagCase> flag_cases() {
        "--output: expected a file name (or - for standard output), got an empty one"},
       {"trace_empty", "run default --trace '' -o {out}",
        "--trace: expected a file name (or - for standard output), got an empty one"},
+      {"trace_of_serving", "run llama3-8b-serving --trace {out}",
+       "at --trace: this scenario kind records no trace"},
       {"nodes_fraction", "run default -t dgx-a100 --nodes 1.5 -o {out}",
        "--nodes: expected a whole number from 1 to 65536, got \"1.5\""},
       {"machine_twice", "compare default -t rtx2080ti-2x -t rtx2080ti-2x -o {out}", "named twice"},
