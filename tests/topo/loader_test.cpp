@@ -174,6 +174,32 @@ TEST(LoaderTest, ZeroNegativeAndAbsurdBandwidths) {
                 "\"200 Gb/s\", got a number");
 }
 
+TEST(LoaderTest, CpuListsRunForwardsWithinLinuxsCpus) {
+  // As `topo import` checks nvidia-smi's CPU Affinity: ranges run forwards and CPUs stay below
+  // 8192 (Linux's most, x86-64 MAXSMP); "0-39,80-119" and "8191" load.
+  TempDir dir;
+  const std::string file = dir.path() + "/machine.json";
+  Json doc = two_gpu_doc();
+  doc["nodes"][1]["cores"] = "0-39,80-119";
+  EXPECT_EQ(load_error(dir, doc), "");
+  doc["nodes"][1]["cores"] = "8191";
+  EXPECT_EQ(load_error(dir, doc), "");
+  doc["nodes"][1]["cores"] = "99999-1";
+  EXPECT_EQ(load_error(dir, doc), file +
+                                      ": at /nodes/1/cores: CPU list \"99999-1\": the range "
+                                      "99999-1 runs backwards; expected low-high");
+  doc["nodes"][1]["cores"] = "0-8192";
+  EXPECT_EQ(load_error(dir, doc),
+            file +
+                ": at /nodes/1/cores: CPU list \"0-8192\": CPU 8192 is beyond the 8192 CPUs "
+                "Linux numbers");
+  doc["nodes"][1]["cores"] = "0-3;4";
+  EXPECT_EQ(load_error(dir, doc),
+            file +
+                ": at /nodes/1/cores: CPU list \"0-3;4\": expected CPU numbers and ranges "
+                "such as 0-39,80-119");
+}
+
 TEST(LoaderTest, ZeroAndAbsurdLatencies) {
   TempDir dir;
   const std::string file = dir.path() + "/machine.json";
