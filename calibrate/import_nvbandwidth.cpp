@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "calibrate/text_lines.hpp"
 #include "sim/core/error.hpp"
@@ -176,6 +177,9 @@ std::vector<Record> import_nvbandwidth(const std::string& text, const std::strin
   std::vector<Record> out;
   Testcase t;
   bool open = false;  // a testcase awaits its SUM line
+  // One run measures each testcase once: a second block is a second run pasted in, which the
+  // fit would count twice.
+  std::map<std::string, int> first_line;
   for (const auto& [number, raw] : split_lines(text)) {
     const std::string line = trim(raw);
     const auto cells = split_cells(line);
@@ -188,6 +192,13 @@ std::vector<Record> import_nvbandwidth(const std::string& text, const std::strin
       t.name = line.substr(8, line.size() - 9);
       t.line = number;
       open = true;
+      const auto [seen, fresh] = first_line.emplace(t.name, number);
+      if (!fresh) {
+        throw InputError(file, line_location(number),
+                         fmt::format("testcase \"{}\" runs a second time (first at line {}); give "
+                                     "one run per file",
+                                     t.name, seen->second));
+      }
     } else if (!open) {
       if (cells.size() >= 2 && cells[0] == "Device" && cells[1].size() > 1 &&
           cells[1].back() == ':') {

@@ -139,6 +139,10 @@ std::vector<LogCase> log_cases() {
       {"nvbandwidth_value_zero", kNvbandwidth, kNvbandwidthLog, " 0     26.28", " 0      0.00", 21,
        "bandwidth (GB/s): expected a positive number, found \"0.00\" (nvbandwidth prints N/A "
        "for a pair it does not measure)"},
+      {"nvbandwidth_testcase_twice", kNvbandwidth, kNvbandwidthLog,
+       "Running device_to_host_memcpy_ce.", "Running host_to_device_memcpy_ce.", 25,
+       "testcase \"host_to_device_memcpy_ce\" runs a second time (first at line 18); give one "
+       "run per file"},
       {"nvbandwidth_device_line_beyond", kNvbandwidth, kNvbandwidthLog, "Device 0: NVIDIA",
        "Device 99: NVIDIA", 16, "device 99 is beyond the topology's 1 GPUs"},
       {"smi_cell_unknown", kImportA100, kSmiA100, row0, "GPU0     X      QQQ     NODE", 3, "QQQ"},
