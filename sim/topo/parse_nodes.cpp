@@ -2,13 +2,13 @@
 // makes gpu0..gpu7). An entry is read and checked once, then expanded into its nodes.
 #include <fmt/format.h>
 
-#include <cctype>
 #include <cstdint>
 #include <initializer_list>
 #include <set>
 #include <string>
 
 #include "sim/topo/cluster_loader.hpp"
+#include "sim/topo/cpu_list.hpp"
 #include "sim/topo/loader_sections.hpp"
 
 namespace linksim::topo {
@@ -98,38 +98,13 @@ void read_gpu_model(const JsonView& nv, const GpuModels& models, NodeEntry& e) {
                   e.model, fmt::join(names, ", ")));
 }
 
-// A CPU list as nvidia-smi and Linux print it ("0-39,80-119"): ranges that run forwards, of CPU
-// numbers below the 8192 a Linux kernel numbers (x86-64's MAXSMP).
+// A CPU list as nvidia-smi prints it under CPU Affinity (sim/topo/cpu_list.hpp).
 std::string cpu_list(const JsonView& v) {
   const std::string list = v.as_string();
-  constexpr long kMaxCpus = 8192;
-  std::size_t at = 0;
-  const auto number = [&](std::size_t& i) {
-    const std::size_t from = i;
-    while (i < list.size() && std::isdigit(static_cast<unsigned char>(list[i])) != 0)
-      ++i;
-    if (i == from) {
-      v.fail(fmt::format("CPU list \"{}\": expected CPU numbers and ranges such as 0-39,80-119",
-                         list));
-    }
-    return i - from > 9 ? kMaxCpus : std::stol(list.substr(from, i - from));
-  };
-  while (true) {
-    const long lo = number(at);
-    long hi = lo;
-    if (at < list.size() && list[at] == '-') hi = number(++at);
-    if (hi < lo) {
-      v.fail(fmt::format("CPU list \"{}\": the range {}-{} runs backwards; expected low-high", list,
-                         lo, hi));
-    }
-    if (hi >= kMaxCpus) {
-      v.fail(fmt::format("CPU list \"{}\": CPU {} is beyond the {} CPUs Linux numbers", list, hi,
-                         kMaxCpus));
-    }
-    if (at == list.size()) return list;
-    if (list[at] != ',') number(at);  // fails: not a separator
-    ++at;
+  if (const auto problem = cpu_list_problem(list)) {
+    v.fail(fmt::format("CPU list \"{}\": {}", list, *problem));
   }
+  return list;
 }
 
 void read_cpu_vendor_and_cores(const JsonView& nv, NodeEntry& e) {

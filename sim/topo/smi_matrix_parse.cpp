@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/topo/cpu_list.hpp"
 
 namespace linksim::topo {
 namespace {
@@ -147,39 +148,6 @@ void read_header(const std::vector<std::string>& tokens, const std::string& line
   m.header_line = line_no;
 }
 
-// CPU numbers a CPU Affinity list may name: Linux numbers CPUs below NR_CPUS, at most 8192
-// (x86-64's MAXSMP; arm64 allows 4096).
-constexpr long kMaxCpus = 8192;
-
-// Each part of a CPU list such as "0-31,64-95" (already of that shape) runs forwards and stays
-// below kMaxCpus: "99999-1" names no CPUs a machine has.
-void check_cpu_list(const std::string& list, const std::string& label, int line_no,
-                    const std::string& source) {
-  std::istringstream in(list);
-  for (std::string part; std::getline(in, part, ',');) {
-    if (part.empty()) continue;
-    const auto dash = part.find('-');
-    const std::string lo_text = part.substr(0, dash);
-    const std::string hi_text = dash == std::string::npos ? lo_text : part.substr(dash + 1);
-    // The regex let only digits through, but a run of them may exceed a long.
-    const auto number = [](const std::string& digits) {
-      return digits.size() > 9 ? kMaxCpus : std::stol(digits);
-    };
-    if (number(hi_text) < number(lo_text)) {
-      throw InputError(source, fmt::format("line {}", line_no),
-                       fmt::format("{} CPU Affinity \"{}\": the range {} runs backwards; "
-                                   "expected low-high such as 0-31",
-                                   label, list, part));
-    }
-    if (number(hi_text) >= kMaxCpus) {
-      throw InputError(source, fmt::format("line {}", line_no),
-                       fmt::format("{} CPU Affinity \"{}\": CPU {} is beyond the {} CPUs "
-                                   "Linux numbers; expected CPU numbers such as 0-31,64-95",
-                                   label, list, hi_text, kMaxCpus));
-    }
-  }
-}
-
 // The row's device cells and, after them, its CPU and NUMA affinity and GPU NUMA id.
 void read_cells_and_affinity(const std::vector<std::string>& tokens, int line_no,
                              const SmiMatrix& m, const std::string& source, SmiRow& row) {
@@ -205,7 +173,10 @@ void read_cells_and_affinity(const std::vector<std::string>& tokens, int line_no
   }
   if (m.has_affinity && !rest.empty() && rest[0] != "N/A" &&
       rest[0].find("truncated") == std::string::npos) {
-    check_cpu_list(rest[0], tokens[0], line_no, source);
+    if (const auto problem = cpu_list_problem(rest[0])) {
+      throw InputError(source, fmt::format("line {}", line_no),
+                       fmt::format("{} CPU Affinity \"{}\": {}", tokens[0], rest[0], *problem));
+    }
   }
   if (rest.size() > 1) row.numa_affinity = rest[1];
   if (rest.size() > 2) row.gpu_numa_id = rest[2];

@@ -187,17 +187,17 @@ TEST(LoaderTest, CpuListsRunForwardsWithinLinuxsCpus) {
   doc["nodes"][1]["cores"] = "99999-1";
   EXPECT_EQ(load_error(dir, doc), file +
                                       ": at /nodes/1/cores: CPU list \"99999-1\": the range "
-                                      "99999-1 runs backwards; expected low-high");
+                                      "99999-1 runs backwards; expected low-high such as 0-31");
   doc["nodes"][1]["cores"] = "0-8192";
   EXPECT_EQ(load_error(dir, doc),
             file +
                 ": at /nodes/1/cores: CPU list \"0-8192\": CPU 8192 is beyond the 8192 CPUs "
-                "Linux numbers");
+                "Linux numbers; expected CPU numbers such as 0-31,64-95");
   doc["nodes"][1]["cores"] = "0-3;4";
   EXPECT_EQ(load_error(dir, doc),
             file +
                 ": at /nodes/1/cores: CPU list \"0-3;4\": expected CPU numbers and ranges "
-                "such as 0-39,80-119");
+                "such as 0-31,64-95, got \"0-3;4\"");
 }
 
 TEST(LoaderTest, ZeroAndAbsurdLatencies) {
