@@ -117,9 +117,9 @@ NcclTestsLog import_nccl_tests_json(const std::string& text, const std::string& 
     if (const auto f = result.get("root"); f && f->raw().is_number_integer()) {
       what += fmt::format(" root {}", f->as_integer());
     } else if (f && f->raw().is_string()) {  // nccl-tests writes it padded: "    -1"
-      std::string root = f->as_string();
-      root.erase(0, root.find_first_not_of(' '));
-      what += " root " + root;
+      std::string root_text = f->as_string();
+      root_text.erase(0, root_text.find_first_not_of(' '));
+      what += " root " + root_text;
     }
     const auto [it, fresh] = first_at.emplace(what, result.pointer());
     if (!fresh) {
