@@ -388,13 +388,14 @@ void Reader::check_bus_bandwidths() const {
   if (!op) return;
   const double factor = coll::busbw_factor(*op, log_.ranks);
   for (const auto& p : bus_pairs_) {
-    const double expected = p.algbw_GBps * factor;
     const double rounding = half_last_digit(p.busbw) + factor * half_last_digit(p.algbw) + 0.001;
-    if (std::abs(p.busbw_GBps - expected) <= std::max(0.02 * expected, rounding)) continue;
+    const auto off = busbw_mismatch(log_.op, log_.ranks, p.algbw_GBps, p.busbw_GBps, rounding);
+    if (!off) continue;
     throw InputError(file_, line_location(p.line),
                      fmt::format("{} busbw {} GB/s is not algbw {} GB/s x {:.4g} ({}'s bus "
                                  "factor for {} ranks) = {:.2f} GB/s",
-                                 p.group, p.busbw, p.algbw, factor, log_.op, log_.ranks, expected));
+                                 p.group, p.busbw, p.algbw, off->factor, log_.op, log_.ranks,
+                                 off->expected_GBps));
   }
 }
 
@@ -469,6 +470,18 @@ NcclTestsLogArgument split_nccl_tests_log_argument(const std::string& argument) 
                                  binary, fmt::join(names, ", ")));
   }
   return {argument.substr(0, colon), binary};
+}
+
+std::optional<BusbwMismatch> busbw_mismatch(const std::string& binary, int ranks, double algbw_GBps,
+                                            double busbw_GBps, double rounding_GBps) {
+  const auto op = coll::op_from_nccl_tests_binary(binary);
+  if (!op || ranks < 1) return std::nullopt;
+  const double factor = coll::busbw_factor(*op, ranks);
+  const double expected_GBps = algbw_GBps * factor;
+  if (std::abs(busbw_GBps - expected_GBps) <= std::max(0.02 * expected_GBps, rounding_GBps)) {
+    return std::nullopt;
+  }
+  return BusbwMismatch{factor, expected_GBps};
 }
 
 }  // namespace linksim::calibrate

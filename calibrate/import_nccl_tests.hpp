@@ -5,6 +5,7 @@
 // = 1e9 B/s), one row per size, and the "# Avg bus bandwidth : x" footer. Columns are found by
 // their header names, so -C (cputime), -S (timestamp) and -I (per-iteration) layouts read too.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,17 @@ NcclTestsLog import_nccl_tests_file(const std::string& path, const ImportOptions
 // The -J reader behind import_nccl_tests (import_nccl_tests_json.cpp).
 NcclTestsLog import_nccl_tests_json(const std::string& text, const std::string& file,
                                     const ImportOptions& options);
+
+// Both readers' busbw check: busbw = algbw x `binary`'s bus factor for `ranks` (nccl-tests'
+// *GetBw; coll::busbw_factor). nullopt when they agree within 2% or `rounding_GBps` (what
+// printing both values can change), or when the binary has no bus factor; else what algbw
+// implies.
+struct BusbwMismatch {
+  double factor = 1;
+  double expected_GBps = 0;
+};
+std::optional<BusbwMismatch> busbw_mismatch(const std::string& binary, int ranks, double algbw_GBps,
+                                            double busbw_GBps, double rounding_GBps);
 
 // A log argument: "FILE" or "FILE:BINARY" (e.g. run3.log:all_reduce_perf), the binary naming
 // which nccl-tests binary wrote a log whose name and text do not say. A FILE that exists as

@@ -5,13 +5,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
-#include <cmath>
 #include <map>
 #include <string>
 
 #include "calibrate/import_nccl_tests.hpp"
-#include "sim/coll/collective.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
 #include "sim/core/units.hpp"
@@ -53,15 +50,11 @@ void add_record(const JsonView& result, const char* placement, const std::string
   const double busbw_GBps = v->at("bus_bw").as_number();
   r.bandwidth_Bps = algbw_GBps * 1e9;
   r.bus_bandwidth_Bps = busbw_GBps * 1e9;
-  if (const auto op = coll::op_from_nccl_tests_binary(binary); op && ranks > 0) {
-    const double factor = coll::busbw_factor(*op, ranks);
-    const double expected_GBps = algbw_GBps * factor;
-    if (std::abs(busbw_GBps - expected_GBps) > std::max(0.02 * expected_GBps, 0.001)) {
-      v->at("bus_bw").fail(
-          fmt::format("busbw {} GB/s is not alg_bw {} GB/s x {:.4g} ({}'s bus factor for {} "
-                      "ranks) = {:.2f} GB/s",
-                      busbw_GBps, algbw_GBps, factor, binary, ranks, expected_GBps));
-    }
+  if (const auto off = busbw_mismatch(binary, ranks, algbw_GBps, busbw_GBps, 0.001)) {
+    v->at("bus_bw").fail(fmt::format(
+        "busbw {} GB/s is not alg_bw {} GB/s x {:.4g} ({}'s bus factor for {} ranks) = {:.2f} "
+        "GB/s",
+        busbw_GBps, algbw_GBps, off->factor, binary, ranks, off->expected_GBps));
   }
   r.source_file = result.file();
   out.push_back(std::move(r));

@@ -163,11 +163,7 @@ void read_device_line(const std::vector<std::string>& cells, const std::string& 
                       const ImportOptions& options) {
   const int device = static_cast<int>(parse_integer_cell(
       cells[1].substr(0, cells[1].size() - 1), file, number, "device number", kMaxDeviceIndex));
-  if (options.expected_gpu_count && device >= *options.expected_gpu_count) {
-    throw InputError(file, line_location(number),
-                     fmt::format("device {} is beyond the topology's {} GPUs", device,
-                                 *options.expected_gpu_count));
-  }
+  check_device_in_machine(device, options.expected_gpu_count, file, number);
 }
 
 }  // namespace

@@ -123,17 +123,6 @@ std::size_t read_matrix(const std::vector<TextLine>& lines, std::size_t i, const
   return j;
 }
 
-// A device the log names ("Device: 0, NVIDIA ...", "Device=0 CANNOT Access ..."): within the
-// machine when its size is known.
-void check_device_in_machine(int device, int number, const std::string& file,
-                             const ImportOptions& options) {
-  if (options.expected_gpu_count && device >= *options.expected_gpu_count) {
-    throw InputError(file, line_location(number),
-                     fmt::format("device {} is beyond the topology's {} GPUs", device,
-                                 *options.expected_gpu_count));
-  }
-}
-
 // A "Device=0 CANNOT Access Peer Device=1" line.
 struct PeerAccess {
   int line = 0;
@@ -154,7 +143,7 @@ PeerAccess read_peer_access(const std::vector<std::string>& cells, int number,
   p.b = static_cast<int>(
       parse_integer_cell(cells[4].substr(7), file, number, "device number", kMaxDeviceIndex));
   for (const int d : {p.a, p.b})
-    check_device_in_machine(d, number, file, options);
+    check_device_in_machine(d, options.expected_gpu_count, file, number);
   return p;
 }
 
@@ -198,7 +187,7 @@ class P2pReader {
       const int d =
           static_cast<int>(parse_integer_cell(cells[1].substr(0, cells[1].size() - 1), file_,
                                               number, "device number", kMaxDeviceIndex));
-      check_device_in_machine(d, number, file_, options_);
+      check_device_in_machine(d, options_.expected_gpu_count, file_, number);
       peer_lines_.push_back({number, d, d});
       return i + 1;
     }

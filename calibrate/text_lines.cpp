@@ -123,4 +123,12 @@ double parse_measure_cell(std::string_view cell, const std::string& file, int li
   return v;
 }
 
+void check_device_in_machine(int device, const std::optional<int>& gpu_count,
+                             const std::string& file, int line) {
+  if (gpu_count && device >= *gpu_count) {
+    throw InputError(file, line_location(line),
+                     fmt::format("device {} is beyond the topology's {} GPUs", device, *gpu_count));
+  }
+}
+
 }  // namespace linksim::calibrate

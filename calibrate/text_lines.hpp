@@ -4,6 +4,7 @@
 // file and line when the cell is not one.
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,10 @@ double parse_measure_cell(std::string_view cell, const std::string& file, int li
 
 // Largest GPU or device number a log may name (nvidia-smi and CUDA number devices from 0).
 inline constexpr long long kMaxDeviceIndex = 65535;
+// A device a log names ("Device 0: ...", "Device: 0, ..."), within a machine of `gpu_count`
+// GPUs when that is known: else InputError at `line`, "device N is beyond the topology's M GPUs".
+void check_device_in_machine(int device, const std::optional<int>& gpu_count,
+                             const std::string& file, int line);
 // Whether the cell is a finite number (no exception).
 bool is_number_cell(std::string_view cell);
 

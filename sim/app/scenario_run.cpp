@@ -126,8 +126,12 @@ MachineRun run_machine(const ScenarioRuns& runs, const std::string& name, int no
 
 }  // namespace
 
-bool ScenarioRuns::serving() const {
+bool is_serving(const work::Scenario& scenario) {
   return !scenario.gradient_sync && scenario.job.kind == work::JobKind::serving;
+}
+
+bool ScenarioRuns::serving() const {
+  return is_serving(scenario);
 }
 
 ScenarioRuns run_scenario(const ScenarioRunOptions& options) {

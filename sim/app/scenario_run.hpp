@@ -51,6 +51,9 @@ struct ScenarioRuns {
   bool serving() const;
 };
 
+// Whether a scenario serves requests (a serving job keeps no single run for a trace to draw).
+bool is_serving(const work::Scenario& scenario);
+
 // Throws InputError for bad input, and when the job fits on no machine named (the message says
 // why it does not fit; with one machine, work::DoesNotFit's message).
 ScenarioRuns run_scenario(const ScenarioRunOptions& options);

@@ -97,11 +97,8 @@ void register_run(CLI::App& app) {
     outputs.claim(a->trace);
     outputs.claim(a->output);
     // A serving scenario keeps no single run to draw: refused before the work, not after it.
-    if (!a->trace.empty()) {
-      const work::Scenario scenario = work::load_scenario(a->scenario);
-      if (!scenario.gradient_sync && scenario.job.kind == work::JobKind::serving) {
-        throw InputError(a->trace, "--trace", "this scenario kind records no trace");
-      }
+    if (!a->trace.empty() && app::is_serving(work::load_scenario(a->scenario))) {
+      throw InputError(a->trace, "--trace", "this scenario kind records no trace");
     }
     const Runs runs = run_all(*a);
     std::string table;

@@ -45,7 +45,8 @@ void register_run_graph(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--trace", args->trace, "Also write a Chrome trace (open in Perfetto)")
       ->check(output_file_name());
-  cmd->add_option("--output,-o", args->output, "Write the report here instead of stdout");
+  cmd->add_option("--output,-o", args->output, "Write the report here instead of stdout")
+      ->check(output_file_name());
   cmd->add_flag("--force", args->force, "Overwrite existing output files");
   cmd->add_option("--rates", args->rates,
                   "Link capacities: line (the links' line rates, as the seed article counts) or "

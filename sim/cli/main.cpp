@@ -13,6 +13,21 @@
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
 
+namespace {
+
+// Whether `name` is none of `parent`'s subcommands, saying so on stderr as `spelled`.
+bool unknown_subcommand(CLI::App& parent, const std::string& name, const std::string& spelled) {
+  std::vector<std::string> names;
+  for (const auto* sub : parent.get_subcommands([](CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  if (names.empty() || std::find(names.begin(), names.end(), name) != names.end()) return false;
+  fmt::print(stderr, "linksim: error: unknown command \"{}\"; expected one of {}\n", spelled,
+             fmt::join(names, ", "));
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{
       "linksim: predicts how long multi-GPU communication takes on a given machine, and how a "
@@ -31,27 +46,13 @@ int main(int argc, char** argv) {
   linksim::cli::register_calibrate(app);
   linksim::cli::register_fit(app);
   linksim::cli::register_completion(app);
-  // An unknown command is named as such (CLI11 would say "A subcommand is required").
+  // An unknown command, or an unknown subcommand of one that needs one (`linksim topo bogus`),
+  // is named as such (CLI11 would say "A subcommand is required").
   if (argc > 1 && argv[1][0] != '-') {
-    std::vector<std::string> names;
-    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
-      names.push_back(sub->get_name());
-    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      fmt::print(stderr, "linksim: error: unknown command \"{}\"; expected one of {}\n", argv[1],
-                 fmt::join(names, ", "));
-      return linksim::kInputErrorExitCode;
-    }
-  }
-  // The same for a command's own subcommands: `linksim topo bogus`.
-  if (argc > 2 && argv[1][0] != '-' && argv[2][0] != '-') {
-    CLI::App* command = app.get_subcommand(argv[1]);  // known: checked above
-    std::vector<std::string> names;
-    for (const auto* sub : command->get_subcommands([](CLI::App*) { return true; }))
-      names.push_back(sub->get_name());
-    if (!names.empty() && command->get_require_subcommand_min() > 0 &&
-        std::find(names.begin(), names.end(), argv[2]) == names.end()) {
-      fmt::print(stderr, "linksim: error: unknown command \"{} {}\"; expected one of {}\n", argv[1],
-                 argv[2], fmt::join(names, ", "));
+    if (unknown_subcommand(app, argv[1], argv[1])) return linksim::kInputErrorExitCode;
+    CLI::App* command = app.get_subcommand(argv[1]);
+    if (argc > 2 && argv[2][0] != '-' && command->get_require_subcommand_min() > 0 &&
+        unknown_subcommand(*command, argv[2], fmt::format("{} {}", argv[1], argv[2]))) {
       return linksim::kInputErrorExitCode;
     }
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <type_traits>
 
 #include "sim/coll/route_paths.hpp"
 #include "sim/engine/simulation.hpp"
@@ -52,6 +53,13 @@ double device_copy_Bps(const topo::Topology& topo, topo::NodeId gpu) {
   return topo.node(gpu).gpu->hbm_bandwidth_Bps * k.dram_copy_efficiency;
 }
 
+// The routes a copy moves over: up and down when staged, else the direct one.
+template <typename Copy>
+auto routes_of(Copy& c) {
+  using RoutePtr = std::conditional_t<std::is_const_v<Copy>, const topo::Route*, topo::Route*>;
+  return c.staged ? std::vector<RoutePtr>{&c.up, &c.down} : std::vector<RoutePtr>{&c.direct};
+}
+
 // Runs already simulated, by everything a run depends on: a matrix of a regular machine asks
 // the same few shapes of pair again and again.
 using CopyRuns = std::map<std::string, double>;
@@ -70,8 +78,7 @@ std::string run_key(const std::vector<topo::CopyPath>& copies,
   for (const auto& c : copies) {
     put(c.staged);
     put(c.slots);
-    for (const topo::Route* r : c.staged ? std::vector<const topo::Route*>{&c.up, &c.down}
-                                         : std::vector<const topo::Route*>{&c.direct}) {
+    for (const topo::Route* r : routes_of(c)) {
       put(r->paths.size());
       for (const topo::Path& p : r->paths) {
         put(p.share);
@@ -90,10 +97,6 @@ double run_copies(const topo::Topology& topo, const std::vector<topo::CopyPath>&
   // Only the channels the copies cross, renumbered in their order: a pair's run costs its
   // paths, not the machine (a p2p matrix runs one per pair).
   std::vector<topo::ChannelId> used;
-  const auto routes_of = [](topo::CopyPath& c) {
-    return c.staged ? std::vector<topo::Route*>{&c.up, &c.down}
-                    : std::vector<topo::Route*>{&c.direct};
-  };
   std::vector<topo::CopyPath> local = copies;
   for (auto& c : local) {
     for (topo::Route* r : routes_of(c)) {

@@ -49,9 +49,7 @@ Lowering::Lowering(const Communicator& comm, const Request& request, const Choic
   }
   base_s_ = algorithm.base_latency_s(choice.protocol) * fitted.latency;
   if (leave_out && leave_out->copies > 1 && algorithm.moves_only_over_rank_routes()) {
-    plane_copies_ = leave_out->copies;
     planes_ = leave_out;
-    keep_path_ = &leave_out->keep_path;
   }
   const double cap = algorithm.rank_cap_Bps(comm, choice.protocol, choice.channels);
   rank_cap_.assign(static_cast<std::size_t>(comm.size()), std::nullopt);
@@ -59,7 +57,7 @@ Lowering::Lowering(const Communicator& comm, const Request& request, const Choic
     // Caps are on payload; the transfers carry wire bytes (payload / eta). A cap is shared by
     // a rank's flows on every plane, so with planes left out it keeps their share.
     for (auto& c : rank_cap_)
-      c = sim.add_channel(cap / eta_ / plane_copies_);
+      c = sim.add_channel(cap / eta_ / plane_copies());
   }
 }
 
@@ -69,7 +67,7 @@ std::span<const engine::PathShare> Lowering::paths(int from, int to) {
   if (it != cache_.end()) return it->second;
   auto out = add_route_paths(sim_, comm_.route(from, to),
                              comm_.crosses_nodes(from, to) ? net_hop_s_ : hop_s_,
-                             rank_cap_[static_cast<std::size_t>(from)], keep_path_);
+                             rank_cap_[static_cast<std::size_t>(from)], keep_path());
   return cache_.emplace(key, std::move(out)).first->second;
 }
 
@@ -78,7 +76,7 @@ std::span<const engine::PathShare> Lowering::bare_paths(int from, int to) {
   auto it = bare_cache_.find(key);
   if (it != bare_cache_.end()) return it->second;
   auto out = add_route_paths(sim_, comm_.route(from, to), 0.0,
-                             rank_cap_[static_cast<std::size_t>(from)], keep_path_);
+                             rank_cap_[static_cast<std::size_t>(from)], keep_path());
   return bare_cache_.emplace(key, std::move(out)).first->second;
 }
 
@@ -112,10 +110,11 @@ engine::TaskId Lowering::send_streaming(int from, int to, double payload_bytes,
   if (it == streaming_cache_.end()) {
     std::vector<engine::PathShare> out;
     const auto cap = rank_cap_[static_cast<std::size_t>(from)];
+    const std::vector<bool>* keep = keep_path();
     const auto& route_paths = comm_.route(from, to).paths;
     for (std::size_t k = 0; k < route_paths.size(); ++k) {
       const topo::Path& p = route_paths[k];
-      if (p.share <= 0 || (keep_path_ && !(*keep_path_)[k])) continue;
+      if (p.share <= 0 || (keep && !(*keep)[k])) continue;
       std::vector<engine::ChannelId> channels(p.channels.begin(), p.channels.end());
       if (cap) channels.push_back(*cap);
       out.push_back({sim_.add_path(channels, 0.0), p.share});

@@ -93,7 +93,7 @@ class Lowering {
   const std::vector<double>& saturated_apart_s() const { return saturated_apart_s_; }
 
   // How many identical planes each simulated plane stands for (1: every path is simulated).
-  int plane_copies() const { return plane_copies_; }
+  int plane_copies() const { return planes_ ? planes_->copies : 1; }
 
   // The step latency between two ranks (hop_s or net_hop_s) and their links' class.
   double hop_s_between(int from, int to) const;
@@ -106,6 +106,8 @@ class Lowering {
 
   std::span<const engine::PathShare> paths(int from, int to);
   std::span<const engine::PathShare> bare_paths(int from, int to);
+  // Which route paths are simulated (by index), or nullptr for all.
+  const std::vector<bool>* keep_path() const { return planes_ ? &planes_->keep_path : nullptr; }
 
   const Communicator& comm_;
   const Request& request_;
@@ -119,9 +121,7 @@ class Lowering {
   double hop_s_ = 0;
   double net_hop_s_ = 0;
   double base_s_ = 0;
-  int plane_copies_ = 1;
-  const PlaneCopies* planes_ = nullptr;           // the planes left out, when copies > 1
-  const std::vector<bool>* keep_path_ = nullptr;  // the planes simulated, when copies > 1
+  const PlaneCopies* planes_ = nullptr;  // the planes left out (copies > 1), or none
   std::vector<std::optional<engine::ChannelId>> rank_cap_;
   std::vector<double> saturated_apart_s_;
   std::map<std::pair<int, int>, std::vector<engine::PathShare>> cache_;

@@ -26,6 +26,20 @@ fs::path parent_of(const std::string& path) {
   return p.has_parent_path() ? p.parent_path() : fs::path(".");
 }
 
+// Writes all of `contents` to `fd`, naming `path` when a write fails or takes nothing
+// (/dev/full).
+void write_all(int fd, const std::string& contents, const std::string& path) {
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw InputError(path, "", "write failed: " + (n < 0 ? errno_text() : "nothing was written"));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
 // A temporary file in the target's folder that is renamed over the target by publish().
 class TemporaryFile {
  public:
@@ -52,15 +66,7 @@ class TemporaryFile {
     if (!named_.empty()) ::unlink(named_.c_str());
   }
 
-  void write(const std::string& contents) {
-    std::size_t done = 0;
-    while (done < contents.size()) {
-      const ssize_t n = ::write(fd_, contents.data() + done, contents.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw InputError(target_, "", "write failed: " + errno_text());
-      done += static_cast<std::size_t>(n);
-    }
-  }
+  void write(const std::string& contents) { write_all(fd_, contents, target_); }
 
   // Gives the unnamed file a unique name in the folder (once all files are written), so that
   // the renames that follow are the only step left.
@@ -119,16 +125,11 @@ bool written_in_place(const std::string& path) {
 void write_in_place(const std::string& path, const std::string& contents) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) throw InputError(path, "", "cannot open it for writing: " + errno_text());
-  std::size_t done = 0;
-  while (done < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = n < 0 ? errno_text() : "nothing was written";
-      ::close(fd);
-      throw InputError(path, "", "write failed: " + why);
-    }
-    done += static_cast<std::size_t>(n);
+  try {
+    write_all(fd, contents, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
   if (::close(fd) != 0) throw InputError(path, "", "write failed: " + errno_text());
 }

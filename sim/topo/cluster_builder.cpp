@@ -225,9 +225,8 @@ std::optional<std::string> cluster_problem(const Topology& host, int hosts,
   const auto gpus = static_cast<long long>(host.count(NodeKind::gpu));
   if (hosts > kMaxClusterHosts || gpus * hosts > kMaxClusterGpus) {
     return fmt::format(
-        "{} nodes of {} GPUs is {} GPUs; linksim builds at most {} nodes and {} "
-        "GPUs",
-        hosts, gpus, gpus * hosts, kMaxClusterHosts, kMaxClusterGpus);
+        "{} nodes of {} GPUs is {} GPUs; linksim builds at most {} nodes and {} GPUs", hosts, gpus,
+        gpus * hosts, kMaxClusterHosts, kMaxClusterGpus);
   }
   const auto nics = compute_nics(host);
   if (nics.empty()) {
