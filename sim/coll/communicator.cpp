@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/coll/algorithm_registry.hpp"
+#include "sim/coll/nccl_channel_search.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/link_payload.hpp"
 
@@ -55,9 +56,50 @@ Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId>
   } else {
     choose_rings();
   }
-  const double search_channels =
-      std::max(1.0, std::ceil(ring_bus_Bps_ / kSearchChannel_Bps - 1e-9));
-  max_channels_ = static_cast<int>(std::min(32.0, 2 * search_channels));
+  if (node_count_ > 1 || n < 2) {
+    // Across nodes NCCL searches the network's speeds instead (not modelled yet): one channel
+    // per 20 GB/s of the rings' bandwidth, twice over, as before.
+    const double search_channels =
+        std::max(1.0, std::ceil(ring_bus_Bps_ / kSearchChannel_Bps - 1e-9));
+    max_channels_ = static_cast<int>(std::min(32.0, 2 * search_channels));
+  } else {
+    search_ = nccl_ring_search(ring_nccl_GBps(), nccl_compute_capability(first));
+    max_channels_ = search_.run_channels;
+  }
+}
+
+double Communicator::ring_nccl_GBps() const {
+  // The rings' bottleneck channel, as ring_step_time finds it, in NCCL's figure for its link.
+  std::vector<double> load(capacity_Bps_.size(), 0.0);
+  const double per_ring = 1.0 / static_cast<double>(rings_.size());
+  for (const auto& ring : rings_) {
+    const std::size_t m = ring.order.size();
+    for (std::size_t i = 0; i < m; ++i) {
+      for (const auto& p : route(ring.order[i], ring.order[(i + 1) % m]).paths) {
+        for (auto c : p.channels)
+          load[c] += per_ring * p.share;
+      }
+    }
+  }
+  double worst = 0;
+  std::size_t worst_channel = 0;
+  for (std::size_t c = 0; c < load.size(); ++c) {
+    if (load[c] > 0 && load[c] / capacity_Bps_[c] > worst) {
+      worst = load[c] / capacity_Bps_[c];
+      worst_channel = c;
+    }
+  }
+  if (worst <= 0) return 0;
+  const auto& link =
+      topo_->link(topo::Topology::link_of(static_cast<topo::ChannelId>(worst_channel)));
+  const int cc = nccl_compute_capability(*topo_->node(ranks_.front()).gpu);
+  double nccl_GBps = capacity_Bps_[worst_channel] / 1e9;  // other links: their payload rate
+  if (link.kind == topo::LinkKind::nvlink) {
+    nccl_GBps = link.lanes * nccl_nvlink_GBps(cc);
+  } else if (link.kind == topo::LinkKind::pcie && link.width > 0 && link.generation > 0) {
+    nccl_GBps = nccl_pcie_GBps(link.generation, link.width);
+  }
+  return nccl_GBps / load[worst_channel];
 }
 
 bool Communicator::nvls_capable() const {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/coll/nccl_channel_search.hpp"
 #include "sim/coll/protocol.hpp"
 #include "sim/coll/route_planes.hpp"
 #include "sim/topo/routing.hpp"
@@ -71,8 +72,12 @@ class Communicator {
   // rank takes B / ring_bus_bandwidth_Bps.
   const std::vector<Ring>& rings() const { return rings_; }
   double ring_bus_bandwidth_Bps() const { return ring_bus_Bps_; }
-  // The channels NCCL would run (2x its search channels, capped at 32).
+  // The channels NCCL would run (2x its search channels, capped at 32): on one node, NCCL's
+  // ring search over the rings' bottleneck (nccl_channel_search.hpp); across nodes one search
+  // channel per 20 GB/s of the rings.
   int max_channels() const { return max_channels_; }
+  // NCCL's ring search on one node (search_channels 0 across nodes, where it is not run).
+  const NcclRingSearch& ring_search() const { return search_; }
 
   // The identical planes of the ranks' routes (route_planes.hpp), found once: only on one host
   // of at most kMaxPlaneRanks ranks (each pair's route is checked); copies == 1 elsewhere.
@@ -88,6 +93,8 @@ class Communicator {
   // channel decides.
   double ring_step_time(const std::vector<Ring>& rings) const;
   void choose_rings();
+  // The bandwidth the rings may use per GPU in NCCL's link figures (GB/s), for its search.
+  double ring_nccl_GBps() const;
   void choose_node_rings();
 
   const topo::Topology* topo_;
@@ -109,6 +116,7 @@ class Communicator {
   std::vector<Ring> rings_;
   double ring_bus_Bps_ = 0;
   int max_channels_ = 2;
+  NcclRingSearch search_{0, 0, 2};
 };
 
 }  // namespace linksim::coll

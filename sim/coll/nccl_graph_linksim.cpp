@@ -34,8 +34,15 @@ NcclGraph linksim_ring_graph(const Communicator& comm) {
   NcclGraph g;
   g.id = 0;
   g.pattern = NcclGraphPattern::ring;
-  g.nchannels = std::max(1, comm.max_channels() / 2);
-  g.speed_intra_Bps = comm.ring_bus_bandwidth_Bps() / g.nchannels;
+  // NCCL's own search result where it was run (one node): its channels and the speed it
+  // assigns them in its link figures; else the channels run, at the rings' bandwidth.
+  if (comm.ring_search().search_channels > 0) {
+    g.nchannels = comm.ring_search().search_channels;
+    g.speed_intra_Bps = comm.ring_search().channel_GBps * 1e9;
+  } else {
+    g.nchannels = std::max(1, comm.max_channels() / 2);
+    g.speed_intra_Bps = comm.ring_bus_bandwidth_Bps() / g.nchannels;
+  }
   g.speed_inter_Bps = g.speed_intra_Bps;
   g.type_inter = NcclPathType::pix;
   g.same_channels = true;

@@ -16,12 +16,13 @@ namespace linksim::coll {
 NcclPathType nccl_path_type_between(const Communicator& comm, int from, int to);
 
 // The ring graph for `comm`:
-//   nchannels     max_channels() / 2: NCCL's search channels after ncclTopoDupChannels, which
-//                 init.cc's ncclTopoPostset doubles into the channels it runs;
+//   nchannels     ring_search().search_channels: NCCL's search channels after
+//                 ncclTopoDupChannels, which connect.cc's ncclTopoPostset doubles into the
+//                 channels it runs;
 //   channel c     rings()[c % rings().size()], GPUs by CUDA device (the GPU's ordinal), with
 //                 their ranks;
-//   speedintra    ring_bus_bandwidth_Bps() / nchannels (NCCL's nChannels x bwIntra is the
-//                 ring's busBw), speedinter the same (NCCL sets both alike on one node);
+//   speedintra    ring_search().channel_GBps, the speed NCCL's search gives each channel in
+//                 its own link figures; speedinter the same (NCCL sets both alike on one node);
 //   typeintra     the worst path type between consecutive ranks of any ring;
 //   typeinter     PIX, NCCL's starting value when there is no network;
 //   samechannels  1, crossnic 0, latencyinter 0.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "sim/coll/pipeline_constants.hpp"
+
 namespace linksim::coll {
 namespace {
 
@@ -39,22 +41,28 @@ double wire_efficiency(Protocol p) {
   // "370GB/s" busbw on the H100's 450 GB/s line rate (nccl-tests#212), and copy engines reach
   // 47.9 of 50 GB/s on the same kind of link (V100 NV2, Dell C4130 in
   // ../shared/reference/measurements.md), so NCCL moves 370 / (450 x 0.958) = 0.858 of the
-  // payload rate in all. At 8 GiB each of the H100's 32 channels moves 1 MiB slices at
-  // 450e9 x 0.958 x 0.858 / 32 B/s, 90.7 us a slice, of which the synchronisation is 5.5 us;
-  // the copy itself runs at 0.858 x 90.7 / (90.7 - 5.5) = 0.914 of the payload rate.
+  // payload rate in all. At 8 GiB each of the H100's 24 channels (NCCL's ring search,
+  // nccl_channel_search.hpp) moves 1 MiB slices at 370e9 / 24 B/s, 68.0 us a slice, of which
+  // the synchronisation is slice_sync_s (5.5 us): the copy itself runs at
+  // 0.858 x 68.0 / (68.0 - 5.5) = 0.934 of the payload rate. Worked out here from the sync
+  // constant, so that a leave-one-out build with another sync keeps the same anchor.
   // LL and LL128 keep the all-in 0.858 (their flags travel in the data; no slice sync is
   // simulated for them) times their payload per store.
-  constexpr double kSimple = 0.914;
   constexpr double kAllIn = 370.0 / (450.0 * 0.958);
+  constexpr double kH100RingChannels = 24;
+  constexpr double kSliceBytes = 1024.0 * 1024.0;
+  const double slice_s = kSliceBytes / (370e9 / kH100RingChannels);
+  const double simple =
+      kAllIn * slice_s / (slice_s - slice_sync_s(Protocol::simple, HwClass::nvlink));
   switch (p) {
     case Protocol::ll:
       return 0.5 * kAllIn;  // 4 B data + 4 B flag per 8 B store
     case Protocol::ll128:
       return 120.0 / 128 * kAllIn;  // 120 B data + 8 B flag per 128 B line
     case Protocol::simple:
-      return kSimple;
+      return simple;
   }
-  return kSimple;
+  return simple;
 }
 
 double network_payload_share(Protocol p) {

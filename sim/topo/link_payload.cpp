@@ -3,12 +3,20 @@
 #include <algorithm>
 
 namespace linksim::topo {
+namespace {
+
+// A DGX A100 pair's copy over all 12 NVLink 3 links (see the header): 242 GiB/s in GB/s.
+constexpr double kNvlink3TypicalCopy_GBps = 242 * 1.073741824;
+
+}  // namespace
 
 double payload_efficiency(const Link& link) {
   if (link.provenance.basis == "effective") return 1.0;
   switch (link.kind) {
     case LinkKind::nvlink:
-      return 0.958;
+      // NVLink 3 has its own measurement (the header's DGX A100 copies); the others share
+      // NVLink 1-2's.
+      return link.generation == 3 ? kNvlink3TypicalCopy_GBps / 300 : 0.958;
     case LinkKind::pcie:
       return 0.82;
     case LinkKind::infiniband:

@@ -39,9 +39,9 @@ TEST(NcclGraphsAppTest, DgxH100FixtureAgainstLinksim) {
   ASSERT_EQ(c.graphs.size(), 5u);
   const auto& ring = c.graphs[0];
   EXPECT_TRUE(ring.compared);
-  // NCCL: 6 channels at 60 GB/s, duplicated to 12 at 30; linksim: 16 at 431.1 / 16.
+  // NCCL: 6 channels at 60 GB/s, duplicated to 12 at 30; linksim runs the same search.
   EXPECT_EQ(ring.nccl_channels, 12);
-  EXPECT_EQ(ring.linksim_channels, 16);
+  EXPECT_EQ(ring.linksim_channels, 12);
   ASSERT_EQ(ring.channels.size(), 12u);
   for (const auto& ch : ring.channels)
     EXPECT_EQ(ch.match, coll::NcclChannelMatch::same);  // 0 1 ... 7 on both sides
@@ -49,7 +49,9 @@ TEST(NcclGraphsAppTest, DgxH100FixtureAgainstLinksim) {
   EXPECT_EQ(ring.linksim_type_intra, coll::NcclPathType::nvl);
   for (std::size_t g = 1; g < 5; ++g)
     EXPECT_FALSE(c.graphs[g].compared) << g;
-  EXPECT_FALSE(c.same());
+  // Channel count, order, speed (30 GB/s on both sides) and type agree; the graphs linksim
+  // does not build per channel are not compared, so the dump is the same as far as it goes.
+  EXPECT_TRUE(c.same());
 }
 
 TEST(NcclGraphsAppTest, PcieFixtureAgainstLinksim) {

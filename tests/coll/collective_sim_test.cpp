@@ -8,6 +8,7 @@
 #include "sim/topo/link_payload.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/coll/test_machines.hpp"
+#include "tests/support/simple_copy_share.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -30,12 +31,12 @@ TEST(CollectiveSimTest, RingAllReduceOnTwoGpusByHand) {
   const Choice ring_simple{Algorithm::ring, Protocol::simple, 2};
   // By steps, the bulk form a job's collectives take (slices: slice_pipeline_test.cpp).
   const Outcome o = simulate_choice(comm, r, ring_simple, Granularity::steps);
-  // Payload rate of the link: 100 GB/s x 0.958 = 95.8 GB/s per direction.
-  const double link = 100e9 * 0.958;
-  // Simple copies payload at 0.914 of the wire (protocol.cpp): 50 MB per rank per step becomes
+  // Payload rate of the NVLink 3 link: 100 GB/s x 0.866 = 86.6 GB/s per direction.
+  const double link = 100e9 * linksim::testing::kNvlink3Payload;
+  // Simple copies payload at 0.9338 of the wire (protocol.cpp): 50 MB per rank per step becomes
   // 50e6 / eta wire bytes. Two steps (2(n-1) = 2), each paying the NVLink Simple hop (3.4 us)
   // plus the link's own 0.2 us, after the Ring/Simple base latency (8.4 us).
-  const double eta = 0.914;
+  const double eta = linksim::testing::kSimpleCopyShare;
   const double step = 3.4e-6 + 0.2e-6 + 50e6 / eta / link;
   EXPECT_NEAR(o.time_s, 8.4e-6 + 2 * step, 1e-12);
   // nccl-tests: algbw = size / time; busbw = algbw x 2(n-1)/n = algbw for n = 2.
@@ -52,10 +53,10 @@ TEST(CollectiveSimTest, LlIsCappedAndCarriesHalfPayload) {
   r.size_bytes = 100e6;
   const Outcome ll =
       simulate_choice(comm, r, Choice{Algorithm::ring, Protocol::ll, 2}, Granularity::steps);
-  // LL: wire efficiency 0.5 x 0.857 = 0.4287; the wire runs at 95.8 GB/s, so payload moves at
+  // LL: wire efficiency 0.5 x 0.857 = 0.4287; the wire runs at 86.6 GB/s, so payload moves at
   // 41.07 GB/s, under Ampere's LL cap of 87.7 GB/s. Steps: 0.6 us hop + 0.2 us link; base 6.6 us.
   const double eta = 0.5 * 370.0 / (450.0 * 0.958);
-  const double step = 0.6e-6 + 0.2e-6 + 50e6 / eta / (100e9 * 0.958);
+  const double step = 0.6e-6 + 0.2e-6 + 50e6 / eta / (100e9 * linksim::testing::kNvlink3Payload);
   EXPECT_NEAR(ll.time_s, 6.6e-6 + 2 * step, 1e-12);
 }
 
@@ -71,11 +72,13 @@ TEST(CollectiveSimTest, AutomaticChoicePicksLowLatencyForSmallAndSimpleForLarge)
   const Outcome o = simulate_collective(comm, large);
   EXPECT_EQ(o.choice.algorithm, Algorithm::ring);
   EXPECT_EQ(o.choice.protocol, Protocol::simple);
-  // Each GPU's 12 links: 300 GB/s x 0.958 x 0.914 = 262.7 GB/s of busbw at most; each 1 MiB
+  // Each GPU's 12 links: 300 GB/s x 0.866 x 0.9338 = 242.6 GB/s of busbw at most; each 1 MiB
   // slice of a channel (about 100 us at a 30th of that) then pays 5.5 us of synchronisation,
   // so at least 262.7 x 100 / 105.5 = 249 GB/s, less fill and drain.
-  EXPECT_LT(o.busbw_Bps, 300e9 * 0.958 * 0.914);
-  EXPECT_GT(o.busbw_Bps, 0.92 * 300e9 * 0.958 * 0.914);
+  EXPECT_LT(o.busbw_Bps,
+            300e9 * linksim::testing::kNvlink3Payload * linksim::testing::kSimpleCopyShare);
+  EXPECT_GT(o.busbw_Bps,
+            0.92 * 300e9 * linksim::testing::kNvlink3Payload * linksim::testing::kSimpleCopyShare);
 }
 
 TEST(CollectiveSimTest, NvlsNeedsNvlink4AndAnNvswitch) {
@@ -103,8 +106,8 @@ TEST(CollectiveSimTest, NvlsOnH100ByHand) {
   const Outcome o =
       simulate_choice(comm, r, simulate_collective(comm, r).choice, Granularity::steps);
   // By steps: each GPU sends and receives S (n+1)/n = 9e9 bytes through its 18 links (450 GB/s
-  // x 0.958 payload), at NVLS efficiency 0.85 x Simple's 0.914: wire bytes 9e9 / (0.85 x 0.914).
-  const double eta = 0.85 * 0.914;
+  // x 0.958 payload), at NVLS efficiency 0.85 x Simple's 0.9338: wire bytes 9e9 / (0.85 x 0.9338).
+  const double eta = 0.85 * linksim::testing::kSimpleCopyShare;
   const double data_s = 9e9 / eta / (450e9 * 0.958);
   // One NVLS hop of 25 us, plus the NVLink's own 0.2 us; NVLS has no base latency.
   EXPECT_NEAR(o.time_s, 25e-6 + 0.2e-6 + data_s, 1e-9);
@@ -118,8 +121,8 @@ TEST(CollectiveSimTest, SeedMeshRingIsLimitedByItsCut) {
   const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
   // Any ring crosses between the top half (GPUs 0-3) and the bottom half (4-7) once each way.
   // The only links across are 2-4 and 3-5, 2 NVLink 3 lanes each: 2 x 2 x 25 = 100 GB/s per
-  // direction, 95.8 GB/s of payload. The search reaches exactly that bound.
-  EXPECT_DOUBLE_EQ(comm.ring_bus_bandwidth_Bps(), 100e9 * 0.958);
+  // direction, 86.6 GB/s of payload (NVLink 3). The search reaches exactly that bound.
+  EXPECT_DOUBLE_EQ(comm.ring_bus_bandwidth_Bps(), 100e9 * linksim::testing::kNvlink3Payload);
   EXPECT_EQ(comm.intra_class(), HwClass::pci);  // some pairs relay (NVB): NCCL's PCI row
 }
 

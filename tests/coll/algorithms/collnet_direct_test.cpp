@@ -79,7 +79,7 @@ TEST_F(CollNetOnTwoNodes, AllReduceByHand) {
   // nodes' heads of a rail meet there, so the leaf is the top of the tree and no spine is
   // crossed), and gets 500 MB back: 500e6 / (400 Gb/s x 0.96 = 48 GB/s) = 10.42 ms each way.
   // NVLink: each GPU sends the other head its part (scatter, 500 MB) and the other GPU its own
-  // result (broadcast, 500 MB): 1 GB out and 1 GB in at 450 x 0.958 x 0.914 GB/s: 2.54 ms,
+  // result (broadcast, 500 MB): 1 GB out and 1 GB in at 450 x 0.958 x 0.9338 GB/s: 2.48 ms,
   // hidden under the network.
   // Latency (the fill, then the bulk flows): one network step (31 us) and the route between
   // two heads (1.13 us: four PCIe hops of 0.25 us, one switch of 0.13 us), NCCL's arity term

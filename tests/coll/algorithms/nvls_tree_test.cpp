@@ -49,7 +49,7 @@ TEST_F(NvlsTreeOnTwoNodes, AllReduceByHand) {
   // 6 x 2 / 2 = 38.47 GB/s, under the NIC's 400 Gb/s x 0.96 = 48 GB/s: 500e6 / 38.47e9 = 13.0
   // ms.
   // NVLink: each GPU sends and receives S (1 + 1/H) = 1.5 GB at 450 x 0.958 GB/s, Simple's
-  // 0.914 and NVLS's 0.85: 4.48 ms, hidden under the network.
+  // 0.9338 and NVLS's 0.85: 4.38 ms, hidden under the network.
   // Latency: one NVLS step (25 us), then two tree hops (up, down) of 20.9 us plus the route's
   // 1.13 us (four PCIe hops of 0.25 us, one switch of 0.13 us).
   ASSERT_EQ(comm.rings().size(), 2u);

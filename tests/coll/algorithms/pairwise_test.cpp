@@ -8,6 +8,7 @@
 #include "sim/topo/cluster_builder.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/coll/test_machines.hpp"
+#include "tests/support/simple_copy_share.hpp"
 #include "tests/support/temp_files.hpp"
 #include "tests/support/two_gpu_host.hpp"
 
@@ -49,14 +50,14 @@ TEST(PairwiseAlgorithmTest, SendrecvAndAlltoallOnTwoGpusByHand) {
   const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
   const Choice simple{Algorithm::pairwise, Protocol::simple, 2};
   // Each rank sends to the other at once, one direction of the link each: S / eta wire bytes at
-  // 95.8 GB/s, after the Ring/Simple base (8.4 us), hop (3.4 us) and the link's 0.2 us.
-  const double eta = 0.914;  // Simple's copy share (protocol.cpp)
+  // 86.6 GB/s, after the Ring/Simple base (8.4 us), hop (3.4 us) and the link's 0.2 us.
+  const double eta = linksim::testing::kSimpleCopyShare;  // Simple's copy share (protocol.cpp)
   const double latency_s = 8.4e-6 + 3.4e-6 + 0.2e-6;
   EXPECT_NEAR(simulate_choice(comm, request(Op::sendrecv, 100e6), simple).time_s,
-              latency_s + 100e6 / eta / (100e9 * 0.958), 1e-12);
+              latency_s + 100e6 / eta / (100e9 * linksim::testing::kNvlink3Payload), 1e-12);
   // all-to-all: each rank's buffer is S, S / n = 50 MB for its one peer.
   EXPECT_NEAR(simulate_choice(comm, request(Op::alltoall, 100e6), simple).time_s,
-              latency_s + 50e6 / eta / (100e9 * 0.958), 1e-12);
+              latency_s + 50e6 / eta / (100e9 * linksim::testing::kNvlink3Payload), 1e-12);
 }
 
 // scatter_perf, gather_perf, alltoallv_perf and hypercube_perf run as grouped sends and
@@ -66,9 +67,10 @@ TEST(PairwiseAlgorithmTest, ScatterGatherAlltoallvHypercubeOnTwoGpusByHand) {
   const topo::Topology t = testing::a100_nvlink_pair();
   const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
   const Choice simple{Algorithm::pairwise, Protocol::simple, 2};
-  const double eta = 0.914;  // Simple's copy share (protocol.cpp)
+  const double eta = linksim::testing::kSimpleCopyShare;  // Simple's copy share (protocol.cpp)
   const double latency_s = 8.4e-6 + 3.4e-6 + 0.2e-6;
-  const double half_s = latency_s + 50e6 / eta / (100e9 * 0.958);  // one 50 MB send
+  const double half_s =
+      latency_s + 50e6 / eta / (100e9 * linksim::testing::kNvlink3Payload);  // one 50 MB send
   // scatter from root 0: the root sends rank 1 its S / n = 50 MB part; gather: rank 1 sends
   // its 50 MB to the root (root 1 the same, the other way).
   EXPECT_NEAR(simulate_choice(comm, request(Op::scatter, 100e6), simple).time_s, half_s, 1e-12);
@@ -78,7 +80,7 @@ TEST(PairwiseAlgorithmTest, ScatterGatherAlltoallvHypercubeOnTwoGpusByHand) {
   // alltoallv: rank i sends rank j the share d / (n(n-1)/2) of S, d = (j - i) mod n; on two
   // ranks d = 1 of a sum of 1, so each sends all of S = 100 MB to the other, both at once.
   EXPECT_NEAR(simulate_choice(comm, request(Op::alltoallv, 100e6), simple).time_s,
-              latency_s + 100e6 / eta / (100e9 * 0.958), 1e-12);
+              latency_s + 100e6 / eta / (100e9 * linksim::testing::kNvlink3Payload), 1e-12);
   // hypercube: log2(2) = 1 step, each rank swapping its S / n = 50 MB part with rank ^ 1.
   EXPECT_NEAR(simulate_choice(comm, request(Op::hypercube, 100e6), simple).time_s, half_s, 1e-12);
   // They are P2P operations, and the per-peer size picks LL: S / n <= 32 KiB.

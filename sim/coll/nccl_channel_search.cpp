@@ -1,0 +1,129 @@
+#include "sim/coll/nccl_channel_search.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "sim/topo/gpu_model.hpp"
+
+namespace linksim::coll {
+namespace {
+
+// search.cc: speedArrayIntra, sm90SpeedArrayIntra, sm100SpeedArrayIntra.
+constexpr std::array<double, 13> kSpeedsIntra{40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+constexpr std::array<double, 11> kSpeedsIntraSm90{60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+constexpr std::array<double, 12> kSpeedsIntraSm100{90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+
+// init.cc: ringGraph->maxChannels = MAXCHANNELS / 2.
+constexpr int kMaxSearchChannels = 32;
+// linksim runs at most 32 channels (NCCL's NCCL_MAX_CTAS default before 2.27, and what every
+// shipped single node reaches at most).
+constexpr int kMaxRunChannels = 32;
+// Floating-point slack when channels x speed meets a total exactly (6 x 40 = 240 on A100).
+constexpr double kSlack = 1e-9;
+
+// How many rings of `speed` fit in `total`, at most the search's limit.
+int rings_at(double speed, double total_GBps) {
+  return std::min(kMaxSearchChannels, static_cast<int>(std::floor(total_GBps / speed + kSlack)));
+}
+
+}  // namespace
+
+std::span<const double> nccl_intra_search_speeds_GBps(int compute_capability) {
+  if (compute_capability >= 100) return kSpeedsIntraSm100;
+  if (compute_capability >= 90) return kSpeedsIntraSm90;
+  return kSpeedsIntra;
+}
+
+double nccl_nvlink_GBps(int compute_capability) {
+  // topo.h: SM60 18, SM70 20, SM80 20, SM86 12, SM90 20.6, SM100 40.1; anything else SM80's.
+  if (compute_capability >= 100) return 40.1;
+  if (compute_capability >= 90) return 20.6;
+  if (compute_capability == 86) return 12.0;
+  if (compute_capability >= 80) return 20.0;
+  if (compute_capability >= 70) return 20.0;
+  if (compute_capability >= 60) return 18.0;
+  return 20.0;
+}
+
+double nccl_pcie_GBps(int generation, int width) {
+  // topo.cc kvDictPciGen: 2.5, 5, 8, 16, 32 GT/s -> 15, 30, 60, 120, 240; bw = width x
+  // speed / 80. Generation 6 (64 GT/s) continues the doubling.
+  const int g = std::clamp(generation, 1, 6);
+  const double per_lane = 15.0 * static_cast<double>(1 << (g - 1));
+  return width * per_lane / 80.0;
+}
+
+int nccl_compute_capability(const topo::GpuModel& gpu) {
+  const auto& a = gpu.architecture;
+  if (a == "blackwell") return 100;
+  if (a == "hopper") return 90;
+  if (a == "ada") return 89;
+  // GA100 has 12 NVLink 3 links; GA102 (RTX 3090, A40, A10) has 4 and is SM86.
+  if (a == "ampere") return gpu.nvlink_links > 0 && gpu.nvlink_links <= 4 ? 86 : 80;
+  if (a == "turing") return 75;
+  if (a == "volta") return 70;
+  if (a == "pascal") return 60;
+  return 80;  // not an NVIDIA GPU (MI300X): NCCL's (RCCL's) default row
+}
+
+NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability) {
+  const auto speeds = nccl_intra_search_speeds_GBps(compute_capability);
+  const std::size_t last = speeds.size() - 1;
+  // Pass 1: the fastest speed that fits (maxBw and totalBw are the same figure here).
+  std::size_t i = 0;
+  while (i < last && speeds[i] > total_GBps + kSlack)
+    ++i;
+  int best_channels = 0;
+  double best_speed = 0;
+  for (;;) {
+    const int found = rings_at(speeds[i], total_GBps);
+    // ncclTopoCompareGraphs: a solution replaces the kept one only with more channels x speed.
+    if (found > 0 && found * speeds[i] > best_channels * best_speed + kSlack) {
+      best_channels = found;
+      best_speed = speeds[i];
+    }
+    if (best_channels > 0 && best_channels * best_speed >= total_GBps - kSlack) break;
+    if (best_channels == kMaxSearchChannels) break;  // the search's "perfect" solution
+    if (i < last && (best_channels == 0 || speeds[i + 1] / best_speed > 0.49)) {
+      ++i;
+      continue;
+    }
+    break;
+  }
+  NcclRingSearch r;
+  if (best_channels == 0) {
+    // "Could not find a path": simple order, bwIntra 0.1.
+    r.search_channels = 1;
+    r.channel_GBps = 0.1;
+    r.run_channels = 2;
+    return r;
+  }
+  // ncclTopoDupChannels.
+  const bool dup =
+      best_speed >= 25.0 && !(compute_capability > 80 && best_speed < 50.0 && best_channels > 4);
+  if (dup) {
+    const int doubled = std::min(best_channels * 2, kMaxSearchChannels);
+    const int divide = (doubled + best_channels - 1) / best_channels;
+    best_speed /= divide;
+    best_channels = doubled;
+  }
+  // Pass 2: raise the speed while the same channels still fit.
+  std::size_t k = 0;
+  while (k < last && speeds[k] > best_speed + kSlack)
+    ++k;
+  const int pass2_min = best_channels;
+  while (k > 0) {
+    const int found = rings_at(speeds[k - 1], total_GBps);
+    if (found < pass2_min) break;
+    --k;
+    best_channels = found;
+    best_speed = speeds[k];
+  }
+  r.search_channels = best_channels;
+  r.channel_GBps = best_speed;
+  r.run_channels = std::min(kMaxRunChannels, 2 * best_channels);
+  return r;
+}
+
+}  // namespace linksim::coll

@@ -1,0 +1,57 @@
+#pragma once
+// How many channels NCCL runs its rings on, and at what speed it believes each one goes: its
+// ring search (src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels) and the doubling of
+// connect.cc's ncclTopoPostset, at NVIDIA/nccl 5067397c, reduced to what decides it on one
+// node: the bandwidth a GPU's rings can use, in NCCL's own link figures (topo.h: NVLink
+// 18/20/20/20.6/40.1 GB/s per link by compute capability, 12 on SM86; PCIe width x rate / 80).
+//
+// Why it matters: NCCL splits every collective over its channels, each a CTA moving its share
+// in chunks; how many there are decides how far a mid-size message fills its pipelines. NCCL
+// searches in steps of fixed per-channel speeds, so a GPU's channel count is not simply its
+// bandwidth over one speed: DGX A100 (12 x 20 GB/s) finds 6 rings at 40 GB/s, duplicates them
+// to 12 at 20, and runs 24; DGX H100 (18 x 20.6 = 370.8) finds 6 at 60, then 12 at 30, and
+// runs 24 too.
+
+#include <span>
+
+namespace linksim::topo {
+struct GpuModel;
+}
+
+namespace linksim::coll {
+
+// The compute capability NCCL would read from a GPU of this model (major x 10 + minor): by
+// architecture, with GA102's Ampere (4 NVLink links: RTX 3090, A40) told apart from GA100's
+// (12) as SM86.
+int nccl_compute_capability(const topo::GpuModel& gpu);
+
+// NCCL's per-channel speeds, GB/s, tried from the fastest (search.cc speedArrayIntra and its
+// SM90 and SM100 forms), by the GPUs' lowest compute capability (major x 10 + minor).
+std::span<const double> nccl_intra_search_speeds_GBps(int compute_capability);
+
+// NCCL's bandwidth for one NVLink of a GPU of `compute_capability` (topo.h
+// ncclTopoNVLinkBw), GB/s.
+double nccl_nvlink_GBps(int compute_capability);
+
+// NCCL's bandwidth for a PCIe link of `generation` and `width` lanes (topo.cc: the kernel's
+// link speed in units of 100 Mb/s per lane, 15/30/60/120/240 for generations 1-5, times the
+// width, over 80), GB/s.
+double nccl_pcie_GBps(int generation, int width);
+
+struct NcclRingSearch {
+  int search_channels = 1;  // graph->nChannels once the search and its duplication are done
+  double channel_GBps = 0;  // graph->bwIntra: the speed NCCL assigns each of them
+  int run_channels = 2;     // comm->nChannels: twice the search channels, at most 32 here
+};
+
+// The search on one node whose GPUs' rings may use `total_GBps` per GPU in NCCL's figures (the
+// ring's bottleneck: NVLink links x nccl_nvlink_GBps over NVSwitch, the PCIe link's figure on a
+// PCIe tree). Pass 1 tries the speeds from the fastest that fits, keeping the most bandwidth
+// (channels x speed) found, and stops once that covers the total or the next speed is under
+// 0.49 of the best's; the channels then double at half speed when the speed is at least
+// 25 GB/s (not on SM > 80 under 50 GB/s with more than 4 channels); pass 2 raises the speed
+// while the same channels still fit. A GPU with nothing usable gets NCCL's fallback of one
+// channel.
+NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability);
+
+}  // namespace linksim::coll

@@ -1,0 +1,119 @@
+// NCCL's ring search on one node (sim/coll/nccl_channel_search.*), worked by hand from
+// search.cc's speed arrays, ncclTopoDupChannels and ncclTopoPostset.
+
+#include "sim/coll/nccl_channel_search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/coll/communicator.hpp"
+#include "sim/topo/loader.hpp"
+#include "sim/topo/shipped_topologies.hpp"
+
+namespace linksim::coll {
+namespace {
+
+TEST(NcclChannelSearch, PcieFiguresFollowTheKernelsLinkSpeed) {
+  // width x {15, 30, 60, 120, 240}[gen - 1] / 80
+  EXPECT_DOUBLE_EQ(nccl_pcie_GBps(3, 16), 12.0);  // 16 x 60 / 80
+  EXPECT_DOUBLE_EQ(nccl_pcie_GBps(4, 16), 24.0);  // 16 x 120 / 80
+  EXPECT_DOUBLE_EQ(nccl_pcie_GBps(5, 16), 48.0);  // 16 x 240 / 80
+  EXPECT_DOUBLE_EQ(nccl_pcie_GBps(4, 8), 12.0);   // 8 x 120 / 80
+}
+
+TEST(NcclChannelSearch, NvlinkFiguresByComputeCapability) {
+  EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(70), 20.0);
+  EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(80), 20.0);
+  EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(86), 12.0);
+  EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(90), 20.6);
+  EXPECT_DOUBLE_EQ(nccl_nvlink_GBps(100), 40.1);
+}
+
+TEST(NcclChannelSearch, DgxA100) {
+  // 12 links x 20 = 240 GB/s. Pass 1 at 40: 240 / 40 = 6 rings, 6 x 40 = 240 covers the total.
+  // Dup (40 >= 25, SM80 is not > 80): 12 channels at 20. Pass 2: 12 x 30 = 360 > 240, stays.
+  // Run 2 x 12 = 24.
+  const auto r = nccl_ring_search(12 * 20.0, 80);
+  EXPECT_EQ(r.search_channels, 12);
+  EXPECT_DOUBLE_EQ(r.channel_GBps, 20.0);
+  EXPECT_EQ(r.run_channels, 24);
+}
+
+TEST(NcclChannelSearch, DgxH100) {
+  // 18 x 20.6 = 370.8. Pass 1: 60 -> 6 rings = 360 < 370.8; 50 (50/60 > .49) -> 7 x 50 = 350;
+  // 40 -> 9 x 40 = 360 (a tie is no better); 30 (30/60 = .5) -> 12 x 30 = 360; 24/60 = .4 < .49
+  // stops: 6 x 60. Dup (60 >= 50): 12 x 30. Pass 2: 12 x 40 = 480 > 370.8. Run 24.
+  const auto r = nccl_ring_search(18 * 20.6, 90);
+  EXPECT_EQ(r.search_channels, 12);
+  EXPECT_DOUBLE_EQ(r.channel_GBps, 30.0);
+  EXPECT_EQ(r.run_channels, 24);
+}
+
+TEST(NcclChannelSearch, DgxB200) {
+  // 18 x 40.1 = 721.8. Pass 1: 90 -> 8 x 90 = 720; 80 -> 9 x 80 = 720; 70 -> 10 x 70 = 700;
+  // 60 -> 12 x 60 = 720; 50 -> 14 x 50 = 700; 45 (45/90 = .5) -> 16 x 45 = 720; 40/90 < .49
+  // stops: 8 x 90. Dup: 16 x 45. Pass 2: 50 fits only 14 < 16. Run 32.
+  const auto r = nccl_ring_search(18 * 40.1, 100);
+  EXPECT_EQ(r.search_channels, 16);
+  EXPECT_DOUBLE_EQ(r.channel_GBps, 45.0);
+  EXPECT_EQ(r.run_channels, 32);
+}
+
+TEST(NcclChannelSearch, NvlinkBridgedGa102Pair) {
+  // RTX 3090 NV4: 4 x 12 = 48. Pass 1: 40 -> 1 x 40; 30 -> 1 x 30; 20 (20/40 = .5) -> 2 x 20 =
+  // 40, a tie; 18/40 < .49 stops: 1 x 40. Dup (SM86 > 80 and 40 < 50, but 1 channel is not
+  // > 4): 2 x 20. Pass 2: 30 fits once only. Run 4.
+  const auto r = nccl_ring_search(4 * 12.0, 86);
+  EXPECT_EQ(r.search_channels, 2);
+  EXPECT_DOUBLE_EQ(r.channel_GBps, 20.0);
+  EXPECT_EQ(r.run_channels, 4);
+}
+
+TEST(NcclChannelSearch, PcieGen4Tree) {
+  // 24. Pass 1 from 20: 1 x 20; 18 -> 1 x 18; 15 -> 1 x 15; 12 (12/20 = .6) -> 2 x 12 = 24
+  // covers it. No dup (12 < 25). Pass 2: 15 fits once only. Run 4.
+  const auto r = nccl_ring_search(24.0, 89);
+  EXPECT_EQ(r.search_channels, 2);
+  EXPECT_DOUBLE_EQ(r.channel_GBps, 12.0);
+  EXPECT_EQ(r.run_channels, 4);
+}
+
+TEST(NcclChannelSearch, NothingUsableFallsBackToOneChannel) {
+  // 0.05 GB/s: no speed down to 3 fits; NCCL's "could not find a path" order at 0.1.
+  const auto r = nccl_ring_search(0.05, 80);
+  EXPECT_EQ(r.search_channels, 1);
+  EXPECT_DOUBLE_EQ(r.channel_GBps, 0.1);
+  EXPECT_EQ(r.run_channels, 2);
+}
+
+TEST(NcclChannelSearch, ComputeCapabilityTellsGa102FromGa100) {
+  topo::GpuModel a100;
+  a100.architecture = "ampere";
+  a100.nvlink_links = 12;
+  topo::GpuModel rtx3090 = a100;
+  rtx3090.nvlink_links = 4;
+  topo::GpuModel h100 = a100;
+  h100.architecture = "hopper";
+  EXPECT_EQ(nccl_compute_capability(a100), 80);
+  EXPECT_EQ(nccl_compute_capability(rtx3090), 86);
+  EXPECT_EQ(nccl_compute_capability(h100), 90);
+}
+
+TEST(NcclChannelSearch, ShippedNodesRunNcclsChannels) {
+  // The communicator feeds the search the rings' bottleneck in NCCL's figures: on the DGX A100
+  // each GPU's rings cross its 12 NVLinks to the NVSwitches, 240 GB/s (above: 24 channels);
+  // on the DGX H100 its 18, 370.8 GB/s (24).
+  for (const auto& [name, channels, speed] : std::vector<std::tuple<std::string, int, double>>{
+           {"dgx-a100", 24, 20.0}, {"dgx-h100", 24, 30.0}}) {
+    const auto machine = topo::load_topology(topo::resolve_topology_path(name));
+    const Communicator comm(machine, machine.nodes_of(topo::NodeKind::gpu));
+    EXPECT_EQ(comm.max_channels(), channels) << name;
+    EXPECT_DOUBLE_EQ(comm.ring_search().channel_GBps, speed) << name;
+  }
+}
+
+}  // namespace
+}  // namespace linksim::coll
