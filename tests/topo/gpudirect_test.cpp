@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/topo/cluster_builder.hpp"
+#include "sim/topo/fabric_summary.hpp"
 #include "sim/topo/link_payload.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/routing.hpp"
@@ -223,7 +224,16 @@ TEST_F(GpuDirect, ClusterFileStatesIt) {
     return load_topology(dir.write("c.json", testing::cluster_json(host, 2, fabric)));
   };
   EXPECT_EQ(load("{}").cluster->fabric.gpudirect_rdma, GdrLevel::automatic);
-  EXPECT_EQ(load(R"({"gpudirect_rdma": "off"})").cluster->fabric.gpudirect_rdma, GdrLevel::off);
+  const Topology off = load(R"({"gpudirect_rdma": "off"})");
+  EXPECT_EQ(off.cluster->fabric.gpudirect_rdma, GdrLevel::off);
+  // The fabric summary names a level other than NCCL's default.
+  EXPECT_NE(describe_fabric(off, summarize_fabric(off))
+                .find("Routing: NIC choice pxn, spine choice spread, GPUDirect RDMA off\n"),
+            std::string::npos);
+  const Topology automatic = load("{}");
+  EXPECT_NE(describe_fabric(automatic, summarize_fabric(automatic))
+                .find("Routing: NIC choice pxn, spine choice spread\n"),
+            std::string::npos);
   EXPECT_EQ(load(R"({"gpudirect_rdma": "phb"})").cluster->fabric.gpudirect_rdma, GdrLevel::phb);
   try {
     load(R"({"gpudirect_rdma": "yes"})");
