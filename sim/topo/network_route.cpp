@@ -47,6 +47,24 @@ std::map<int, NodeId> rail_nics(const Topology& t, NodeId src) {
   return out;
 }
 
+// The socket whose host memory stages the leg between `gpu` and `nic` (`read`: toward the
+// NIC), or nullopt for GPUDirect RDMA: check_gdr's answer, kept in the router's cache.
+std::optional<NodeId> staging_cpu(const Router& router, const Router::Impl& impl, NodeId gpu,
+                                  NodeId nic, bool read) {
+  const auto key = std::make_tuple(gpu, nic, read);
+  {
+    const std::lock_guard<std::mutex> lock(impl.gdr_mutex);
+    auto it = impl.gdr_staging.find(key);
+    if (it != impl.gdr_staging.end()) return it->second;
+  }
+  const GdrCheck gdr =
+      check_gdr(router, gpu, nic, read, router.topology().cluster->fabric.gpudirect_rdma);
+  const std::optional<NodeId> cpu = gdr.direct ? std::nullopt : gdr.staging_cpu;
+  const std::lock_guard<std::mutex> lock(impl.gdr_mutex);
+  impl.gdr_staging.emplace(key, cpu);
+  return cpu;
+}
+
 // PXN: over NVLink to the first GPU whose nearest NICs hold `rail_nic`, which sends; nullopt
 // when no peer GPU qualifies. `nvlink_hop(g)` is the route src -> g.
 template <class Hop>
@@ -62,7 +80,7 @@ std::optional<SendSide> pxn_side(const Router& router, const Router::Impl& impl,
     if (!hop || hop->transport != Transport::nvlink) continue;
     // paths.cc (ncclTopoComputePaths, PXN): only through a peer whose NIC reads its memory
     // directly ("is connected to the NIC with PxN type and GDR is enabled").
-    if (!check_gdr(router, g, rail_nic, true, t.cluster->fabric.gpudirect_rdma).direct) continue;
+    if (staging_cpu(router, impl, g, rail_nic, true)) continue;
     const auto down = impl.fabric_path(g, rail_nic);
     SendSide side{rail_nic, {}, g};
     for (const Path& p : hop->paths) {
@@ -80,10 +98,8 @@ std::optional<SendSide> pxn_side(const Router& router, const Router::Impl& impl,
 // addInterStep(CPU, localCpu, GPU, g, NET, n) and its reverse), recorded in `staging`.
 std::vector<ChannelId> nic_leg(const Router& router, const Router::Impl& impl, NodeId gpu,
                                NodeId nic, bool to_nic, std::vector<NodeId>& staging) {
-  const GdrCheck gdr =
-      check_gdr(router, gpu, nic, to_nic, router.topology().cluster->fabric.gpudirect_rdma);
-  if (!gdr.direct && gdr.staging_cpu) {
-    const NodeId cpu = *gdr.staging_cpu;
+  if (const auto staging_socket = staging_cpu(router, impl, gpu, nic, to_nic)) {
+    const NodeId cpu = *staging_socket;
     auto first = to_nic ? impl.fabric_path(gpu, cpu) : impl.fabric_path(nic, cpu);
     const auto second = to_nic ? impl.fabric_path(cpu, nic) : impl.fabric_path(cpu, gpu);
     if (!first.empty() && !second.empty()) {
