@@ -20,6 +20,7 @@ std::string plan_text(const work::Scenario& sc) {
   if (p.expert > 1) s += fmt::format(", EP {}", p.expert);
   if (p.zero_stage > 0) s += fmt::format(", ZeRO-{}", p.zero_stage);
   if (p.zero_stage >= 3 && !p.prefetch) s += " without prefetch";
+  if (p.shard_group > 0) s += fmt::format(" sharded over groups of {} (hybrid)", p.shard_group);
   if (p.sequence_parallel) s += ", sequence parallel";
   if (p.micro_batches > 1) s += fmt::format(", {} micro-batches", p.micro_batches);
   if (p.recompute != work::Recompute::none) {

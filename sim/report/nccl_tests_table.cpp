@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "sim/core/units.hpp"
+#include "sim/topo/gpudirect.hpp"
 
 namespace linksim::report {
 namespace {
@@ -257,8 +258,33 @@ std::string nccl_tests_json(const NcclTestsRun& r, const std::vector<coll::Sweep
 
 namespace {
 
+// Where a crossing's NIC traffic is staged through host memory (GPUDirect RDMA off:
+// topo/gpudirect.hpp): which socket's memory, on which side, and why; empty when every NIC of
+// the route moves GPU memory directly.
+std::string staging_explanation(const coll::Communicator& comm, const topo::Route& r) {
+  if (r.staging_cpus.empty()) return {};
+  const auto& topo = comm.topology();
+  const auto level = topo.cluster->fabric.gpudirect_rdma;
+  std::string out;
+  for (topo::NodeId nic : r.nics) {
+    const bool send = topo.host_of(nic) == topo.host_of(r.src);
+    // A PXN send is the proxy's: it reads its own memory into the NIC.
+    topo::NodeId gpu = send ? r.src : r.dst;
+    for (topo::NodeId p : r.proxies) {
+      if (send && topo.host_of(p) == topo.host_of(nic)) gpu = p;
+    }
+    const topo::GdrCheck c = topo::check_gdr(comm.router(), gpu, nic, send, level);
+    if (c.direct || !c.staging_cpu) continue;
+    out += fmt::format("#     {} -> {}: host-staged through {}'s memory ({})\n",
+                       topo.node(send ? gpu : nic).id, topo.node(send ? nic : gpu).id,
+                       topo.node(*c.staging_cpu).id, c.reason);
+  }
+  return out;
+}
+
 // How each ring crosses from one node to the next: the GPUs, the NICs and their rails, and the
-// GPU that forwards to the NIC over NVLink (PXN) where the last GPU has another rail.
+// GPU that forwards to the NIC over NVLink (PXN) where the last GPU has another rail; where
+// GPUDirect RDMA is off, the host memory that stages the NIC traffic, and why.
 std::string network_explanation(const coll::Communicator& comm) {
   const auto& topo = comm.topology();
   // With SHARP the rings' GPUs are also CollNet's heads, one per NIC (their NICs listed below).
@@ -289,6 +315,7 @@ std::string network_explanation(const coll::Communicator& comm) {
                       topo.node(comm.gpu(to)).id, fmt::join(nics, ", "),
                       proxies.empty() ? std::string()
                                       : fmt::format("; PXN through {}", fmt::join(proxies, ", ")));
+      out += staging_explanation(comm, r);
       break;  // the first crossing speaks for the ring's others
     }
   }

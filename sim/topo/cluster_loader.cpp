@@ -43,7 +43,7 @@ E enum_field(const JsonView& v, std::optional<E> (*parse)(std::string_view), con
 FabricSpec parse_fabric(const JsonView& fv, FabricSpec spec) {
   fv.expect_only({"kind", "shape", "oversubscription", "hosts_per_leaf", "spines", "leaves_per_pod",
                   "switch_latency", "nic_latency", "spine_choice", "nic_choice",
-                  "in_network_reduction", "note"});
+                  "in_network_reduction", "gpudirect_rdma", "note"});
   if (auto k = fv.get("kind")) spec.kind = fabric_kind_field(*k);
   if (auto s = fv.get("shape")) {
     spec.shape = enum_field(*s, &fabric_shape_from_string, "fabric shape",
@@ -75,6 +75,10 @@ FabricSpec parse_fabric(const JsonView& fv, FabricSpec spec) {
   }
   if (auto c = fv.get("nic_choice")) {
     spec.nic_choice = enum_field(*c, &nic_choice_from_string, "NIC choice", "nearest, pxn");
+  }
+  if (auto g = fv.get("gpudirect_rdma")) {
+    spec.gpudirect_rdma = enum_field(*g, &gdr_level_from_string, "GPUDirect RDMA level",
+                                     "auto, off, pix, pxb, phb, sys");
   }
   if (auto r = fv.get("in_network_reduction")) {
     spec.in_network_reduction =

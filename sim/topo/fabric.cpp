@@ -37,6 +37,15 @@ constexpr std::array<Named<InNetworkReduction>, 2> kReductions{{
     {InNetworkReduction::sharp, "sharp"},
 }};
 
+constexpr std::array<Named<GdrLevel>, 6> kGdrLevels{{
+    {GdrLevel::automatic, "auto"},
+    {GdrLevel::off, "off"},
+    {GdrLevel::pix, "pix"},
+    {GdrLevel::pxb, "pxb"},
+    {GdrLevel::phb, "phb"},
+    {GdrLevel::sys, "sys"},
+}};
+
 template <typename E, std::size_t N>
 std::string_view name_of(const std::array<Named<E>, N>& table, E value) {
   for (const auto& e : table) {
@@ -80,6 +89,12 @@ std::string_view to_string(InNetworkReduction reduction) {
 }
 std::optional<InNetworkReduction> in_network_reduction_from_string(std::string_view name) {
   return value_of(kReductions, name);
+}
+std::string_view to_string(GdrLevel level) {
+  return name_of(kGdrLevels, level);
+}
+std::optional<GdrLevel> gdr_level_from_string(std::string_view name) {
+  return value_of(kGdrLevels, name);
 }
 std::optional<FabricKind> fabric_kind_from_string(std::string_view name) {
   return value_of(kKinds, name);

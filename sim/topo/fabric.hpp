@@ -28,17 +28,26 @@ enum class NicChoice { nearest, pxn };
 // InfiniBand switches, as NCCL uses it through its CollNet algorithms (the SHARP plugin,
 // nccl-rdma-sharp-plugins, installed and NCCL_COLLNET_ENABLE=1); `none` otherwise.
 enum class InNetworkReduction { none, sharp };
+// GPUDirect RDMA (gpudirect.hpp): how close a GPU and a NIC must be for the NIC to read and
+// write the GPU's memory directly, by NCCL's path types (NCCL_NET_GDR_LEVEL, src/graph/paths.cc
+// ncclTopoCheckGdr); farther, NCCL's network buffers sit in host memory and the traffic is
+// staged there. `automatic` is NCCL's default (PXB, or P2C on a C2C machine: NET_GDR_C2C=1);
+// `off` is a NIC or driver without GPUDirect RDMA (no nvidia-peermem or DMA-BUF, EFA before
+// p4d): NCCL's gdrSupport 0, every GPU host-staged.
+enum class GdrLevel { automatic, off, pix, pxb, phb, sys };
 
 std::string_view to_string(FabricKind kind);
 std::string_view to_string(FabricShape shape);
 std::string_view to_string(SpineChoice choice);
 std::string_view to_string(NicChoice choice);
 std::string_view to_string(InNetworkReduction reduction);
+std::string_view to_string(GdrLevel level);
 std::optional<FabricKind> fabric_kind_from_string(std::string_view name);
 std::optional<FabricShape> fabric_shape_from_string(std::string_view name);
 std::optional<SpineChoice> spine_choice_from_string(std::string_view name);
 std::optional<NicChoice> nic_choice_from_string(std::string_view name);
 std::optional<InNetworkReduction> in_network_reduction_from_string(std::string_view name);
+std::optional<GdrLevel> gdr_level_from_string(std::string_view name);
 std::vector<std::string> fabric_kind_names();
 std::vector<std::string> fabric_shape_names();
 
@@ -73,6 +82,7 @@ struct FabricSpec {
   NicChoice nic_choice = NicChoice::pxn;
   // InfiniBand only (cluster_loader checks it): without it NCCL never runs CollNet.
   InNetworkReduction in_network_reduction = InNetworkReduction::none;
+  GdrLevel gpudirect_rdma = GdrLevel::automatic;
 };
 
 // How a cluster was built, for summaries, routing and rebuilding at another size.

@@ -76,8 +76,11 @@ std::string describe_fabric(const Topology& topo, const FabricSummary& s) {
   out += fmt::format("Bisection: {} per direction\n", gbps(s.bisection_Bps));
   out += fmt::format("Switch hops between nodes: {} on one leaf, {} at worst\n", s.hops_same_leaf,
                      s.hops_worst);
-  out += fmt::format("Routing: NIC choice {}, spine choice {}\n", to_string(c.fabric.nic_choice),
-                     to_string(c.fabric.spine_choice));
+  out += fmt::format("Routing: NIC choice {}, spine choice {}{}\n", to_string(c.fabric.nic_choice),
+                     to_string(c.fabric.spine_choice),
+                     c.fabric.gpudirect_rdma == GdrLevel::automatic
+                         ? std::string()
+                         : fmt::format(", GPUDirect RDMA {}", to_string(c.fabric.gpudirect_rdma)));
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Routes between GPUs on two hosts of a cluster: out through a NIC (the GPU's nearest on the
 // destination NIC's rail, or a peer GPU's reached over NVLink: PXN), across the fabric (one
-// ECMP path per flow, or spread over all), and in through the destination's nearest NICs.
+// ECMP path per flow, or spread over all), and in through the destination's nearest NICs. Where
+// GPUDirect RDMA does not apply (gpudirect.hpp), a leg between GPU and NIC is staged through the
+// host memory of the GPU's socket, as NCCL's proxy buffers are then.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -8,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/topo/gpudirect.hpp"
 #include "sim/topo/route_search.hpp"
 #include "sim/topo/router_impl.hpp"
 #include "sim/topo/routing.hpp"
@@ -44,6 +47,24 @@ std::map<int, NodeId> rail_nics(const Topology& t, NodeId src) {
   return out;
 }
 
+// The socket whose host memory stages the leg between `gpu` and `nic` (`read`: toward the
+// NIC), or nullopt for GPUDirect RDMA: check_gdr's answer, kept in the router's cache.
+std::optional<NodeId> staging_cpu(const Router& router, const Router::Impl& impl, NodeId gpu,
+                                  NodeId nic, bool read) {
+  const auto key = std::make_tuple(gpu, nic, read);
+  {
+    const std::lock_guard<std::mutex> lock(impl.gdr_mutex);
+    auto it = impl.gdr_staging.find(key);
+    if (it != impl.gdr_staging.end()) return it->second;
+  }
+  const GdrCheck gdr =
+      check_gdr(router, gpu, nic, read, router.topology().cluster->fabric.gpudirect_rdma);
+  const std::optional<NodeId> cpu = gdr.direct ? std::nullopt : gdr.staging_cpu;
+  const std::lock_guard<std::mutex> lock(impl.gdr_mutex);
+  impl.gdr_staging.emplace(key, cpu);
+  return cpu;
+}
+
 // PXN: over NVLink to the first GPU whose nearest NICs hold `rail_nic`, which sends; nullopt
 // when no peer GPU qualifies. `nvlink_hop(g)` is the route src -> g.
 template <class Hop>
@@ -57,6 +78,9 @@ std::optional<SendSide> pxn_side(const Router& router, const Router::Impl& impl,
     if (std::find(near.begin(), near.end(), rail_nic) == near.end()) continue;
     const std::optional<Route> hop = nvlink_hop(g);
     if (!hop || hop->transport != Transport::nvlink) continue;
+    // paths.cc (ncclTopoComputePaths, PXN): only through a peer whose NIC reads its memory
+    // directly ("is connected to the NIC with PxN type and GDR is enabled").
+    if (staging_cpu(router, impl, g, rail_nic, true)) continue;
     const auto down = impl.fabric_path(g, rail_nic);
     SendSide side{rail_nic, {}, g};
     for (const Path& p : hop->paths) {
@@ -67,6 +91,24 @@ std::optional<SendSide> pxn_side(const Router& router, const Router::Impl& impl,
     return side;
   }
   return std::nullopt;
+}
+
+// The channels between `gpu` and `nic` of its host, `to_nic` or back: direct over the host
+// fabric with GPUDirect RDMA, else through the host memory of the GPU's socket (paths.cc:
+// addInterStep(CPU, localCpu, GPU, g, NET, n) and its reverse), recorded in `staging`.
+std::vector<ChannelId> nic_leg(const Router& router, const Router::Impl& impl, NodeId gpu,
+                               NodeId nic, bool to_nic, std::vector<NodeId>& staging) {
+  if (const auto staging_socket = staging_cpu(router, impl, gpu, nic, to_nic)) {
+    const NodeId cpu = *staging_socket;
+    auto first = to_nic ? impl.fabric_path(gpu, cpu) : impl.fabric_path(nic, cpu);
+    const auto second = to_nic ? impl.fabric_path(cpu, nic) : impl.fabric_path(cpu, gpu);
+    if (!first.empty() && !second.empty()) {
+      staging.push_back(cpu);
+      first.insert(first.end(), second.begin(), second.end());
+      return first;
+    }
+  }
+  return to_nic ? impl.fabric_path(gpu, nic) : impl.fabric_path(nic, gpu);
 }
 
 // The fabric paths from `snic` to `dnic`: all of them when spreading, else the one ECMP picks.
@@ -126,21 +168,23 @@ std::optional<Route> Router::network_route(NodeId src, NodeId dst,
                                       [&](NodeId n) { return t.node(n).nic->rail == rail; });
     if (on_rail != own_nics.end()) {
       side.nic = *on_rail;
-      side.heads.push_back({impl_->fabric_path(src, side.nic), 1.0});
     } else if (pxn && src_rail_nic.count(rail) != 0) {
       if (auto proxied = pxn_side(*this, *impl_, src, src_rail_nic.at(rail), nvlink_hop)) {
         side = std::move(*proxied);
         r.proxies.push_back(*side.proxy);
       }
     }
-    if (side.heads.empty()) side.heads.push_back({impl_->fabric_path(src, side.nic), 1.0});
+    if (side.heads.empty()) {
+      side.heads.push_back({nic_leg(*this, *impl_, src, side.nic, true, r.staging_cpus), 1.0});
+    }
     const auto fabric = fabric_paths(t, *impl_, side.nic, dnic, spread, src, dst);
     if (fabric.empty()) return std::nullopt;
-    add_paths(*impl_, side.heads, fabric, impl_->fabric_path(dnic, dst), per_dst_nic, r);
+    add_paths(*impl_, side.heads, fabric, nic_leg(*this, *impl_, dst, dnic, false, r.staging_cpus),
+              per_dst_nic, r);
     r.nics.push_back(side.nic);
     r.nics.push_back(dnic);
   }
-  for (auto* v : {&r.nics, &r.proxies}) {
+  for (auto* v : {&r.nics, &r.proxies, &r.staging_cpus}) {
     std::sort(v->begin(), v->end());
     v->erase(std::unique(v->begin(), v->end()), v->end());
   }

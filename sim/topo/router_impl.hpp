@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -66,6 +67,10 @@ struct Router::Impl {
   mutable std::map<NodeId, std::vector<NodeId>> nearest_nics;
   mutable std::mutex socket_mutex;
   mutable std::map<NodeId, std::optional<NodeId>> host_sockets;
+  // GPUDirect RDMA decisions by (gpu, nic, read), for network_route.cpp: the socket whose
+  // memory stages that leg, or nullopt where the NIC moves the GPU's memory directly.
+  mutable std::mutex gdr_mutex;
+  mutable std::map<std::tuple<NodeId, NodeId, bool>, std::optional<NodeId>> gdr_staging;
   // Per-source search trees, built on first use.
   mutable std::mutex tree_mutex;
   mutable std::map<std::pair<NodeId, Search>, std::shared_ptr<const SearchTree>> trees;

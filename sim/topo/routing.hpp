@@ -51,6 +51,10 @@ struct Route {
   // on another rail over NVLink (PXN), each sorted.
   std::vector<NodeId> nics;
   std::vector<NodeId> proxies;
+  // For network: the sockets whose host memory stages the traffic where a NIC may not read or
+  // write the GPU's memory directly (GPUDirect RDMA off: gpudirect.hpp), sorted; empty when
+  // every NIC moves GPU memory itself.
+  std::vector<NodeId> staging_cpus;
 
   // Aggregate bandwidth when every path runs at its bottleneck: sum of share-limited rates.
   double bandwidth_Bps() const;

@@ -60,11 +60,13 @@ double base_weight_bytes(const ModelSpec& m, const Job& job, const GpuParams& p,
 
 void check_plan(const ParallelPlan& plan) {
   if (plan.data < 1 || plan.tensor < 1 || plan.pipeline < 1 || plan.expert < 1 ||
-      plan.micro_batches < 1 || plan.zero_stage < 0 || plan.zero_stage > 3) {
-    throw std::invalid_argument(fmt::format(
-        "memory_per_gpu: invalid plan (data {}, tensor {}, pipeline {}, expert {}, "
-        "micro_batches {}, zero_stage {})",
-        plan.data, plan.tensor, plan.pipeline, plan.expert, plan.micro_batches, plan.zero_stage));
+      plan.micro_batches < 1 || plan.zero_stage < 0 || plan.zero_stage > 3 ||
+      plan.shard_group < 0 || plan.data % plan.shard_size() != 0) {
+    throw std::invalid_argument(
+        fmt::format("memory_per_gpu: invalid plan (data {}, tensor {}, pipeline {}, expert {}, "
+                    "micro_batches {}, zero_stage {}, shard_group {})",
+                    plan.data, plan.tensor, plan.pipeline, plan.expert, plan.micro_batches,
+                    plan.zero_stage, plan.shard_group));
   }
 }
 
@@ -94,7 +96,9 @@ MemoryBreakdown training_memory(const ModelSpec& m, const Job& job, const Parall
   const double bytes = dtype_bytes(m.dtype);
   const double optimizer_bytes_per_param = m.dtype == "fp32" ? 8 : 12;
   const GpuParams p = gpu_params(m, job, plan);
-  const double dp = plan.data;
+  // ZeRO shards over the shard group (the whole DP group without hybrid sharding); an expert's
+  // parameters over its copies inside that group.
+  const double dp = plan.shard_size();
   const double expert_dp = std::max(1.0, dp / plan.expert);
   const bool zero3 = plan.zero_stage >= 3;
   MemoryBreakdown out;
@@ -227,6 +231,7 @@ std::optional<ParallelPlan> smallest_fitting_plan(const ModelSpec& model, const 
     if (std::find(pipelines.begin(), pipelines.end(), pp) == pipelines.end()) return std::nullopt;
     ParallelPlan p = like;
     p.expert = 1;
+    p.shard_group = 0;
     p.data_fills = false;
     p.data = dp;
     p.tensor = tp;

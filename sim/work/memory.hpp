@@ -13,7 +13,8 @@
 // (sim/work/finetune.hpp), which add their weights in the model's dtype.
 // Parameters are split by TP × PP, the MoE experts also by EP. ZeRO stage z then shards over
 // DP (expert parameters over DP / EP): z ≥ 1 the optimizer, z ≥ 2 the gradients, z = 3 the
-// weights. ZeRO-Offload (plan.optimizer_offload) moves the optimizer state to host memory.
+// weights; with hybrid sharding (plan.shard_group = H) over H instead of DP (experts over
+// max(1, H / EP)). ZeRO-Offload (plan.optimizer_offload) moves the optimizer state to host memory.
 // Activations (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
 // Models", arXiv:2205.05198, Sec. 4), per layer and micro-batch of b sequences of s tokens, with
 // h = hidden, a = heads, t = TP, for 2-byte activations (scaled by dtype bytes / 2):

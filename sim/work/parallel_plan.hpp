@@ -35,6 +35,13 @@ struct ParallelPlan {
   int pipeline = 1;    // PP degree
   int expert = 1;      // EP degree (MoE); experts split over `expert` GPUs inside each DP group
   int zero_stage = 0;  // 0: DDP; 1: optimizer sharded; 2: + gradients; 3: + weights (FSDP)
+  // Hybrid sharding (FSDP's HYBRID_SHARD, _HYBRID_SHARD_ZERO2; HSDP): ZeRO shards its state
+  // over groups of `shard_group` neighbouring DP ranks (typically a node) instead of the whole
+  // DP group, and the groups are replicas of each other: the weight all-gathers and gradient
+  // reduce-scatters run inside a group, and each rank's gradient shard is then all-reduced
+  // with the ranks holding the same shard in the other groups. 0: the whole DP group (plain
+  // ZeRO). REQUIRES (plan_check): zero_stage >= 1 and shard_group dividing data.
+  int shard_group = 0;
   bool sequence_parallel = false;  // TP with reduce-scatter/all-gather instead of all-reduce
   int micro_batches = 1;           // per pipeline (1F1B); per DP rank gradient accumulation
   double bucket_bytes = 25e6;      // DDP gradient bucket (PyTorch default 25 MB)
@@ -56,6 +63,9 @@ struct ParallelPlan {
   // tensor x pipeline), so machines of different sizes run at the same global batch.
   bool data_fills = false;
   int gpus() const { return data * tensor * pipeline; }
+  // The DP ranks ZeRO shards over, and how many replicas of each shard there are.
+  int shard_size() const { return shard_group > 0 ? shard_group : data; }
+  int shard_replicas() const { return data / shard_size(); }
 };
 
 }  // namespace linksim::work

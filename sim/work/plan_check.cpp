@@ -61,6 +61,27 @@ std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const Mod
                                    "data-parallel degree it divides",
                                    p.expert)};
   }
+  if (p.shard_group > 0) {
+    const auto problem = [](std::string message) {
+      return PlanProblem{"/plan/shard_group", std::move(message)};
+    };
+    if (p.zero_stage < 1) {
+      return problem(fmt::format(
+          "hybrid sharding over groups of {} needs ZeRO (zero_stage 1 to 3); zero_stage is 0",
+          p.shard_group));
+    }
+    if (p.data % p.shard_group != 0) {
+      return problem(fmt::format(
+          "shard_group {} does not divide the data-parallel degree {}; expected a divisor of {}",
+          p.shard_group, p.data, p.data));
+    }
+    if (p.expert > 1 && p.shard_group % p.expert != 0 && p.expert % p.shard_group != 0) {
+      return problem(fmt::format(
+          "shard_group {} and expert parallelism {}: expected one to divide the other, so that "
+          "each expert's copies split evenly over the shard groups",
+          p.shard_group, p.expert));
+    }
+  }
   const bool one_micro_batch = job.kind == JobKind::decode || job.kind == JobKind::serving;
   const int m = one_micro_batch ? 1 : p.micro_batches;
   if (job.global_batch % (p.data * m) != 0) {

@@ -18,6 +18,23 @@ std::vector<int> RankLayout::dp_group(int s, int t) const {
   return g;
 }
 
+std::vector<int> RankLayout::shard_group(int s, int d, int t) const {
+  std::vector<int> g;
+  const int h = plan.shard_size();
+  const int base = d / h * h;
+  for (int k = 0; k < h; ++k)
+    g.push_back(rank(s, base + k, t));
+  return g;
+}
+
+std::vector<int> RankLayout::replica_group(int s, int d, int t) const {
+  std::vector<int> g;
+  const int h = plan.shard_size();
+  for (int j = 0; j < plan.shard_replicas(); ++j)
+    g.push_back(rank(s, d % h + j * h, t));
+  return g;
+}
+
 std::vector<int> RankLayout::ep_group(int s, int d, int t) const {
   std::vector<int> g;
   const int ep = plan.expert;

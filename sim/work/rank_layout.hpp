@@ -20,6 +20,12 @@ struct RankLayout {
   std::vector<int> tp_group(int s, int d) const;
   // The data-parallel group of TP rank t on stage s.
   std::vector<int> dp_group(int s, int t) const;
+  // The ZeRO shard group holding replica d of TP rank t: `plan.shard_size()` neighbouring DP
+  // ranks (all of them without hybrid sharding).
+  std::vector<int> shard_group(int s, int d, int t) const;
+  // The ranks holding the same shard as replica d, one in each shard group (HSDP's replica
+  // all-reduce); just d's own rank without hybrid sharding.
+  std::vector<int> replica_group(int s, int d, int t) const;
   // The expert-parallel group holding replica d: `plan.expert` neighbouring replicas.
   std::vector<int> ep_group(int s, int d, int t) const;
 };

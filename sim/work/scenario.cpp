@@ -131,9 +131,9 @@ void parse_job(const JsonView& job, Scenario& s) {
 
 // The parallel plan: degrees, ZeRO, buckets, recompute, offload.
 void parse_plan(const JsonView& plan, Scenario& s) {
-  plan.expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "sequence_parallel",
-                    "micro_batches", "bucket_size", "recompute", "prefetch", "flash_attention",
-                    "activation_offload", "optimizer_offload"});
+  plan.expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "shard_group",
+                    "sequence_parallel", "micro_batches", "bucket_size", "recompute", "prefetch",
+                    "flash_attention", "activation_offload", "optimizer_offload"});
   if (auto dv = plan.get("data"); dv && dv->is_string()) {
     if (dv->as_string() != "fill") {
       dv->fail("expected a data-parallel degree (a positive integer) or \"fill\"");
@@ -162,6 +162,7 @@ void parse_plan(const JsonView& plan, Scenario& s) {
     if (stage < 0 || stage > 3) z->fail("expected a ZeRO stage from 0 to 3");
     s.plan.zero_stage = static_cast<int>(stage);
   }
+  if (plan.get("shard_group")) s.plan.shard_group = positive_int(plan, "shard_group", 1);
   if (auto b = plan.get("bucket_size")) {
     s.plan.bucket_bytes = b->as_bytes();
     if (!(s.plan.bucket_bytes > 0)) b->fail("expected a size > 0");

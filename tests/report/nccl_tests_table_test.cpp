@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <sstream>
 
+#include "sim/coll/communicator.hpp"
 #include "sim/core/json_view.hpp"
+#include "sim/topo/loader.hpp"
 
 namespace linksim::report {
 namespace {
@@ -166,6 +168,27 @@ TEST(NcclTestsTableTest, JsonIsTheBinarysSchema) {
   EXPECT_NE(text.find("\"time\":12.500000,"), std::string::npos) << text;
   run.argv.push_back("/tmp/x.json");
   EXPECT_NE(nccl_tests_json(run, rows).find("\"\\/tmp\\/x.json\""), std::string::npos);
+}
+
+// --explain names the host memory that stages a crossing's NIC traffic where GPUDirect RDMA
+// is off, and why: p3dn's one EFA interface hangs off socket 0's root complex, so node0/gpu7
+// (under socket 1) is SYS from it and node1/gpu0 PHB, both beyond NCCL's default level.
+TEST(ExplainNetwork, NamesTheHostMemoryThatStagesNicTraffic) {
+  const topo::Topology p3dn = topo::load_topology("aws-p3dn-x2");
+  const coll::Communicator comm(p3dn, p3dn.nodes_of(topo::NodeKind::gpu));
+  const std::string text = explain_network(comm);
+  EXPECT_NE(text.find("#   ring  0: node0/gpu7 -> node1/gpu0 via node0/efa0 (rail 0), node1/efa0 "
+                      "(rail 0)\n"
+                      "#     node0/gpu7 -> node0/efa0: host-staged through node0/cpu1's memory "
+                      "(GPU-NIC path SYS is beyond NCCL's default GDR level P2C)\n"
+                      "#     node1/efa0 -> node1/gpu0: host-staged through node1/cpu0's memory "
+                      "(GPU-NIC path PHB is beyond NCCL's default GDR level P2C)\n"),
+            std::string::npos)
+      << text;
+  // p4d's NICs share PCIe switches with their GPUs: GPUDirect RDMA, no staging line.
+  const topo::Topology p4d = topo::load_topology("aws-p4d-x2");
+  const coll::Communicator direct(p4d, p4d.nodes_of(topo::NodeKind::gpu));
+  EXPECT_EQ(explain_network(direct).find("host-staged"), std::string::npos);
 }
 
 }  // namespace
