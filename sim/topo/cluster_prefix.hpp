@@ -9,10 +9,10 @@
 // hosts and their links. So node and link ids keep their relative order, names and ordinals are
 // unchanged, and a route between kept GPUs is the route the whole cluster gives. The header
 // (name, title, instance and price, calibration) and ClusterInfo are the cluster's own: a job's
-// price is still a share of the whole cluster's. What is smaller is the cost of the things sized
-// by the machine (channel tables, route searches, every engine run's link state): the reason it
-// exists, as a 65,536-GPU cluster has about a million channels and a job of 16 GPUs uses a few
-// hundred.
+// price is still a share of the whole cluster's. What shrinks is what is sized by the machine
+// (channel tables, route searches, every engine run's link state), which is why it exists: a
+// 65,536-GPU DGX A100 cluster has 1.67 million channels; the prefix of a 16-GPU job has its 2
+// hosts' 400 and the fabric's 33,000.
 
 #include "sim/topo/topology.hpp"
 

@@ -17,9 +17,10 @@
 // On a cluster, a candidate is simulated on the cluster's first hosts that its GPUs occupy
 // (topo::cluster_prefix): its traffic never leaves them and the fabric switches, so the result is
 // the one the whole cluster gives, while what is sized by the machine (channel tables, route
-// searches, each engine run's link state) shrinks from the cluster's million channels on 65,536
-// GPUs to those of the candidate's hosts. That is what bounds a plan search on a large cluster;
-// the candidates themselves are the same as on any cluster that holds them.
+// searches, each engine run's link state) shrinks from the cluster's 1.67 million channels on
+// 65,536 DGX A100 GPUs to those of the candidate's hosts and the fabric's switches. That is what
+// bounds a plan search on a large cluster; the candidates themselves are the same as on any cluster
+// that holds them.
 
 #include <functional>
 #include <string>
