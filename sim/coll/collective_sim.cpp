@@ -149,14 +149,17 @@ double makespan_alone(const Communicator& comm, const Request& request, const Ch
   return sim.run(options).makespan_s;
 }
 
+std::string alone_key(const Request& request, const Choice& choice, Granularity granularity) {
+  return fmt::format("alone {} {} {} {} {} {} {}", static_cast<int>(granularity),
+                     to_string(request.op), request.size_bytes, request.root,
+                     to_string(choice.algorithm), to_string(choice.protocol), choice.channels);
+}
+
 // The collective's time alone in the given form, worked out once per communicator.
 double alone_s(const Communicator& comm, const Request& request, const Choice& choice,
                Granularity granularity) {
-  const std::string key =
-      fmt::format("alone {} {} {} {} {} {} {}", static_cast<int>(granularity),
-                  to_string(request.op), request.size_bytes, request.root,
-                  to_string(choice.algorithm), to_string(choice.protocol), choice.channels);
-  return comm.memo(key, [&] { return makespan_alone(comm, request, choice, granularity); });
+  return comm.memo(alone_key(request, choice, granularity),
+                   [&] { return makespan_alone(comm, request, choice, granularity); });
 }
 
 // What NCCL's slices add to the collective over its bulk form when it runs alone: fill, drain
@@ -247,6 +250,10 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
   for (const auto& [bound, i] : order) {
     if (best && bound >= best->time_s) break;
     Outcome o = simulate_choice(comm, request, choices[i]);
+    // simulate_choice ran what makespan_alone runs (the same lowering alone, by slices, the same
+    // run options), so its makespan is the one a job's lowering would ask alone_s for next: kept,
+    // it spares that second run of a lone collective (bit for bit the same figure).
+    comm.memo(alone_key(request, choices[i], Granularity::slices), [&] { return o.time_s; });
     // Ties go to the earlier candidate in NCCL's order, as when every one was simulated.
     if (!best || o.time_s < best->time_s || (o.time_s == best->time_s && i < best_index)) {
       best = o;

@@ -1,8 +1,11 @@
 #include "sim/work/plan_search.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 
 #include "sim/core/parallel_cases.hpp"
+#include "sim/topo/cluster_prefix.hpp"
 #include "sim/work/memory.hpp"
 #include "sim/work/plan_check.hpp"
 
@@ -26,7 +29,30 @@ int largest_divisor_at_most(int n, int cap) {
 struct Candidate {
   const topo::Topology* machine;
   ParallelPlan plan;
+  // What it is simulated on: `machine`, or on a cluster the hosts its GPUs occupy
+  // (topo::cluster_prefix), which give the same result.
+  const topo::Topology* simulated_on = nullptr;
 };
+
+// Points each candidate on a cluster at the cluster's first hosts that its GPUs occupy, built
+// once per (cluster, host count) into `prefixes`; returns how many candidates it pointed there.
+std::size_t simulate_on_occupied_hosts(
+    std::vector<Candidate>& candidates, std::size_t count,
+    std::map<std::pair<const topo::Topology*, int>, std::unique_ptr<topo::Topology>>& prefixes) {
+  std::size_t reduced = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    Candidate& c = candidates[i];
+    c.simulated_on = c.machine;
+    if (!c.machine->is_cluster()) continue;
+    const int hosts = topo::hosts_for_gpus(*c.machine, c.plan.gpus());
+    if (hosts >= c.machine->cluster->hosts) continue;
+    auto& prefix = prefixes[{c.machine, hosts}];
+    if (!prefix) prefix = std::make_unique<topo::Topology>(topo::cluster_prefix(*c.machine, hosts));
+    c.simulated_on = prefix.get();
+    ++reduced;
+  }
+  return reduced;
+}
 
 // The first ZeRO stage (from 0) at which `p` runs and fits; false when none does.
 bool lowest_fitting_stage(const topo::Topology& machine, const ModelSpec& model, const Job& job,
@@ -107,8 +133,8 @@ RankedPlan simulate_candidate(const Scenario& scenario, const ModelSpec& model,
                               const Candidate& candidate) {
   Scenario sc = scenario;
   sc.plan = candidate.plan;
-  RankedPlan r{candidate.machine->name, candidate.plan, simulate_job(*candidate.machine, model, sc),
-               std::nullopt};
+  RankedPlan r{candidate.machine->name, candidate.plan,
+               simulate_job(*candidate.simulated_on, model, sc), std::nullopt};
   r.result.simulation.reset();  // a search keeps figures, not timelines
   r.result.timeline.reset();
   r.result.names.reset();
@@ -134,6 +160,8 @@ PlanSearchResult search_plans(const Scenario& scenario, const ModelSpec& model,
     out.enumerated += enumerate(*m, model, scenario, fitting);
   out.fitting = fitting.size();
   const std::size_t total = std::min(fitting.size(), options.max_simulated);
+  std::map<std::pair<const topo::Topology*, int>, std::unique_ptr<topo::Topology>> prefixes;
+  out.on_occupied_hosts = simulate_on_occupied_hosts(fitting, total, prefixes);
   out.ranked.resize(total);
   CaseProgress progress;
   if (options.progress) {

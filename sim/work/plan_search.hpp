@@ -13,6 +13,14 @@
 // and no ZeRO. A candidate must pass plan_problem and check_fit; those that do are simulated,
 // at most `max_simulated` of them, in the order above (TP, then PP, then EP, then micro-
 // batches, ascending), and ranked.
+//
+// On a cluster, a candidate is simulated on the cluster's first hosts that its GPUs occupy
+// (topo::cluster_prefix): its traffic never leaves them and the fabric switches, so the result is
+// the one the whole cluster gives, while what is sized by the machine (channel tables, route
+// searches, each engine run's link state) shrinks from the cluster's 1.67 million channels on
+// 65,536 DGX A100 GPUs to those of the candidate's hosts and the fabric's switches. That is what
+// bounds a plan search on a large cluster; the candidates themselves are the same as on any cluster
+// that holds them.
 
 #include <functional>
 #include <string>
@@ -46,6 +54,8 @@ struct PlanSearchResult {
   std::size_t enumerated = 0;  // candidates tried over all machines
   std::size_t fitting = 0;     // of those, runnable and fitting in memory
   std::size_t simulated = 0;
+  // Of those, candidates simulated on the hosts they occupy of a larger cluster (the same result).
+  std::size_t on_occupied_hosts = 0;
   PlanRanking rank_by = PlanRanking::step_time;
   std::vector<RankedPlan> ranked;  // best first; ties keep enumeration order
 };

@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/topo/cluster_builder.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/work/memory.hpp"
 #include "sim/work/plan_check.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/two_gpu_host.hpp"
 
 namespace linksim::work {
 namespace {
@@ -107,6 +109,45 @@ TEST(PlanSearch, TensorFourOnFourOfEightGpus) {
   ASSERT_TRUE(r.by_group.count("TP"));
   EXPECT_GT(r.by_group.at("TP").collectives, 0);
   EXPECT_NEAR(r.compute_s + r.exposed_comm_s + r.idle_s, r.step_s, 1e-9 * r.step_s);
+}
+
+// On a cluster, a candidate is simulated on the hosts its GPUs occupy (topo::cluster_prefix),
+// with the result the whole cluster gives.
+TEST(PlanSearch, CandidatesOnAClusterRunOnTheHostsTheyOccupy) {
+  TempDir dir;
+  const topo::Topology host =
+      topo::load_topology(dir.write("host.json", linksim::testing::two_gpu_host_json()));
+  const topo::Topology cluster = topo::build_cluster(host, 4, topo::FabricSpec{});  // 8 GPUs
+  const Scenario sc = load_scenario(dir.write("s.json", R"({"title": "t",
+    "topologies": ["dgx-a100"], "model": "llama2-7b",
+    "job": {"kind": "decode", "global_batch": 2, "sequence_length": 512, "decode_tokens": 4},
+    "plan": {}})"));
+  const ModelSpec model = load_model(sc.model);
+  const PlanSearchResult r = search_plans(sc, model, {&cluster});
+  // TP up to a host's 2 GPUs; PP powers of two up to 8 / TP; DP the largest divisor of the batch
+  // (2) with TP x PP x DP <= 8; one micro-batch (inference):
+  //   TP 1: PP 1 DP 2 (2 GPUs, 1 host), PP 2 DP 2 (4, 2 hosts), PP 4 DP 2 (8, 4), PP 8 DP 1 (8, 4)
+  //   TP 2: PP 1 DP 2 (4 GPUs, 2 hosts), PP 2 DP 2 (8, 4), PP 4 DP 1 (8, 4)
+  // 7 candidates; 7B's 13.5 GB of weights fit every one. The three on fewer than 4 hosts run on
+  // those hosts alone.
+  EXPECT_EQ(r.enumerated, 7u);
+  ASSERT_EQ(r.fitting, 7u);
+  EXPECT_EQ(r.simulated, 7u);
+  EXPECT_EQ(r.on_occupied_hosts, 3u);
+  for (const auto& p : r.ranked) {
+    Scenario one = sc;
+    one.plan = p.plan;
+    const JobResult whole = simulate_job(cluster, model, one);
+    EXPECT_EQ(p.machine, cluster.name);
+    EXPECT_EQ(p.result.machine, whole.machine);
+    EXPECT_EQ(p.result.machine_title, whole.machine_title);
+    EXPECT_EQ(p.result.step_s, whole.step_s);
+    EXPECT_EQ(p.result.exposed_comm_s, whole.exposed_comm_s);
+    EXPECT_EQ(p.result.bottlenecks, whole.bottlenecks);
+    ASSERT_EQ(p.result.by_group.size(), whole.by_group.size());
+    for (const auto& [group, m] : whole.by_group)
+      EXPECT_EQ(p.result.by_group.at(group).time_s, m.time_s) << group;
+  }
 }
 
 TEST(PlanSearch, GradientSyncAndServingHaveNoPlanToSearch) {
