@@ -419,16 +419,16 @@ std::string plans_csv(const work::PlanSearchResult& result, const work::Scenario
   std::string out =
       "scenario,rank,machine,gpus,data,tensor,pipeline,expert,zero_stage,micro_batches,step_s,"
       "compute_s,exposed_comm_s,hidden_comm_s,idle_s,tokens_per_s,cost_per_mtoken_usd,"
-      "memory_bytes\n      ";
+      "memory_bytes\n";
   for (std::size_t i = 0; i < result.ranked.size(); ++i) {
     const auto& r = result.ranked[i];
     const auto& p = r.plan;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n        ", sc.name,
-                       i + 1, r.machine, r.result.gpus, p.data, p.tensor, p.pipeline, p.expert,
-                       p.zero_stage, p.micro_batches, units::exact(r.result.step_s),
-                       units::exact(r.result.compute_s), units::exact(r.result.exposed_comm_s),
-                       units::exact(r.result.hidden_comm_s), units::exact(r.result.idle_s),
-                       units::exact(r.result.tokens_per_s),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       csv_field(sc.name), i + 1, csv_field(r.machine), r.result.gpus, p.data,
+                       p.tensor, p.pipeline, p.expert, p.zero_stage, p.micro_batches,
+                       units::exact(r.result.step_s), units::exact(r.result.compute_s),
+                       units::exact(r.result.exposed_comm_s), units::exact(r.result.hidden_comm_s),
+                       units::exact(r.result.idle_s), units::exact(r.result.tokens_per_s),
                        r.cost_per_mtoken_usd ? units::exact(*r.cost_per_mtoken_usd) : "",
                        units::exact(r.result.memory.total_bytes()));
   }

@@ -36,6 +36,11 @@ TEST(PlanCli, JsonListsEveryPlanBestFirst) {
   const auto csv = run_linksim("plan default -t dgx-a100 --max-plans 5 --format csv");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 6);  // header + 5 plans
+  // Each row is scenario,rank,machine,...: "default,1,dgx-a100," with nothing before it (rows
+  // once began with six spaces).
+  EXPECT_NE(csv.out.find("memory_bytes\ndefault,1,dgx-a100,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("\ndefault,5,dgx-a100,"), std::string::npos) << csv.out;
+  EXPECT_EQ(csv.out.find("\n "), std::string::npos) << csv.out;
 }
 
 TEST(ServingCli, CompareGoldenAndJson) {
