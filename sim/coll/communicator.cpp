@@ -51,8 +51,15 @@ Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId>
   if (auto cpu = router_.host_socket(ranks_.front())) {
     amd_cpu_ = topo.node(*cpu).cpu->vendor == "amd";
   }
+  compute_capability_ = nccl_compute_capability(first);
   if (node_count_ > 1) {
     choose_node_rings();
+    for (const Ring& ring : rings_) {
+      const topo::NodeId entry = gpu(ring.order.front());
+      const auto nics = router_.nearest_nics(entry);
+      if (nics.empty()) continue;
+      inter_distance_ = std::max(inter_distance_, topo::net_distance(router_, entry, nics.front()));
+    }
   } else {
     choose_rings();
   }
@@ -100,6 +107,14 @@ double Communicator::ring_nccl_GBps() const {
     nccl_GBps = nccl_pcie_GBps(link.generation, link.width);
   }
   return nccl_GBps / load[worst_channel];
+}
+
+bool Communicator::ll128_enabled() const {
+  if (intra_class_ != HwClass::nvlink || compute_capability_ < 70) return false;
+  if (node_count_ == 1) return true;
+  // NetDistance runs PIX, PXB, P2C, PHB, SYS; NCCL's PXN sits between P2C and PHB.
+  return compute_capability_ >= 90 ? inter_distance_ <= topo::NetDistance::p2c
+                                   : inter_distance_ <= topo::NetDistance::pxb;
 }
 
 bool Communicator::nvls_capable() const {

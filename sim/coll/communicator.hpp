@@ -15,6 +15,7 @@
 #include "sim/coll/nccl_channel_search.hpp"
 #include "sim/coll/protocol.hpp"
 #include "sim/coll/route_planes.hpp"
+#include "sim/topo/gpudirect.hpp"
 #include "sim/topo/routing.hpp"
 #include "sim/topo/topology.hpp"
 
@@ -62,7 +63,14 @@ class Communicator {
   // Whether the ranks' fabric reduces in-network (a cluster whose fabric says
   // "in_network_reduction": "sharp"): NCCL's CollNet algorithms need it.
   bool in_network_reduction() const;
-  bool ll128_enabled() const { return intra_class_ == HwClass::nvlink; }
+  // NCCL's default for LL128 (tuning.cc): SM70 or newer, NVLink inside the node, and across
+  // nodes a GPU-NIC path no longer than PXB (PXN on SM90 and newer, NCCL_LL128_C2C's default):
+  // LL128 relies on 128-byte stores arriving in order, which a path through the CPU's root
+  // complex (PHB, SYS) does not keep.
+  bool ll128_enabled() const;
+  // Across nodes, the worst NCCL path type between a ring's entry GPU and its NIC (NCCL's
+  // graph typeInter); PIX on one node, as NCCL starts it.
+  topo::NetDistance inter_distance() const { return inter_distance_; }
   // The machine's fitted corrections for an operation (topology "collective_calibration"),
   // 1 and 1 when uncalibrated.
   topo::CollectiveScales scales(Op op) const { return topo_->collective.for_op(op); }
@@ -117,6 +125,8 @@ class Communicator {
   double ring_bus_Bps_ = 0;
   int max_channels_ = 2;
   NcclRingSearch search_{0, 0, 2};
+  int compute_capability_ = 80;
+  topo::NetDistance inter_distance_ = topo::NetDistance::pix;
 };
 
 }  // namespace linksim::coll
