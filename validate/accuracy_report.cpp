@@ -118,7 +118,7 @@ std::string format_accuracy_markdown(const std::vector<AccuracySet>& sets) {
       "NVIDIA's CUDA Graphs post) gives 30 us where the A100 host measures 43.5 us (its AMD "
       "EPYC host launches slower; `linksim fit` finds 5.4 us there); the H100 floor of 25.6 us "
       "is NVLS's own latency. Mid sizes on the A100: Ring/LL128 runs from 4 to 64 MiB, and the "
-      "measured busbw there (90-167 GB/s) is 25-45% under what LL128's payload share predicts "
+      "measured busbw there (71-167 GB/s) is 14-30% under what LL128's payload share predicts "
       "on NCCL's 24 channels; the number of channels does not explain it (30 or 24 give the "
       "same LL128 figures, as nothing but the links paces an LL128 channel here), so what "
       "limits LL128 on Ampere is not modelled yet. Large sizes on the A100 are within 1% since "
