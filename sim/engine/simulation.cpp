@@ -349,6 +349,7 @@ void Runner::init_state() {
       tl_.gpu_comm[g].reserve(comm[g]);
     }
   }
+  solver_.reserve_links(sim_.capacity_Bps_.size());
   for (double c : sim_.capacity_Bps_)
     solver_.add_link(c);
   busy_since_s_.assign(sim_.channel_count(), std::numeric_limits<double>::quiet_NaN());
