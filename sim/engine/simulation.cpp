@@ -142,6 +142,12 @@ TaskId Simulation::add_barrier(std::span<const TaskId> deps) {
   return add_task(Task{}, deps);
 }
 
+void Simulation::set_duration(TaskId task, double duration_s) {
+  assert(duration_s >= 0);
+  assert(kind(task) == TaskKind::compute || kind(task) == TaskKind::delay);
+  tasks_[task].amount = duration_s;
+}
+
 void Simulation::reserve(std::size_t tasks, std::size_t deps) {
   tasks_.reserve(tasks);
   deps_.reserve(deps);
@@ -327,7 +333,23 @@ void Runner::init_state() {
   if (options_.record_intervals) {
     tl_.gpu_compute.resize(sim_.gpu_count());
     tl_.gpu_comm.resize(sim_.gpu_count());
+    // Room for every interval finish_task will record, so the lists never grow by copying.
+    std::vector<std::size_t> compute(sim_.gpu_count(), 0);
+    std::vector<std::size_t> comm(sim_.gpu_count(), 0);
+    for (const Simulation::Task& t : sim_.tasks_) {
+      const int gpu = t.gpu();
+      if (t.kind() == TaskKind::compute) ++compute[static_cast<std::size_t>(gpu)];
+      if (t.kind() == TaskKind::transfer) {
+        if (gpu != kNoGpu) ++comm[static_cast<std::size_t>(gpu)];
+        if (t.peer_gpu != kNoGpu && t.peer_gpu != gpu) ++comm[static_cast<std::size_t>(t.peer_gpu)];
+      }
+    }
+    for (std::size_t g = 0; g < sim_.gpu_count(); ++g) {
+      tl_.gpu_compute[g].reserve(compute[g]);
+      tl_.gpu_comm[g].reserve(comm[g]);
+    }
   }
+  solver_.reserve_links(sim_.capacity_Bps_.size());
   for (double c : sim_.capacity_Bps_)
     solver_.add_link(c);
   busy_since_s_.assign(sim_.channel_count(), std::numeric_limits<double>::quiet_NaN());
@@ -404,11 +426,15 @@ Timeline Runner::run() {
     run_instant();
   }
 
+  // A GPU's intervals are recorded in end order; its compute seldom overlaps, so they often are
+  // in (start, task) order already. The order is total (a task appears once per GPU), so the
+  // sorted list is unique and skipping the sort of a sorted one changes nothing.
+  const auto by_start = [](const TaskInterval& a, const TaskInterval& b) {
+    return a.start_s != b.start_s ? a.start_s < b.start_s : a.task < b.task;
+  };
   for (auto* per_gpu : {&tl_.gpu_compute, &tl_.gpu_comm}) {
     for (auto& v : *per_gpu) {
-      std::sort(v.begin(), v.end(), [](const TaskInterval& a, const TaskInterval& b) {
-        return a.start_s != b.start_s ? a.start_s < b.start_s : a.task < b.task;
-      });
+      if (!std::is_sorted(v.begin(), v.end(), by_start)) std::sort(v.begin(), v.end(), by_start);
     }
   }
   if (!options_.record_task_times) std::vector<double>().swap(tl_.task_start_s);

@@ -69,6 +69,10 @@ class Simulation {
   TaskId add_delay(double duration_s, std::span<const TaskId> deps);
   TaskId add_barrier(std::span<const TaskId> deps);
 
+  // Sets the duration of compute or delay task `task`, in place: a graph that differs from
+  // another only in such durations without a copy of the rest. REQUIRES: duration_s >= 0.
+  void set_duration(TaskId task, double duration_s);
+
   // Optional: room for this many tasks and dependency entries in all.
   void reserve(std::size_t tasks, std::size_t deps);
 

@@ -50,6 +50,8 @@ class Solver {
  public:
   // REQUIRES: capacity_Bps > 0.
   LinkId add_link(double capacity_Bps);
+  // Optional: room for this many links, so that adding them one by one moves none.
+  void reserve_links(std::size_t n) { links_.reserve(n); }
   std::size_t link_count() const { return links_.size(); }
   double capacity(LinkId link) const { return links_[link].capacity_Bps; }
 

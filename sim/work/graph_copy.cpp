@@ -22,13 +22,21 @@ engine::TaskId append_graph(const engine::Simulation& from, std::size_t shared_c
                             const std::function<double(engine::TaskId)>& amount) {
   // Channels, then paths, then tasks: each kind of id is numbered on its own, so adding them
   // kind by kind gives the ids that building the graph in `to` directly gives.
-  std::vector<engine::ChannelId> channel(from.channel_count());
+  // Scratch kept between calls: a job appends a recorded collective some 100,000 times, and
+  // these lists (a few entries each) were most of an append's cost. Only their sizes and the
+  // values written below are read, so reuse changes no id (`amount` must not append).
+  thread_local std::vector<engine::ChannelId> channel;
+  thread_local std::vector<engine::PathId> path;
+  thread_local std::vector<engine::ChannelId> channels;
+  thread_local std::vector<engine::Simulation::PathSetId> set;
+  thread_local std::vector<engine::TaskId> deps;
+  thread_local std::vector<engine::PathShare> shares;
+  channel.resize(from.channel_count());
   for (std::size_t c = 0; c < from.channel_count(); ++c) {
     const auto id = static_cast<engine::ChannelId>(c);
     channel[c] = c < shared_channels ? id : to.add_channel(from.channel_capacity_Bps(id));
   }
-  std::vector<engine::PathId> path(used_path_count(from));
-  std::vector<engine::ChannelId> channels;
+  path.resize(used_path_count(from));
   for (std::size_t p = 0; p < path.size(); ++p) {
     channels.clear();
     for (engine::ChannelId c : from.path_channels(static_cast<engine::PathId>(p)))
@@ -38,10 +46,8 @@ engine::TaskId append_graph(const engine::Simulation& from, std::size_t shared_c
   // Each of `from`'s path sets once, over the new paths: no set of `to` can equal one (their
   // paths are new), so looking for one, as add_transfer does, would be wasted.
   constexpr auto kNotYet = ~engine::Simulation::PathSetId{0};
-  std::vector<engine::Simulation::PathSetId> set(from.path_set_count(), kNotYet);
+  set.assign(from.path_set_count(), kNotYet);
   const auto base = static_cast<engine::TaskId>(to.task_count());
-  std::vector<engine::TaskId> deps;
-  std::vector<engine::PathShare> shares;
   for (engine::TaskId t = 0; t < from.task_count(); ++t) {
     deps.clear();
     if (t == 0) deps.assign(first_deps.begin(), first_deps.end());

@@ -8,7 +8,6 @@
 #include "sim/core/error.hpp"
 #include "sim/work/advice.hpp"
 #include "sim/work/fit_failure.hpp"
-#include "sim/work/graph_copy.hpp"
 #include "sim/work/job_accounting.hpp"
 #include "sim/work/job_builder.hpp"
 #include "sim/work/job_planes.hpp"
@@ -49,17 +48,6 @@ std::optional<double> job_price_per_hour_usd(const topo::Topology& machine, int 
     price = price / machine.cluster->hosts * ((gpus + per - 1) / per);
   }
   return price;
-}
-
-// A copy of `sim` with the time of compute task `tasks[k]` multiplied by `scale[k]`: the same
-// tasks, paths and channels in the same order, so only those durations differ.
-engine::Simulation with_compute_scaled(const engine::Simulation& sim,
-                                       const std::vector<std::pair<engine::TaskId, int>>& tasks,
-                                       const std::vector<double>& scale) {
-  std::vector<double> factor(sim.task_count(), 1.0);
-  for (std::size_t k = 0; k < tasks.size() && k < scale.size(); ++k)
-    factor[tasks[k].first] = scale[k];
-  return copy_graph(sim, [&](engine::TaskId t) { return sim.amount(t) * factor[t]; });
 }
 
 // The job's graph, on one plane of each set of identical planes where all of its traffic
@@ -132,8 +120,11 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   for (double f : scale)
     slowed = slowed || f != 1.0;
   if (slowed) {
-    sim = std::make_shared<engine::Simulation>(
-        with_compute_scaled(*sim, builder.compute_tasks(), scale));
+    // The same graph with new compute times, set in place (no copy: sm_contention.hpp says why
+    // a run of it is bit for bit a run of the copy pass 2 used to make). Pass 1's timeline has
+    // been read; drop it before pass 2 allocates its own.
+    scale_compute_in_place(*sim, builder.compute_tasks(), scale);
+    tl.reset();
     tl = run();
   }
 

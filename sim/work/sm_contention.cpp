@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/engine/summary.hpp"
+#include "sim/work/graph_copy.hpp"
 
 namespace linksim::work {
 
@@ -37,6 +38,36 @@ std::vector<double> compute_slowdowns(const std::vector<double>& overlap_fractio
   for (double f : overlap_fractions)
     scale.push_back((1 - f) + f / (1 - share));
   return scale;
+}
+
+namespace {
+
+// Per task, its factor: `scale[k]` for `tasks[k]` (the last entry wins), else 1.
+std::vector<double> factors(const engine::Simulation& sim,
+                            const std::vector<std::pair<engine::TaskId, int>>& tasks,
+                            const std::vector<double>& scale) {
+  std::vector<double> factor(sim.task_count(), 1.0);
+  for (std::size_t k = 0; k < tasks.size() && k < scale.size(); ++k)
+    factor[tasks[k].first] = scale[k];
+  return factor;
+}
+
+}  // namespace
+
+engine::Simulation with_compute_scaled(const engine::Simulation& sim,
+                                       const std::vector<std::pair<engine::TaskId, int>>& tasks,
+                                       const std::vector<double>& scale) {
+  const std::vector<double> factor = factors(sim, tasks, scale);
+  return copy_graph(sim, [&](engine::TaskId t) { return sim.amount(t) * factor[t]; });
+}
+
+void scale_compute_in_place(engine::Simulation& sim,
+                            const std::vector<std::pair<engine::TaskId, int>>& tasks,
+                            const std::vector<double>& scale) {
+  const std::vector<double> factor = factors(sim, tasks, scale);
+  for (engine::TaskId t = 0; t < sim.task_count(); ++t) {
+    if (factor[t] != 1.0) sim.set_duration(t, sim.amount(t) * factor[t]);
+  }
 }
 
 }  // namespace linksim::work

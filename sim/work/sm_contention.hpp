@@ -31,4 +31,23 @@ std::vector<double> overlap_fractions(const engine::Simulation& sim, const engin
 // Per compute task, the factor its time grows by: its overlapped fraction runs at (1 - share).
 std::vector<double> compute_slowdowns(const std::vector<double>& overlap_fractions, double share);
 
+// Pass 2's graph. Compute task `tasks[k].first` takes `scale[k]` times its duration (the last
+// entry wins where a task appears twice); every other task keeps its amount.
+//
+// with_compute_scaled (the old way, kept as the reference the tests hold the new one to): a copy
+// of `sim` with those durations, the same channels, paths and tasks in the same order, each
+// amount `sim.amount(t) * factor[t]` with factor 1.0 for the tasks not listed.
+engine::Simulation with_compute_scaled(const engine::Simulation& sim,
+                                       const std::vector<std::pair<engine::TaskId, int>>& tasks,
+                                       const std::vector<double>& scale);
+// scale_compute_in_place: the same durations set in `sim` itself, without copying 1.3M tasks.
+// Bit for bit the graph the copy makes, as far as a run can tell: each listed task gets
+// `amount * factor` from the same two doubles in the same order (one IEEE product, so the same
+// bits), the others keep `amount`, which the copy's `amount * 1.0` equals exactly; channels,
+// paths and dependencies are untouched, and the copy renumbers path sets one to one (equal ids
+// stay equal, distinct stay distinct), which is all a run compares them by (group replay).
+void scale_compute_in_place(engine::Simulation& sim,
+                            const std::vector<std::pair<engine::TaskId, int>>& tasks,
+                            const std::vector<double>& scale);
+
 }  // namespace linksim::work
