@@ -51,7 +51,7 @@ Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId>
   if (auto cpu = router_.host_socket(ranks_.front())) {
     amd_cpu_ = topo.node(*cpu).cpu->vendor == "amd";
   }
-  compute_capability_ = nccl_compute_capability(first);
+  compute_capability_ = topo::nccl_compute_capability(first);
   if (node_count_ > 1) {
     choose_node_rings();
     for (const Ring& ring : rings_) {
@@ -70,43 +70,24 @@ Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId>
         std::max(1.0, std::ceil(ring_bus_Bps_ / kSearchChannel_Bps - 1e-9));
     max_channels_ = static_cast<int>(std::min(32.0, 2 * search_channels));
   } else {
-    search_ = nccl_ring_search(ring_nccl_GBps(), nccl_compute_capability(first));
+    search_ = nccl_ring_search(ring_nccl_GBps(), compute_capability_);
     max_channels_ = search_.run_channels;
   }
 }
 
 double Communicator::ring_nccl_GBps() const {
   // The rings' bottleneck channel, as ring_step_time finds it, in NCCL's figure for its link.
-  std::vector<double> load(capacity_Bps_.size(), 0.0);
-  const double per_ring = 1.0 / static_cast<double>(rings_.size());
-  for (const auto& ring : rings_) {
-    const std::size_t m = ring.order.size();
-    for (std::size_t i = 0; i < m; ++i) {
-      for (const auto& p : route(ring.order[i], ring.order[(i + 1) % m]).paths) {
-        for (auto c : p.channels)
-          load[c] += per_ring * p.share;
-      }
-    }
-  }
-  double worst = 0;
-  std::size_t worst_channel = 0;
-  for (std::size_t c = 0; c < load.size(); ++c) {
-    if (load[c] > 0 && load[c] / capacity_Bps_[c] > worst) {
-      worst = load[c] / capacity_Bps_[c];
-      worst_channel = c;
-    }
-  }
+  const std::vector<double> load = ring_loads(rings_);
+  const auto [channel, worst] = ring_bottleneck(load);
   if (worst <= 0) return 0;
-  const auto& link =
-      topo_->link(topo::Topology::link_of(static_cast<topo::ChannelId>(worst_channel)));
-  const int cc = nccl_compute_capability(*topo_->node(ranks_.front()).gpu);
-  double nccl_GBps = capacity_Bps_[worst_channel] / 1e9;  // other links: their payload rate
+  const auto& link = topo_->link(topo::Topology::link_of(static_cast<topo::ChannelId>(channel)));
+  double nccl_GBps = capacity_Bps_[channel] / 1e9;  // other links: their payload rate
   if (link.kind == topo::LinkKind::nvlink) {
-    nccl_GBps = link.lanes * nccl_nvlink_GBps(cc);
+    nccl_GBps = link.lanes * nccl_nvlink_GBps(compute_capability_);
   } else if (link.kind == topo::LinkKind::pcie && link.width > 0 && link.generation > 0) {
     nccl_GBps = nccl_pcie_GBps(link.generation, link.width);
   }
-  return nccl_GBps / load[worst_channel];
+  return nccl_GBps / load[channel];
 }
 
 bool Communicator::ll128_enabled() const {
@@ -144,7 +125,7 @@ const topo::Route& Communicator::route(int from, int to) const {
   return routes_.emplace(key, std::move(*r)).first->second;
 }
 
-double Communicator::ring_step_time(const std::vector<Ring>& rings) const {
+std::vector<double> Communicator::ring_loads(const std::vector<Ring>& rings) const {
   std::vector<double> load(capacity_Bps_.size(), 0.0);
   const double per_ring = 1.0 / static_cast<double>(rings.size());
   for (const auto& ring : rings) {
@@ -157,11 +138,24 @@ double Communicator::ring_step_time(const std::vector<Ring>& rings) const {
       }
     }
   }
+  return load;
+}
+
+std::pair<std::size_t, double> Communicator::ring_bottleneck(
+    const std::vector<double>& load) const {
+  std::size_t channel = 0;
   double worst = 0;
   for (std::size_t c = 0; c < load.size(); ++c) {
-    if (load[c] > 0) worst = std::max(worst, load[c] / capacity_Bps_[c]);
+    if (load[c] > 0 && load[c] / capacity_Bps_[c] > worst) {
+      worst = load[c] / capacity_Bps_[c];
+      channel = c;
+    }
   }
-  return worst;
+  return {channel, worst};
+}
+
+double Communicator::ring_step_time(const std::vector<Ring>& rings) const {
+  return ring_bottleneck(ring_loads(rings)).second;
 }
 
 void Communicator::choose_rings() {

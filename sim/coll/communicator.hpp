@@ -97,6 +97,12 @@ class Communicator {
   double memo(const std::string& key, const std::function<double()>& compute) const;
 
  private:
+  // Per topology channel, what it carries when each rank sends one byte a ring step, split
+  // evenly over `rings`.
+  std::vector<double> ring_loads(const std::vector<Ring>& rings) const;
+  // The channel whose load over its capacity is largest (the first of equals; 0 when nothing
+  // is loaded), and that ratio.
+  std::pair<std::size_t, double> ring_bottleneck(const std::vector<double>& load) const;
   // Time for one ring step of one byte per rank, split evenly over `rings`: the most loaded
   // channel decides.
   double ring_step_time(const std::vector<Ring>& rings) const;
@@ -125,7 +131,7 @@ class Communicator {
   double ring_bus_Bps_ = 0;
   int max_channels_ = 2;
   NcclRingSearch search_{0, 0, 2};
-  int compute_capability_ = 80;
+  int compute_capability_ = 80;  // the first rank's GPU, as NCCL reads it
   topo::NetDistance inter_distance_ = topo::NetDistance::pix;
 };
 

@@ -4,8 +4,6 @@
 #include <array>
 #include <cmath>
 
-#include "sim/topo/gpu_model.hpp"
-
 namespace linksim::coll {
 namespace {
 
@@ -16,8 +14,8 @@ constexpr std::array<double, 12> kSpeedsIntraSm100{90, 80, 70, 60, 50, 45, 40, 3
 
 // init.cc: ringGraph->maxChannels = MAXCHANNELS / 2.
 constexpr int kMaxSearchChannels = 32;
-// linksim runs at most 32 channels (NCCL's NCCL_MAX_CTAS default before 2.27, and what every
-// shipped single node reaches at most).
+// linksim runs at most 32 channels, as it did before this search (NCCL's own limit is
+// MAXCHANNELS, 64; no shipped single node's search asks for more than 32).
 constexpr int kMaxRunChannels = 32;
 // Floating-point slack when channels x speed meets a total exactly (6 x 40 = 240 on A100).
 constexpr double kSlack = 1e-9;
@@ -52,19 +50,6 @@ double nccl_pcie_GBps(int generation, int width) {
   const int g = std::clamp(generation, 1, 6);
   const double per_lane = 15.0 * static_cast<double>(1 << (g - 1));
   return width * per_lane / 80.0;
-}
-
-int nccl_compute_capability(const topo::GpuModel& gpu) {
-  const auto& a = gpu.architecture;
-  if (a == "blackwell") return 100;
-  if (a == "hopper") return 90;
-  if (a == "ada") return 89;
-  // GA100 has 12 NVLink 3 links; GA102 (RTX 3090, A40, A10) has 4 and is SM86.
-  if (a == "ampere") return gpu.nvlink_links > 0 && gpu.nvlink_links <= 4 ? 86 : 80;
-  if (a == "turing") return 75;
-  if (a == "volta") return 70;
-  if (a == "pascal") return 60;
-  return 80;  // not an NVIDIA GPU (MI300X): NCCL's (RCCL's) default row
 }
 
 NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability) {

@@ -14,19 +14,10 @@
 
 #include <span>
 
-namespace linksim::topo {
-struct GpuModel;
-}
-
 namespace linksim::coll {
 
-// The compute capability NCCL would read from a GPU of this model (major x 10 + minor): by
-// architecture, with GA102's Ampere (4 NVLink links: RTX 3090, A40) told apart from GA100's
-// (12) as SM86.
-int nccl_compute_capability(const topo::GpuModel& gpu);
-
 // NCCL's per-channel speeds, GB/s, tried from the fastest (search.cc speedArrayIntra and its
-// SM90 and SM100 forms), by the GPUs' lowest compute capability (major x 10 + minor).
+// SM90 and SM100 forms), by the GPUs' lowest compute capability (topo::nccl_compute_capability).
 std::span<const double> nccl_intra_search_speeds_GBps(int compute_capability);
 
 // NCCL's bandwidth for one NVLink of a GPU of `compute_capability` (topo.h

@@ -55,6 +55,11 @@ std::string random_suffix() {
   return out;
 }
 
+// The refusal of an existing destination without --force, as the check and the writes say it.
+InputError file_exists(const std::string& path) {
+  return InputError(path, "", "file exists; pass --force to overwrite it");
+}
+
 bool same_file(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
@@ -253,9 +258,7 @@ void check_output_destination(const std::string& path, bool force) {
     }
     return;
   }
-  if (fs::exists(target) && !force) {
-    throw InputError(path, "", "file exists; pass --force to overwrite it");
-  }
+  if (fs::exists(target) && !force) throw file_exists(path);
   const fs::path folder = parent_of(path);
   if (!fs::is_directory(folder, ec)) {
     throw InputError(path, "", "folder " + folder.string() + " does not exist");
@@ -292,13 +295,10 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
     temporaries.back()->write(file.second);
     temporaries.back()->finish();
   }
-  const auto exists = [](const std::string& path) {
-    return InputError(path, "", "file exists; pass --force to overwrite it");
-  };
   // Replacements get their hidden names before anything is published.
   for (auto& t : temporaries) {
     if (!t->target_exists()) continue;
-    if (!force) throw exists(t->target());
+    if (!force) throw file_exists(t->target());
     t->name_to_replace();
   }
   // New files are linked straight to their names, and streams written; a failure takes those
@@ -313,7 +313,7 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
         throw InputError(t->target(), "",
                          std::string("cannot create it: ") + std::strerror(failed));
       }
-      if (!force) throw exists(t->target());  // it appeared since the check
+      if (!force) throw file_exists(t->target());  // it appeared since the check
       t->name_to_replace();
     }
     for (const auto* s : streams)

@@ -253,17 +253,11 @@ std::optional<std::string> cluster_problem(const Topology& host, int hosts,
 }
 
 Topology copies_header(const Topology& host, int copies) {
-  Topology out;
+  Topology out = host.without_graph();
   out.name = fmt::format("{}-x{}", host.name, copies);
-  out.title = host.title;
-  out.description = host.description;
-  out.file = host.file;
-  out.sources = host.sources;
-  out.notes = host.notes;
   out.base = host.name;
-  out.collective = host.collective;
-  out.host_launch = host.host_launch;
   out.host_count = copies;
+  out.cluster.reset();  // the caller describes the copies' cluster
   if (host.instance) {
     Instance inst = *host.instance;
     inst.name = fmt::format("{}x {}", copies, inst.name);

@@ -17,19 +17,7 @@ Topology cluster_prefix(const Topology& cluster, int hosts) {
   if (!cluster.is_cluster() || hosts < 1 || hosts > cluster.cluster->hosts) {
     throw std::logic_error("cluster_prefix: not a cluster, or a host count outside it");
   }
-  Topology out;
-  out.name = cluster.name;
-  out.title = cluster.title;
-  out.description = cluster.description;
-  out.file = cluster.file;
-  out.sources = cluster.sources;
-  out.notes = cluster.notes;
-  out.instance = cluster.instance;
-  out.base = cluster.base;
-  out.collective = cluster.collective;
-  out.host_launch = cluster.host_launch;
-  out.host_count = cluster.host_count;
-  out.cluster = cluster.cluster;
+  Topology out = cluster.without_graph();
   constexpr NodeId kDropped = std::numeric_limits<NodeId>::max();
   std::vector<NodeId> kept(cluster.nodes().size(), kDropped);
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {

@@ -28,6 +28,12 @@ struct GpuModel {
   std::string source;
 };
 
+// The compute capability NCCL reads from a GPU of this model (major x 10 + minor: 70 Volta, 75
+// Turing, 80 GA100, 86 GA102, 89 Ada, 90 Hopper, 100 Blackwell, 60 Pascal), by architecture,
+// with GA102's Ampere (4 NVLink links: RTX 3090, A40) told apart from GA100's (12); 80 for a GPU
+// NCCL does not run on (MI300X: RCCL's default row). NCCL picks its tables by it.
+int nccl_compute_capability(const GpuModel& gpu);
+
 // The built-in catalog, sorted by name.
 const std::map<std::string, GpuModel>& gpu_catalog();
 std::optional<GpuModel> find_gpu_model(const std::string& name);

@@ -51,11 +51,6 @@ std::string level_name(GdrLevel level) {
   return fmt::format("the cluster's GDR level {} (gpudirect_rdma)", name);
 }
 
-// SM < 80 (ncclTopoCheckGdr's cudaCompCap < 80): NVIDIA GPUs before Ampere.
-bool before_ampere(const GpuModel& g) {
-  return g.architecture == "volta" || g.architecture == "turing" || g.architecture == "pascal";
-}
-
 // Whether `gpu` has a GPU of its own host at NVLink distance (NCCL's PATH_NVL), or is its
 // host's only GPU: ncclTopoCheckGdr's test before it allows a pre-Ampere GDR read.
 bool nvlink_peer_or_alone(const Router& router, NodeId gpu) {
@@ -140,7 +135,8 @@ GdrCheck check_gdr(const Router& router, NodeId gpu, NodeId nic, bool read, GdrL
     return staged("GPUDirect RDMA is off on this cluster (gpudirect_rdma \"off\")");
   }
   const auto& model = t.node(gpu).gpu;
-  if (read && model && before_ampere(*model) && !nvlink_peer_or_alone(router, gpu)) {
+  // ncclTopoCheckGdr: cudaCompCap < 80, NVIDIA GPUs before Ampere.
+  if (read && model && nccl_compute_capability(*model) < 80 && !nvlink_peer_or_alone(router, gpu)) {
     return staged(fmt::format(
         "{} is older than Ampere and has no NVLink peer: NCCL does not let the NIC read its "
         "memory (NCCL_NET_GDR_READ's default)",

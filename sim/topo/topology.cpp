@@ -37,6 +37,23 @@ std::optional<NodeKind> node_kind_from_string(std::string_view name) {
   return std::nullopt;
 }
 
+Topology Topology::without_graph() const {
+  Topology out;
+  out.name = name;
+  out.title = title;
+  out.description = description;
+  out.file = file;
+  out.sources = sources;
+  out.notes = notes;
+  out.instance = instance;
+  out.base = base;
+  out.collective = collective;
+  out.host_launch = host_launch;
+  out.host_count = host_count;
+  out.cluster = cluster;
+  return out;
+}
+
 NodeId Topology::add_node(Node node) {
   if (index_.count(node.id) != 0)
     throw std::logic_error("Topology::add_node: duplicate id " + node.id);

@@ -162,6 +162,10 @@ class Topology {
   std::shared_ptr<const ClusterInfo> cluster;
   bool is_cluster() const { return cluster != nullptr; }
 
+  // A topology that describes the same machine (name, title, sources, instance, calibration,
+  // host count, cluster) and has no nodes or links yet: where a derived graph starts.
+  Topology without_graph() const;
+
   // Adds a node or link. Node ids must be unique (std::logic_error otherwise: the loader checks
   // first and reports bad input as InputError).
   NodeId add_node(Node node);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/coll/communicator.hpp"
+#include "sim/topo/gpu_model.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/shipped_topologies.hpp"
 
@@ -97,9 +98,9 @@ TEST(NcclChannelSearch, ComputeCapabilityTellsGa102FromGa100) {
   rtx3090.nvlink_links = 4;
   topo::GpuModel h100 = a100;
   h100.architecture = "hopper";
-  EXPECT_EQ(nccl_compute_capability(a100), 80);
-  EXPECT_EQ(nccl_compute_capability(rtx3090), 86);
-  EXPECT_EQ(nccl_compute_capability(h100), 90);
+  EXPECT_EQ(topo::nccl_compute_capability(a100), 80);
+  EXPECT_EQ(topo::nccl_compute_capability(rtx3090), 86);
+  EXPECT_EQ(topo::nccl_compute_capability(h100), 90);
 }
 
 TEST(NcclChannelSearch, ShippedNodesRunNcclsChannels) {
