@@ -3,14 +3,15 @@
 # (sim/coll/pipeline_constants.cpp): rebuild linksim with each candidate value, print every
 # reference machine's median |busbw error| (from `linksim accuracy`), then, for each machine
 # held out, the value the others prefer and the held-out machine's error at it.
-# Usage: scripts/loo-pipeline-constants.sh [build-dir]   (takes a few minutes)
+# Usage: scripts/loo-pipeline-constants.sh [build-dir]   (about a minute per grid point)
+# The grid: SYNC_GRID and COPY_GRID (space-separated microseconds and GB/s) override it.
 set -euo pipefail
 build=${1:-build-loo}
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for sync in 3.5 4.5 5.5 6.5 8; do
-  for copy in 300 400 550; do
+for sync in ${SYNC_GRID:-1.5 2.5 3.5 4.5 5.5 6.5}; do
+  for copy in ${COPY_GRID:-200 250 300 400 550}; do
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLINKSIM_BUILD_TESTS=OFF \
       -DLINKSIM_BUILD_BENCH=OFF \
       "-DLINKSIM_PIPELINE_CONSTANTS=LINKSIM_SIMPLE_SLICE_SYNC_US=$sync;LINKSIM_NVLS_COPY_GBPS=$copy" \
@@ -21,6 +22,7 @@ for sync in 3.5 4.5 5.5 6.5 8; do
       >>"$out/grid"
   done
 done
+if [[ -n ${LOO_GRID_OUT:-} ]]; then cp "$out/grid" "$LOO_GRID_OUT"; fi
 python3 - "$out/grid" <<'PY'
 import sys, collections
 rows = [l.split() for l in open(sys.argv[1])]

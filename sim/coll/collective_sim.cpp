@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "sim/coll/host_launch_cost.hpp"
+#include "sim/coll/nccl_tuner_model.hpp"
 #include "sim/core/error.hpp"
 
 namespace linksim::coll {
@@ -224,8 +225,11 @@ Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& 
   std::string why;
   const auto choices = candidate_choices(comm, request, &why);
   if (choices.empty()) throw InputError(comm.topology().file, "", why);
+  const auto pick = nccl_tuner_pick(comm, request, choices);
   std::optional<Outcome> best;
-  for (const auto& c : choices) {
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (pick && i != *pick) continue;
+    const Choice& c = choices[i];
     Outcome o = simulate_choice(comm, request, c, Granularity::steps);
     o.time_s += slice_overhead_s(comm, request, c);
     o.algbw_Bps = o.time_s > 0 ? request.size_bytes / o.time_s : 0;
@@ -239,7 +243,14 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
   std::string why;
   const auto choices = candidate_choices(comm, request, &why);
   if (choices.empty()) throw InputError(comm.topology().file, "", why);
-  // Cheapest bound first; stop simulating once no remaining candidate's bound beats the best.
+  // Where NCCL's own cost model covers the candidates, NCCL runs its pick, right or wrong.
+  if (const auto pick = nccl_tuner_pick(comm, request, choices)) {
+    Outcome o = simulate_choice(comm, request, choices[*pick]);
+    comm.memo(alone_key(request, choices[*pick], Granularity::slices), [&] { return o.time_s; });
+    return o;
+  }
+  // Elsewhere the fastest candidate stands in for NCCL's pick. Cheapest bound first; stop
+  // simulating once no remaining candidate's bound beats the best.
   std::vector<std::pair<double, std::size_t>> order;
   for (std::size_t i = 0; i < choices.size(); ++i)
     order.emplace_back(lower_bound_s(comm, request, choices[i]), i);

@@ -5,7 +5,9 @@
 //
 // Each algorithm is a plug-in (algorithm.hpp, one file each under algorithms/, listed by
 // algorithm_registry.hpp): it says which requests it can run and how it lowers them. This file
-// asks every eligible plug-in, simulates each candidate and keeps the fastest.
+// asks every eligible plug-in for its candidates, then simulates the one NCCL's own cost model
+// picks (nccl_tuner_model.hpp: one node, Ring, Tree and NVLS), or, where that model does not
+// reach, simulates each candidate and keeps the fastest.
 //
 // Costs, and where they come from:
 // - a base latency per operation and a hop latency per algorithm step, by protocol and by the
@@ -68,11 +70,12 @@ struct Outcome {
   bool host_bound = false;
 };
 
-// Simulates the request alone on the machine with each candidate and keeps the fastest, as
-// NCCL's tuner picks the minimum predicted time. Throws InputError (the machine's file) when
-// no candidate remains (see candidate_choices: the reason why).
+// Simulates the request alone on the machine with NCCL's pick (see above), or with each
+// candidate, keeping the fastest, where NCCL's model does not reach. Throws InputError (the
+// machine's file) when no candidate remains (see candidate_choices: the reason why).
 Outcome simulate_collective(const Communicator& comm, const Request& request);
-// The same as a job's bulk form prices it: every candidate by steps plus its slices' overhead
+// The same as a job's bulk form prices it: NCCL's pick (or every candidate) by steps plus its
+// slices' overhead
 // (no launch: the caller paces launches, as nccl-tests does), worked out
 // once per communicator, size and choice (see Granularity above). Much cheaper when one
 // communicator simulates many calls, as `linksim fit` does while it varies the calibration: the

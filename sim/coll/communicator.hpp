@@ -58,6 +58,12 @@ class Communicator {
   // NCCL's class of the links inside a node (NVLINK only where every pair is direct NVLink).
   HwClass intra_class() const { return intra_class_; }
   GpuGeneration generation() const { return generation_; }
+  // NCCL's compute capability of the first rank's GPU (topo::nccl_compute_capability): 80 for
+  // an A100, 86 for the GA10x cards, 90 for Hopper.
+  int compute_capability() const { return compute_capability_; }
+  // The bandwidth the rings may use per GPU in NCCL's link figures (GB/s), for its search: on
+  // an NVSwitch node, a GPU's NVLinks to the switches.
+  double ring_nccl_GBps() const;
   // Whether NVLS is eligible here: the rule is algorithms/nvls.cpp's (why_ineligible).
   bool nvls_capable() const;
   // Whether the ranks' fabric reduces in-network (a cluster whose fabric says
@@ -107,8 +113,6 @@ class Communicator {
   // channel decides.
   double ring_step_time(const std::vector<Ring>& rings) const;
   void choose_rings();
-  // The bandwidth the rings may use per GPU in NCCL's link figures (GB/s), for its search.
-  double ring_nccl_GBps() const;
   void choose_node_rings();
 
   const topo::Topology* topo_;

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/coll/nccl_tuner_model.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/link_payload.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/topo/shipped_topologies.hpp"
 #include "tests/coll/test_machines.hpp"
 #include "tests/support/simple_copy_share.hpp"
 
@@ -220,23 +222,43 @@ namespace linksim::coll {
 namespace {
 
 TEST(CollectiveSimTest, SkippingByBoundPicksWhatSimulatingEveryCandidatePicks) {
-  // The planner skips a candidate whose bandwidth bound cannot beat the best so far; the pick
-  // must be the fastest of all candidates, each simulated, at every size of a sweep.
-  for (const char* machine : {"dgx-h100", "dgx-a100", "rtx4090-8x"}) {
-    const topo::Topology t = topo::load_topology(machine);
+  // Across nodes, where NCCL's cost model is not followed (nccl_tuner_model.hpp), the planner
+  // keeps the fastest candidate and skips one whose bandwidth bound cannot beat the best so
+  // far; the pick must be the fastest of all candidates, each simulated, at every size.
+  for (const char* machine : {"aws-p4d-x2", "aws-p5-x2"}) {
+    const topo::Topology t = topo::load_topology(topo::resolve_topology_path(machine));
     const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
-    for (double size = 1024; size <= 4.0 * 1024 * 1024 * 1024; size *= 16) {
+    ASSERT_GT(comm.node_count(), 1) << machine;
+    for (double size = 1024; size <= 256.0 * 1024 * 1024; size *= 16) {
       Request r;
       r.op = Op::all_reduce;
       r.size_bytes = size;
+      const auto candidates = candidate_choices(comm, r);
+      ASSERT_FALSE(nccl_tuner_pick(comm, r, candidates)) << machine;
       double fastest_s = 0;
-      for (const Choice& c : candidate_choices(comm, r)) {
+      for (const Choice& c : candidates) {
         const double t_s = simulate_choice(comm, r, c).time_s;
         if (fastest_s == 0 || t_s < fastest_s) fastest_s = t_s;
       }
       EXPECT_EQ(simulate_collective(comm, r).time_s, fastest_s) << machine << " " << size;
     }
   }
+}
+
+TEST(CollectiveSimTest, OneNodeRunsNcclsPickNotTheFastest) {
+  // On a DGX A100 at 64 MiB NCCL's model prefers Ring/Simple to Ring/LL128 (the arithmetic is
+  // in nccl_tuner_model_test.cpp), while LL128 simulates faster: the planner runs NCCL's pick.
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 64.0 * 1024 * 1024;
+  const Outcome o = simulate_collective(comm, r);
+  EXPECT_EQ(o.choice.algorithm, Algorithm::ring);
+  EXPECT_EQ(o.choice.protocol, Protocol::simple);
+  const Choice ll128{Algorithm::ring, Protocol::ll128,
+                     channels_for(comm, Algorithm::ring, Protocol::ll128, r.size_bytes)};
+  EXPECT_LT(simulate_choice(comm, r, ll128).time_s, o.time_s);
 }
 
 }  // namespace

@@ -1,0 +1,53 @@
+#pragma once
+// How NCCL picks an algorithm and protocol for a collective: not by what is fastest on the
+// machine, but by its own cost model (src/graph/tuning.cc ncclTopoTuneModel and
+// ncclTopoGetAlgoTime, src/enqueue.cc topoGetAlgoInfo, at NVIDIA/nccl 5067397c), a latency plus
+// size over a bandwidth per algorithm and protocol, worked out from its topology search's
+// graphs (channels x speed) and fixed tables. Where that model misjudges the hardware, NCCL
+// runs the slower choice, and nccl-tests shows it: on a DGX A100 the model prefers Ring/Simple
+// from about 24 MB, where LL128 would still be faster for a while. linksim simulates the
+// choice NCCL makes, so the model picks it here.
+//
+// Scope: one node, where linksim runs NCCL's ring search (nccl_channel_search.hpp); candidates
+// Ring, Tree (LL, LL128, Simple) and NVLS (Simple). The tree graph is taken to be the ring
+// graph (NCCL searches it separately; on the machines modelled they agree), and NVLS's graph
+// is its search on the GPUs' NVSwitch links (one channel per GPU as head). Across nodes, or
+// with any other algorithm among the candidates, there is no pick and the planner keeps the
+// fastest simulated candidate.
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "sim/coll/collective.hpp"
+#include "sim/coll/communicator.hpp"
+#include "sim/coll/request.hpp"
+
+namespace linksim::coll {
+
+// NCCL's graph for one algorithm, as the tuning model reads it.
+struct NcclTunerGraph {
+  int channels = 0;                    // graph->nChannels
+  double intra_GBps = 0;               // graph->bwIntra: the speed per channel
+  double inter_GBps = 0;               // graph->bwInter (NVLS: what its pass 2 raises)
+  HwClass intra_class = HwClass::pci;  // NVLINK when the graph's paths are NVLink
+};
+
+// NVLS's graph on one node: every GPU heads one channel, pulling from the NVSwitch twice what
+// the others do, so a GPU's NVLink carries (n + 1) x speed; the fastest of NCCL's speeds that
+// fits `gpu_nvlink_GBps` (search.cc ncclTopoSearchTryNvls, minChannels = maxChannels = n),
+// then pass 2 raises bwInter while it is under twice bwIntra. No graph (0 channels) when no
+// speed fits.
+NcclTunerGraph nccl_nvls_graph(int gpus, double gpu_nvlink_GBps, int compute_capability);
+
+// NCCL's predicted time for `choice` of `request` on `comm`, seconds, or nullopt when the
+// model has no row for it (see Scope above).
+std::optional<double> nccl_model_time_s(const Communicator& comm, const Request& request,
+                                        const Choice& choice);
+
+// The index in `candidates` of NCCL's pick (the lowest predicted time, the first of equals, in
+// the candidates' order), or nullopt when the model does not cover every candidate.
+std::optional<std::size_t> nccl_tuner_pick(const Communicator& comm, const Request& request,
+                                           std::span<const Choice> candidates);
+
+}  // namespace linksim::coll

@@ -1,0 +1,106 @@
+// NCCL's own cost model, which decides what NCCL runs on one node (nccl_tuner_model.hpp),
+// worked by hand from tuning.cc's tables.
+#include "sim/coll/nccl_tuner_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/coll/collective_sim.hpp"
+#include "sim/topo/loader.hpp"
+
+namespace linksim::coll {
+namespace {
+
+constexpr double kUs = 1e-6;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+Request all_reduce(double bytes) {
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = bytes;
+  return r;
+}
+
+double model_us(const Communicator& comm, const Request& r, Algorithm a, Protocol p) {
+  const auto t = nccl_model_time_s(comm, r, Choice{a, p, 1});
+  EXPECT_TRUE(t);
+  return t ? *t / kUs : 0;
+}
+
+TEST(NcclTunerModel, DgxA100RingRowsByHand) {
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  // The ring graph: 12 channels at 20 GB/s over NVLink (nccl_channel_search_test.cpp).
+  ASSERT_EQ(comm.ring_search().search_channels, 12);
+  ASSERT_EQ(comm.ring_search().channel_GBps, 20.0);
+  // 8 ranks, all-reduce: nsteps = 14, busBw to algBw x 8/14.
+  // Simple: busBw 12 x 20 = 240 -> 137.142857 GB/s; latency 8.4 + 14 x 3.4 = 56 us.
+  // LL128: min(240 x 0.92, 12 x 20) = 220.8 -> 126.171429 GB/s; latency 14 + 14 x 1.9 = 40.6.
+  // LL: min(llMaxBw 87.7, 240 x 0.5) = 87.7 -> 50.114286 GB/s; latency 6.6 + 14 x 0.6 = 15.
+  const Request r64 = all_reduce(64 * kMiB);
+  EXPECT_NEAR(model_us(comm, r64, Algorithm::ring, Protocol::simple),
+              56.0 + 64 * kMiB / (1000 * 240.0 * 8 / 14), 1e-9);
+  EXPECT_NEAR(model_us(comm, r64, Algorithm::ring, Protocol::ll128),
+              40.6 + 64 * kMiB / (1000 * 220.8 * 8 / 14), 1e-9);
+  EXPECT_NEAR(model_us(comm, r64, Algorithm::ring, Protocol::ll),
+              15.0 + 64 * kMiB / (1000 * 87.7 * 8 / 14), 1e-9);
+  // Tree LL128 at 64 MiB: min(240 x .92, 12 x perChMaxTreeBw 24) = 220.8, x 7/9 = 171.73,
+  // under 12 x 20; algBw x 0.5; the correction for log2(64 MiB / 64) = 20 is 0.9. Latency
+  // 14 + 2 x 7 x 1.25 = 31.5 us.
+  EXPECT_NEAR(model_us(comm, r64, Algorithm::tree, Protocol::ll128),
+              31.5 + 64 * kMiB / (1000 * 220.8 * 7 / 9 * 0.5 * 0.9), 1e-9);
+  // Simple beats LL128 once 56 + S / 137.14 < 40.6 + S / 126.17 (S in kB): S > 24.6 MB. So
+  // LL128 at 16 MiB (173.6 us against 178.3), Simple at 32 MiB (300.7 against 306.5).
+  const auto pick = [&](double bytes) {
+    const Request r = all_reduce(bytes);
+    const auto candidates = candidate_choices(comm, r);
+    const auto i = nccl_tuner_pick(comm, r, candidates);
+    EXPECT_TRUE(i);
+    return i ? candidates[*i] : Choice{};
+  };
+  EXPECT_EQ(pick(16 * kMiB).protocol, Protocol::ll128);
+  EXPECT_EQ(pick(32 * kMiB).protocol, Protocol::simple);
+  EXPECT_EQ(pick(32 * kMiB).algorithm, Algorithm::ring);
+  // LL until LL128 wins: 15 + S / 50.11 > 40.6 + S / 126.17 from S = 2.13 MB.
+  EXPECT_EQ(pick(2 * kMiB).protocol, Protocol::ll);
+  EXPECT_EQ(pick(4 * kMiB).protocol, Protocol::ll128);
+}
+
+TEST(NcclTunerModel, NvlsGraphOnAnH100NodeByHand) {
+  // 8 GPUs of 18 NVLinks at NCCL's 20.6 GB/s: 370.8 GB/s each. Each GPU carries (8 + 1) x the
+  // speed: 60 (540) and 50 (450) do not fit, 40 (360) does. Pass 2 raises bwInter from 40 while
+  // it is under 80: 50, then 60, the fastest speed.
+  const NcclTunerGraph g = nccl_nvls_graph(8, 18 * 20.6, 90);
+  EXPECT_EQ(g.channels, 8);
+  EXPECT_EQ(g.intra_GBps, 40.0);
+  EXPECT_EQ(g.inter_GBps, 60.0);
+  // Nothing fits a GPU with less than 9 x 3 GB/s.
+  EXPECT_EQ(nccl_nvls_graph(8, 26.0, 90).channels, 0);
+}
+
+TEST(NcclTunerModel, DgxH100PicksNvlsForLargeAllReduces) {
+  const topo::Topology t = topo::load_topology("dgx-h100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  // NVLS: 40 x 0.85 x 7/8 x 2 = 59.5 GB/s a channel (under bwInter 60), 8 channels: busBw 476,
+  // algBw 476 x 8/14 = 272; latency 25 us. Ring/Simple: 12 x 30 = 360 -> 205.7, 56 us.
+  const Request r = all_reduce(8192 * kMiB);
+  EXPECT_NEAR(model_us(comm, r, Algorithm::nvls, Protocol::simple),
+              25.0 + 8192 * kMiB / (1000 * 476.0 * 8 / 14), 1e-6);
+  EXPECT_NEAR(model_us(comm, r, Algorithm::ring, Protocol::simple),
+              56.0 + 8192 * kMiB / (1000 * 360.0 * 8 / 14), 1e-6);
+  const auto candidates = candidate_choices(comm, r);
+  const auto i = nccl_tuner_pick(comm, r, candidates);
+  ASSERT_TRUE(i);
+  EXPECT_EQ(candidates[*i].algorithm, Algorithm::nvls);
+}
+
+TEST(NcclTunerModel, NoPickAcrossNodesOrForOtherAlgorithms) {
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::alltoall;
+  r.size_bytes = kMiB;
+  EXPECT_FALSE(nccl_tuner_pick(comm, r, candidate_choices(comm, r)));
+}
+
+}  // namespace
+}  // namespace linksim::coll
