@@ -43,8 +43,8 @@ double wire_efficiency(Protocol p) {
   // ../shared/reference/measurements.md), so NCCL moves 370 / (450 x 0.958) = 0.858 of the
   // payload rate in all. At 8 GiB each of the H100's 24 channels (NCCL's ring search,
   // nccl_channel_search.hpp) moves 1 MiB slices at 370e9 / 24 B/s, 68.0 us a slice, of which
-  // the synchronisation is slice_sync_s (5.5 us): the copy itself runs at
-  // 0.858 x 68.0 / (68.0 - 5.5) = 0.934 of the payload rate. Worked out here from the sync
+  // the synchronisation is slice_sync_s (3.5 us): the copy itself runs at
+  // 0.858 x 68.0 / (68.0 - 3.5) = 0.905 of the payload rate. Worked out here from the sync
   // constant, so that a leave-one-out build with another sync keeps the same anchor.
   // LL and LL128 keep the all-in 0.858 (their flags travel in the data; no slice sync is
   // simulated for them) times their payload per store.

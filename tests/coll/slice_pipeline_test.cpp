@@ -29,13 +29,13 @@ TEST(SlicePipelineTest, BroadcastOnTwoGpusMovesOneSliceAtATime) {
   const Outcome o = simulate_choice(comm, r, Choice{Algorithm::ring, Protocol::simple, 2});
   // Broadcast's Simple chunk is one 512 KiB step (chunkSteps 1); each of the 2 channels gets
   // 2 MiB, so 4 loops, each one slice of 1 MiB (both channels together). The root's CTA
-  // moves a slice (the link's 0.2 us, then 1 MiB / 0.9338 wire bytes at 86.6 GB/s), pays the
-  // 5.5 us slice synchronisation, then starts the next; the last slice lands one NVLink
+  // moves a slice (the link's 0.2 us, then 1 MiB / 0.9048 wire bytes at 86.6 GB/s), pays the
+  // 3.5 us slice synchronisation, then starts the next; the last slice lands one NVLink
   // Simple hop (3.4 us) after its synchronisation. Ring/Simple's base latency is 8.4 us.
   const double slice_s =
       0.2e-6 +
       1048576 / linksim::testing::kSimpleCopyShare / (100e9 * linksim::testing::kNvlink3Payload) +
-      5.5e-6;
+      linksim::testing::kSimpleSliceSyncS;
   EXPECT_NEAR(o.time_s, 8.4e-6 + 4 * slice_s + 3.4e-6, 1e-12);
 }
 
@@ -146,9 +146,9 @@ TEST(SlicePipelineTest, MidSizesRampTowardsTheAsymptote) {
   // Fill, drain and per-slice synchronisation make busbw climb with size instead of jumping
   // to the links' rate: on dgx-a100, Ring/Simple at 64 MiB must be clearly below 8 GiB's, and
   // 8 GiB just under the payload-rate bound 2(n-1)/n S over 12 links x 25 GB/s x 0.866 x
-  // 0.9338 (Simple's copy share) = 242.6 GB/s less each slice's synchronisation: a channel of
-  // 24 moves its 1 MiB slice in 1048576 x 24 / 242.6e9 = 103.7 us, then waits 5.5 us, so
-  // at most 103.7 / 109.2 = 0.950 of the bound; fill and drain take under 1% more at 8 GiB.
+  // 0.9048 (Simple's copy share) = 235.1 GB/s less each slice's synchronisation: a channel of
+  // 24 moves its 1 MiB slice in 1048576 x 24 / 235.1e9 = 107.0 us, then waits 3.5 us, so
+  // at most 107.0 / 110.5 = 0.968 of the bound; fill and drain take under 1% more at 8 GiB.
   const topo::Topology t = topo::load_topology("dgx-a100");
   const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
   ASSERT_EQ(comm.max_channels(), 24);
@@ -162,7 +162,7 @@ TEST(SlicePipelineTest, MidSizesRampTowardsTheAsymptote) {
   const double bound_Bps =
       12 * 25e9 * linksim::testing::kNvlink3Payload * linksim::testing::kSimpleCopyShare;
   const double slice_s = 1048576.0 * 24 / bound_Bps;
-  const double synced_Bps = bound_Bps * slice_s / (slice_s + 5.5e-6);
+  const double synced_Bps = bound_Bps * slice_s / (slice_s + linksim::testing::kSimpleSliceSyncS);
   const double big = busbw(8.0 * 1024 * 1024 * 1024);
   EXPECT_LT(big, synced_Bps);
   EXPECT_GT(big, 0.99 * synced_Bps);

@@ -126,24 +126,24 @@ class PairwiseAcrossNodes : public ::testing::Test {
 };
 
 TEST_F(PairwiseAcrossNodes, InFlightWindowBindsWhenTheRoundTripIsLong) {
-  // NICs of 100 us each: w 10.92 us, s 5.5 us (Simple's fitted slice sync), h 14 us (NCCL's
-  // NET Simple hwLat), L = 2 x 100 us + 1.13 us of links and switch = 201.13 us, T = 231.55 us;
-  // 8 (w + s) = 131.4 us < T: the window binds, 8 x 128 KiB per 231.55 us = 4.5 GB/s of the
-  // NIC's 12. 32 MiB more takes 32 T = 7.410 ms (the NIC alone would take 256 x 16.42 us).
+  // NICs of 100 us each: w 10.92 us, s 3.5 us (Simple's fitted slice sync), h 14 us (NCCL's
+  // NET Simple hwLat), L = 2 x 100 us + 1.13 us of links and switch = 201.13 us, T = 229.55 us;
+  // 8 (w + s) = 115.4 us < T: the window binds, 8 x 128 KiB per 229.55 us = 4.6 GB/s of the
+  // NIC's 12. 32 MiB more takes 32 T = 7.346 ms (the NIC alone would take 256 x 14.42 us).
   double round_s = 0, chunk_s = 0;
   const double extra_s = extra_time_s(100e-6, &round_s, &chunk_s);
-  EXPECT_NEAR(round_s, 231.55e-6, 0.01e-6);
+  EXPECT_NEAR(round_s, 229.55e-6, 0.01e-6);
   EXPECT_LT(8 * chunk_s, round_s);
   EXPECT_NEAR(extra_s, 32 * round_s, 1e-9);
 }
 
 TEST_F(PairwiseAcrossNodes, NicBindsWhenTheWindowCoversTheRoundTrip) {
-  // NICs of 1 us: L = 2 x 1 + 1.13 = 3.13 us, T = 33.55 us <= 8 (w + s) = 131.4 us: 8 chunks
-  // cover the round trip, so the CTA's w + s per chunk sets the pace, 256 x 16.42 us =
-  // 4.204 ms for 32 MiB more (12 GB/s x w / (w + s) = 7.98 GB/s).
+  // NICs of 1 us: L = 2 x 1 + 1.13 = 3.13 us, T = 31.55 us <= 8 (w + s) = 115.4 us: 8 chunks
+  // cover the round trip, so the CTA's w + s per chunk sets the pace, 256 x 14.42 us =
+  // 3.692 ms for 32 MiB more (12 GB/s x w / (w + s) = 9.09 GB/s).
   double round_s = 0, chunk_s = 0;
   const double extra_s = extra_time_s(1e-6, &round_s, &chunk_s);
-  EXPECT_NEAR(chunk_s, 16.42e-6, 0.01e-6);
+  EXPECT_NEAR(chunk_s, 14.42e-6, 0.01e-6);
   EXPECT_GE(8 * chunk_s, round_s);
   EXPECT_NEAR(extra_s, 256 * chunk_s, 1e-9);
 }
