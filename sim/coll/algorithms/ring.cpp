@@ -83,6 +83,9 @@ TaskId ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
   const double per_ring = chunk / lanes;
   SlicePipeline pipe(ring_chunk_shape(l.choice().protocol, l.request().op),
                      std::max(1, l.choice().channels / lanes));
+  // Across nodes a ring's network hops go through NCCL's proxy, which keeps up to NCCL_STEPS
+  // chunks on the wire: the sending CTA moves on while the NIC's latency is paid.
+  if (l.comm().node_count() > 1) pipe.overlap_link_latency();
   const auto n = static_cast<std::size_t>(l.comm().size());
   // last[x][rank]: the rank's send of the previous step on ring x.
   std::vector<std::vector<int>> last(rings.size(), std::vector<int>(n, -1));
@@ -123,6 +126,7 @@ TaskId chain(Lowering& l, TaskId start, double bytes, bool towards_root) {
     return l.sim().add_barrier(hops);
   }
   SlicePipeline pipe(ring_chunk_shape(l.choice().protocol, l.request().op), l.choice().channels);
+  if (l.comm().node_count() > 1) pipe.overlap_link_latency();  // the proxy, as in ring_steps
   int prev = -1;
   for (std::size_t i = 0; i + 1 < seq.size(); ++i) {
     prev = pipe.add(seq[i], seq[i + 1], 0, bytes,
