@@ -8,6 +8,7 @@ g=tests/data/golden
 "$bin" topo show rtx2080ti-2x > $g/topo-show-rtx2080ti-2x.txt
 "$bin" topo show dgx-a100 > $g/topo-show-dgx-a100.txt
 "$bin" nccl-tests --topology rtx2080ti-2x all_reduce_perf -b 8 -e 1M -f 4 -g 2 > $g/nccl-tests-rtx2080ti-2x.txt
+"$bin" nccl-tests --topology dgx-a100 all_reduce_perf -b 1M -e 64M -f 4 -g 8 --explain > $g/nccl-tests-dgx-a100-explain.txt
 "$bin" topo show aws-p4de-x2 --summary > $g/topo-show-aws-p4de-x2.txt
 "$bin" nccl-tests --topology aws-p4de-x2 --np 16 all_reduce_perf -b 8 -e 1G -f 32 -g 1 --explain > $g/nccl-tests-aws-p4de-x2.txt
 "$bin" nccl-tests --topology aws-p4d-x2 --np 16 alltoall_perf -b 1K -e 1G -f 8 -g 1 --explain > $g/nccl-tests-aws-p4d-x2-alltoall.txt

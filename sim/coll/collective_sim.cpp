@@ -228,7 +228,7 @@ Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& 
   const auto pick = nccl_tuner_pick(comm, request, choices);
   std::optional<Outcome> best;
   for (std::size_t i = 0; i < choices.size(); ++i) {
-    if (pick && i != *pick) continue;
+    if (pick && i != pick->index) continue;
     const Choice& c = choices[i];
     Outcome o = simulate_choice(comm, request, c, Granularity::steps);
     o.time_s += slice_overhead_s(comm, request, c);
@@ -245,8 +245,14 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
   if (choices.empty()) throw InputError(comm.topology().file, "", why);
   // Where NCCL's own cost model covers the candidates, NCCL runs its pick, right or wrong.
   if (const auto pick = nccl_tuner_pick(comm, request, choices)) {
-    Outcome o = simulate_choice(comm, request, choices[*pick]);
-    comm.memo(alone_key(request, choices[*pick], Granularity::slices), [&] { return o.time_s; });
+    Outcome o = simulate_choice(comm, request, choices[pick->index]);
+    comm.memo(alone_key(request, choices[pick->index], Granularity::slices),
+              [&] { return o.time_s; });
+    o.nccl_model_s = pick->model_s;
+    if (pick->runner_up) {
+      o.nccl_runner_up = choices[*pick->runner_up];
+      o.nccl_runner_up_model_s = pick->runner_up_model_s;
+    }
     return o;
   }
   // Elsewhere the fastest candidate stands in for NCCL's pick. Cheapest bound first; stop

@@ -68,6 +68,11 @@ struct Outcome {
   std::optional<topo::ChannelId> bottleneck;
   // Set when the host's launch rate, not the GPUs, set the time (see sweep.hpp).
   bool host_bound = false;
+  // Where NCCL's cost model made the choice (nccl_tuner_model.hpp): its predicted time for it,
+  // and the candidate it ranked next with that one's predicted time.
+  std::optional<double> nccl_model_s;
+  std::optional<Choice> nccl_runner_up;
+  double nccl_runner_up_model_s = 0;
 };
 
 // Simulates the request alone on the machine with NCCL's pick (see above), or with each

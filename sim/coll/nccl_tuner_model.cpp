@@ -172,19 +172,26 @@ std::optional<double> nccl_model_time_s(const Communicator& comm, const Request&
   return (row->latency_us + request.size_bytes / (1000.0 * bw)) * kUs;
 }
 
-std::optional<std::size_t> nccl_tuner_pick(const Communicator& comm, const Request& request,
-                                           std::span<const Choice> candidates) {
-  std::optional<std::size_t> best;
-  double best_s = 0;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const auto t = nccl_model_time_s(comm, request, candidates[i]);
+std::optional<NcclTunerPick> nccl_tuner_pick(const Communicator& comm, const Request& request,
+                                             std::span<const Choice> candidates) {
+  std::vector<double> model_s;
+  model_s.reserve(candidates.size());
+  for (const Choice& c : candidates) {
+    const auto t = nccl_model_time_s(comm, request, c);
     if (!t) return std::nullopt;
-    if (!best || *t < best_s) {
-      best = i;
-      best_s = *t;
-    }
+    model_s.push_back(*t);
   }
-  return best;
+  if (model_s.empty()) return std::nullopt;
+  NcclTunerPick pick;
+  for (std::size_t i = 1; i < model_s.size(); ++i)
+    if (model_s[i] < model_s[pick.index]) pick.index = i;
+  pick.model_s = model_s[pick.index];
+  for (std::size_t i = 0; i < model_s.size(); ++i) {
+    if (i == pick.index) continue;
+    if (!pick.runner_up || model_s[i] < model_s[*pick.runner_up]) pick.runner_up = i;
+  }
+  if (pick.runner_up) pick.runner_up_model_s = model_s[*pick.runner_up];
+  return pick;
 }
 
 }  // namespace linksim::coll

@@ -45,9 +45,18 @@ NcclTunerGraph nccl_nvls_graph(int gpus, double gpu_nvlink_GBps, int compute_cap
 std::optional<double> nccl_model_time_s(const Communicator& comm, const Request& request,
                                         const Choice& choice);
 
-// The index in `candidates` of NCCL's pick (the lowest predicted time, the first of equals, in
-// the candidates' order), or nullopt when the model does not cover every candidate.
-std::optional<std::size_t> nccl_tuner_pick(const Communicator& comm, const Request& request,
-                                           std::span<const Choice> candidates);
+// NCCL's pick among candidates, with what its model predicts for it and for the runner-up
+// (what `--explain` shows: why NCCL runs this one).
+struct NcclTunerPick {
+  std::size_t index = 0;  // into the candidates
+  double model_s = 0;
+  std::optional<std::size_t> runner_up;
+  double runner_up_model_s = 0;
+};
+
+// NCCL's pick in `candidates` (the lowest predicted time, the first of equals, in the
+// candidates' order), or nullopt when the model does not cover every candidate.
+std::optional<NcclTunerPick> nccl_tuner_pick(const Communicator& comm, const Request& request,
+                                             std::span<const Choice> candidates);
 
 }  // namespace linksim::coll

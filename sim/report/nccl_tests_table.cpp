@@ -329,13 +329,24 @@ std::string explain_network(const coll::Communicator& comm) {
 }
 
 std::string explain_row(const coll::SweepRow& row, const coll::Communicator& comm) {
-  const auto& c = row.outcome.choice;
-  return fmt::format(
-      "#   -> {}/{} {} channel(s); bottleneck: {}", coll::to_string(c.algorithm),
-      coll::to_string(c.protocol), c.channels,
-      row.outcome.host_bound   ? std::string("the host's kernel launches (host_launch)")
-      : row.outcome.bottleneck ? comm.topology().channel_name(*row.outcome.bottleneck)
-                               : std::string("none (latency-bound)"));
+  const auto& o = row.outcome;
+  const auto& c = o.choice;
+  std::string out =
+      fmt::format("#   -> {}/{} {} channel(s); bottleneck: {}", coll::to_string(c.algorithm),
+                  coll::to_string(c.protocol), c.channels,
+                  o.host_bound   ? std::string("the host's kernel launches (host_launch)")
+                  : o.bottleneck ? comm.topology().channel_name(*o.bottleneck)
+                                 : std::string("none (latency-bound)"));
+  // Why NCCL runs it: its cost model's figures for it and for the next best.
+  if (o.nccl_model_s) {
+    out += fmt::format("; NCCL's model: {:.1f} us", *o.nccl_model_s * 1e6);
+    if (o.nccl_runner_up) {
+      out +=
+          fmt::format(", next {}/{} {:.1f} us", coll::to_string(o.nccl_runner_up->algorithm),
+                      coll::to_string(o.nccl_runner_up->protocol), o.nccl_runner_up_model_s * 1e6);
+    }
+  }
+  return out;
 }
 
 std::string format_nccl_tests_range(const std::vector<coll::SweepRow>& rows,

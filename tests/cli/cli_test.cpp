@@ -37,6 +37,10 @@ TEST(CliTest, TopoFiguresForProgramsGolden) {
 TEST(CliTest, NcclTestsGolden) {
   expect_golden("nccl-tests --topology rtx2080ti-2x all_reduce_perf -b 8 -e 1M -f 4 -g 2",
                 "nccl-tests-rtx2080ti-2x.txt");
+  // --explain on one node: the choice, its bottleneck, and NCCL's cost model for it and the
+  // next best (Ring/LL128 to Ring/Simple at 16-64 MiB on a DGX A100).
+  expect_golden("nccl-tests --topology dgx-a100 all_reduce_perf -b 1M -e 64M -f 4 -g 8 --explain",
+                "nccl-tests-dgx-a100-explain.txt");
 }
 
 TEST(CliTest, ClusterGolden) {

@@ -55,7 +55,7 @@ TEST(NcclTunerModel, DgxA100RingRowsByHand) {
     const auto candidates = candidate_choices(comm, r);
     const auto i = nccl_tuner_pick(comm, r, candidates);
     EXPECT_TRUE(i);
-    return i ? candidates[*i] : Choice{};
+    return i ? candidates[i->index] : Choice{};
   };
   EXPECT_EQ(pick(16 * kMiB).protocol, Protocol::ll128);
   EXPECT_EQ(pick(32 * kMiB).protocol, Protocol::simple);
@@ -90,7 +90,12 @@ TEST(NcclTunerModel, DgxH100PicksNvlsForLargeAllReduces) {
   const auto candidates = candidate_choices(comm, r);
   const auto i = nccl_tuner_pick(comm, r, candidates);
   ASSERT_TRUE(i);
-  EXPECT_EQ(candidates[*i].algorithm, Algorithm::nvls);
+  EXPECT_EQ(candidates[i->index].algorithm, Algorithm::nvls);
+  // The runner-up is Ring/Simple, with the model's time above.
+  ASSERT_TRUE(i->runner_up);
+  EXPECT_EQ(candidates[*i->runner_up].algorithm, Algorithm::ring);
+  EXPECT_EQ(candidates[*i->runner_up].protocol, Protocol::simple);
+  EXPECT_NEAR(i->runner_up_model_s * 1e6, 56.0 + 8192 * kMiB / (1000 * 360.0 * 8 / 14), 1e-6);
 }
 
 TEST(NcclTunerModel, NoPickAcrossNodesOrForOtherAlgorithms) {
