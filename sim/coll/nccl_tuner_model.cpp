@@ -69,10 +69,11 @@ NcclTunerGraph ring_graph(const Communicator& comm) {
   return g;
 }
 
-// busBw and latency of NCCL's model (ncclTopoTuneModel) for one algorithm and protocol on one
-// node, or nullopt where the model has no such row.
+// NCCL's model (ncclTopoTuneModel) for one algorithm and protocol on one node: its bandwidth,
+// converted from busBw to algBw as tuning.cc stores it, and its latency; nullopt where the model
+// has no such row.
 struct ModelRow {
-  double bus_GBps = 0;
+  double alg_GBps = 0;
   double latency_us = 0;
 };
 
@@ -116,12 +117,14 @@ std::optional<ModelRow> model_row(const Communicator& comm, Op op, Algorithm a, 
     if (p == Protocol::ll128) {
       bus = std::min(bus * 7.0 / 9.0, graph.channels * kTreeLl128PerChannel_GBps[gen_index(gen)]);
     }
+    // tuning.cc's further x0.85 applies when the tree search fell back to the simple TREE
+    // pattern, which a single node's balanced-tree search does not here.
   }
   // busBw to algBw.
   bus *= (a == Algorithm::tree) ? .5 : static_cast<double>(n) / steps;
 
   ModelRow row;
-  row.bus_GBps = bus;
+  row.alg_GBps = bus;
   const double intra_lat_us = plugin.hop_latency_s(p, graph.intra_class) / kUs;
   row.latency_us = plugin.base_latency_s(p) / kUs;
   if (a == Algorithm::ring) {
@@ -162,8 +165,8 @@ std::optional<double> nccl_model_time_s(const Communicator& comm, const Request&
                                         const Choice& choice) {
   if (comm.node_count() != 1 || comm.size() < 2) return std::nullopt;
   const auto row = model_row(comm, request.op, choice.algorithm, choice.protocol);
-  if (!row || row->bus_GBps <= 0) return std::nullopt;
-  double bw = row->bus_GBps;
+  if (!row || row->alg_GBps <= 0) return std::nullopt;
+  double bw = row->alg_GBps;
   const int column = log_size(request.size_bytes);
   if (choice.algorithm == Algorithm::tree && column >= 0 && column < 23) {
     bw *= kTreeCorrection[proto_index(choice.protocol)][static_cast<std::size_t>(column)];
