@@ -118,7 +118,7 @@ std::optional<ModelRow> model_row(const Communicator& comm, Op op, Algorithm a, 
       bus = std::min(bus * 7.0 / 9.0, graph.channels * kTreeLl128PerChannel_GBps[gen_index(gen)]);
     }
     // tuning.cc's further x0.85 applies when the tree search fell back to the simple TREE
-    // pattern, which a single node's balanced-tree search does not here.
+    // pattern; linksim assumes a single node's balanced-tree search succeeds (not modelled).
   }
   // busBw to algBw.
   bus *= (a == Algorithm::tree) ? .5 : static_cast<double>(n) / steps;
