@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "sim/coll/collective_sim.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/topo/shipped_topologies.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -105,6 +109,52 @@ TEST(NcclTunerModel, NoPickAcrossNodesOrForOtherAlgorithms) {
   r.op = Op::alltoall;
   r.size_bytes = kMiB;
   EXPECT_FALSE(nccl_tuner_pick(comm, r, candidate_choices(comm, r)));
+}
+
+TEST(NcclTunerModel, PickIsTheLowestPredictionOnEveryShippedNode) {
+  // Properties of the model on every shipped one-node machine, for the tuned operations at
+  // sizes from 1 KiB to 4 GiB: where every candidate is Ring, Tree or NVLS there is a pick;
+  // it is the lowest predicted time (no candidate below it, the runner-up not below it); and
+  // each candidate's predicted time grows with the size (latency plus size over bandwidth).
+  int picks = 0;
+  for (const std::string& file : topo::shipped_topology_files()) {
+    const topo::Topology t = topo::load_topology(file);
+    const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+    if (comm.node_count() != 1 || comm.size() < 2) continue;
+    for (Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::broadcast}) {
+      std::vector<double> previous_s;
+      for (double bytes = 1024; bytes <= 4.0 * 1024 * kMiB; bytes *= 16) {
+        Request r;
+        r.op = op;
+        r.size_bytes = bytes;
+        const auto candidates = candidate_choices(comm, r);
+        bool tuned = !candidates.empty();
+        for (const Choice& c : candidates) {
+          tuned = tuned && (c.algorithm == Algorithm::ring || c.algorithm == Algorithm::tree ||
+                            c.algorithm == Algorithm::nvls);
+        }
+        const auto pick = nccl_tuner_pick(comm, r, candidates);
+        ASSERT_EQ(pick.has_value(), tuned) << file << " " << to_string(op) << " " << bytes;
+        if (!pick) continue;
+        ++picks;
+        std::vector<double> now_s;
+        for (const Choice& c : candidates) {
+          const double t_s = *nccl_model_time_s(comm, r, c);
+          EXPECT_GE(t_s, pick->model_s) << file << " " << to_string(op) << " " << bytes;
+          now_s.push_back(t_s);
+        }
+        if (pick->runner_up) {
+          EXPECT_GE(pick->runner_up_model_s, pick->model_s);
+        }
+        if (previous_s.size() == now_s.size()) {
+          for (std::size_t i = 0; i < now_s.size(); ++i)
+            EXPECT_GT(now_s[i], previous_s[i]) << file << " " << to_string(op) << " " << bytes;
+        }
+        previous_s = now_s;
+      }
+    }
+  }
+  EXPECT_GT(picks, 100);  // most shipped machines are one node: the property is exercised
 }
 
 }  // namespace
