@@ -277,6 +277,7 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
       best_index = i;
     }
   }
+  if (choices.size() > 1) best->simulated_candidates = static_cast<int>(choices.size());
   return *best;
 }
 

@@ -73,6 +73,9 @@ struct Outcome {
   std::optional<double> nccl_model_s;
   std::optional<Choice> nccl_runner_up;
   double nccl_runner_up_model_s = 0;
+  // Where NCCL's model is not followed and several candidates could run: how many there were
+  // (the choice is the fastest of them simulated); 0 otherwise.
+  int simulated_candidates = 0;
 };
 
 // Simulates the request alone on the machine with NCCL's pick (see above), or with each

@@ -345,6 +345,13 @@ std::string explain_row(const coll::SweepRow& row, const coll::Communicator& com
           fmt::format(", next {}/{} {:.1f} us", coll::to_string(o.nccl_runner_up->algorithm),
                       coll::to_string(o.nccl_runner_up->protocol), o.nccl_runner_up_model_s * 1e6);
     }
+  } else if (o.simulated_candidates > 1) {
+    // Across nodes linksim does not run NCCL's inter-node search, so it does not follow NCCL's
+    // cost model there: say that the choice is the fastest simulated instead.
+    out += fmt::format(
+        "; the fastest of {} candidates simulated (NCCL's cost model is not followed across "
+        "nodes)",
+        o.simulated_candidates);
   }
   return out;
 }
