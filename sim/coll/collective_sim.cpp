@@ -221,21 +221,42 @@ Outcome simulate_choice(const Communicator& comm, const Request& request, const 
   return o;
 }
 
+namespace {
+
+// `o`, run as NCCL's cost model picked it, carrying the model's figures for it and for the
+// runner-up (what --explain shows).
+Outcome with_nccl_pick(Outcome o, const NcclTunerPick& pick, const std::vector<Choice>& choices) {
+  o.nccl_model_s = pick.model_s;
+  if (pick.runner_up) {
+    o.nccl_runner_up = choices[*pick.runner_up];
+    o.nccl_runner_up_model_s = pick.runner_up_model_s;
+  }
+  return o;
+}
+
+}  // namespace
+
 Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& request) {
   std::string why;
   const auto choices = candidate_choices(comm, request, &why);
   if (choices.empty()) throw InputError(comm.topology().file, "", why);
-  const auto pick = nccl_tuner_pick(comm, request, choices);
-  std::optional<Outcome> best;
-  for (std::size_t i = 0; i < choices.size(); ++i) {
-    if (pick && i != pick->index) continue;
-    const Choice& c = choices[i];
+  auto priced = [&](const Choice& c) {
     Outcome o = simulate_choice(comm, request, c, Granularity::steps);
     o.time_s += slice_overhead_s(comm, request, c);
     o.algbw_Bps = o.time_s > 0 ? request.size_bytes / o.time_s : 0;
     o.busbw_Bps = o.algbw_Bps * busbw_factor(request.op, comm.size());
+    return o;
+  };
+  // As simulate_collective chooses: NCCL's pick where its cost model reaches, else the fastest.
+  if (const auto pick = nccl_tuner_pick(comm, request, choices)) {
+    return with_nccl_pick(priced(choices[pick->index]), *pick, choices);
+  }
+  std::optional<Outcome> best;
+  for (const Choice& c : choices) {
+    Outcome o = priced(c);
     if (!best || o.time_s < best->time_s) best = o;
   }
+  if (choices.size() > 1) best->simulated_candidates = static_cast<int>(choices.size());
   return *best;
 }
 
@@ -248,12 +269,7 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
     Outcome o = simulate_choice(comm, request, choices[pick->index]);
     comm.memo(alone_key(request, choices[pick->index], Granularity::slices),
               [&] { return o.time_s; });
-    o.nccl_model_s = pick->model_s;
-    if (pick->runner_up) {
-      o.nccl_runner_up = choices[*pick->runner_up];
-      o.nccl_runner_up_model_s = pick->runner_up_model_s;
-    }
-    return o;
+    return with_nccl_pick(o, *pick, choices);
   }
   // Elsewhere the fastest candidate stands in for NCCL's pick. Cheapest bound first; stop
   // simulating once no remaining candidate's bound beats the best.

@@ -83,8 +83,7 @@ struct Outcome {
 // machine's file) when no candidate remains (see candidate_choices: the reason why).
 Outcome simulate_collective(const Communicator& comm, const Request& request);
 // The same as a job's bulk form prices it: NCCL's pick (or every candidate) by steps plus its
-// slices' overhead
-// (no launch: the caller paces launches, as nccl-tests does), worked out
+// slices' overhead (no launch: the caller paces launches, as nccl-tests does), worked out
 // once per communicator, size and choice (see Granularity above). Much cheaper when one
 // communicator simulates many calls, as `linksim fit` does while it varies the calibration: the
 // overhead then stays at the calibration of its first call (fill and synchronisation, which the
