@@ -290,6 +290,13 @@ NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
   result.printout = printed + report::format_nccl_tests(run, result.rows, notes, network);
   for (const auto& n : s.notes)
     result.notes += fmt::format("linksim: note: {}\n", n);
+  if (machine.is_cluster() && !machine.cluster->fabric.nccl_env.empty()) {
+    const auto& env = machine.cluster->fabric.nccl_env;
+    result.notes += fmt::format(
+        "linksim: note: the cluster's network plugin sets {} unless already set{}; --proto or "
+        "NCCL_PROTO chooses the protocols instead\n",
+        topo::env_text(env), env.source.empty() ? std::string() : fmt::format(" ({})", env.source));
+  }
   if (options.explain && machine.host_launch.per_gpu_s <= 0) {
     result.notes += fmt::format(
         "linksim: note: host launch cost {:.1f} us per GPU per launch, the default for {} hosts "

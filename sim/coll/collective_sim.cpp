@@ -98,6 +98,13 @@ std::vector<Choice> candidate_choices(const Communicator& comm, const Request& r
     for (Protocol p : a->protocols(comm, request)) {
       if (request.protocol && *request.protocol != p) continue;
       if (!allows(request, p)) continue;
+      // The network plugin's NCCL_PROTO holds unless the caller named protocols itself. NCCL's
+      // point-to-point path picks LL or Simple by size and buffers alone (enqueue.cc, p2p
+      // protocol), never reading NCCL_PROTO, so pairwise sends keep theirs.
+      const bool caller_named = request.protocol || !request.allowed_protocols.empty();
+      if (!caller_named && a->id() != Algorithm::pairwise && !comm.network_env_allows(p)) {
+        continue;
+      }
       out.push_back({a->id(), p, a->channels(comm, p, request.size_bytes)});
     }
   }

@@ -7,6 +7,7 @@
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/nccl_channel_search.hpp"
+#include "sim/coll/pipeline_constants.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/link_payload.hpp"
 
@@ -100,6 +101,22 @@ bool Communicator::ll128_enabled() const {
 
 bool Communicator::nvls_capable() const {
   return !AlgorithmRegistry::builtin().get(Algorithm::nvls).why_ineligible(*this);
+}
+
+bool Communicator::network_env_allows(Protocol p) const {
+  if (!topo_->is_cluster()) return true;
+  const auto& allowed = topo_->cluster->fabric.nccl_env.protocols;
+  return !allowed || (*allowed)[static_cast<std::size_t>(p)];  // [LL, LL128, Simple]
+}
+
+double Communicator::simple_step_bytes() const {
+  // init.cc DEFAULT_BUFFSIZE: 4 MiB a connection, NCCL_STEPS slots.
+  constexpr double kDefaultBuffsizeBytes = 4.0 * 1024 * 1024;
+  double buffer = kDefaultBuffsizeBytes;
+  if (topo_->is_cluster() && topo_->cluster->fabric.nccl_env.buffsize_bytes) {
+    buffer = *topo_->cluster->fabric.nccl_env.buffsize_bytes;
+  }
+  return buffer / kNcclSteps;
 }
 
 bool Communicator::in_network_reduction() const {

@@ -69,6 +69,12 @@ class Communicator {
   // Whether the ranks' fabric reduces in-network (a cluster whose fabric says
   // "in_network_reduction": "sharp"): NCCL's CollNet algorithms need it.
   bool in_network_reduction() const;
+  // What the cluster's network plugin sets in NCCL's environment (topo::NcclEnvDefaults), for
+  // every communicator of the process: whether its NCCL_PROTO leaves NCCL protocol `p` (a
+  // caller that names protocols itself overrides it, as a user's own variable would), and the
+  // Simple buffer's step (NCCL_BUFFSIZE / NCCL_STEPS: 512 KiB by NCCL's default 4 MiB).
+  bool network_env_allows(Protocol p) const;
+  double simple_step_bytes() const;
   // NCCL's default for LL128 (tuning.cc): SM70 or newer, NVLink inside the node, and across
   // nodes a GPU-NIC path no longer than PXB (PXN on SM90 and newer, NCCL_LL128_C2C's default):
   // LL128 relies on 128-byte stores arriving in order, which a path through the CPU's root

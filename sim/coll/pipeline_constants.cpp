@@ -1,6 +1,8 @@
 #include "sim/coll/pipeline_constants.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace linksim::coll {
 namespace {
@@ -8,10 +10,10 @@ namespace {
 constexpr double kKiB = 1024;
 constexpr double kUs = 1e-6;
 
-// Buffers (src/init.cc, ../shared/reference/nccl-model.md §2 "Buffers and chunks"):
-// Simple 4 MiB a connection, so a step is 512 KiB; LL 512 KiB of 16 B lines of which half are
-// flags, so a step carries 32 KiB of data; LL128 4,915,200 B of 128 B lines carrying 120 B.
-constexpr double kSimpleStepBytes = 4 * 1024 * kKiB / kNcclSteps;
+// Buffers (src/init.cc, ../shared/reference/nccl-model.md §2 "Buffers and chunks"): Simple's
+// step is the caller's (kDefaultSimpleStepBytes unless NCCL_BUFFSIZE says otherwise); LL 512
+// KiB of 16 B lines of which half are flags, so a step carries 32 KiB of data; LL128 4,915,200
+// B of 128 B lines carrying 120 B.
 constexpr double kLlStepDataBytes = 512 * kKiB / kNcclSteps / 2;
 constexpr double kLl128StepDataBytes = 4915200.0 / kNcclSteps * 120 / 128;
 
@@ -37,27 +39,27 @@ constexpr std::array<FittedConstant, 2> kFitted{{
      "fitted with it (how far the H100 NVLS sweep's fill grows with the chunk size)"},
 }};
 
-double step_data_bytes(Protocol p) {
+double step_data_bytes(Protocol p, double simple_step_bytes) {
   switch (p) {
     case Protocol::ll:
       return kLlStepDataBytes;
     case Protocol::ll128:
       return kLl128StepDataBytes;
     case Protocol::simple:
-      return kSimpleStepBytes;
+      return simple_step_bytes;
   }
-  return kSimpleStepBytes;
+  return simple_step_bytes;
 }
 
 }  // namespace
 
-ChunkShape ring_chunk_shape(Protocol p, Op op) {
+ChunkShape ring_chunk_shape(Protocol p, Op op, double simple_step_bytes) {
   ChunkShape s;
-  s.chunk_bytes = step_data_bytes(p);
+  s.chunk_bytes = step_data_bytes(p, simple_step_bytes);
   const bool two_phase = op == Op::all_reduce || op == Op::all_gather || op == Op::reduce_scatter;
   if (p == Protocol::simple && two_phase) {
     // ALLREDUCE_CHUNKSTEPS = NCCL_STEPS / 2, ALLREDUCE_SLICESTEPS = NCCL_STEPS / 4
-    // (src/include/collectives.h): a 2 MiB chunk in two 1 MiB slices, four slices of room.
+    // (src/include/collectives.h): a chunk of four steps in two slices, four slices of room.
     constexpr int kChunkSteps = kNcclSteps / 2;
     constexpr int kSliceSteps = kNcclSteps / 4;
     s.chunk_bytes *= kChunkSteps;
@@ -67,11 +69,21 @@ ChunkShape ring_chunk_shape(Protocol p, Op op) {
   return s;
 }
 
-ChunkShape tree_chunk_shape(Protocol p, double channel_bytes, int depth) {
+ChunkShape tree_chunk_shape(Protocol p, double channel_bytes, int nodes, int ranks_per_node,
+                            double simple_step_bytes) {
   ChunkShape s;
-  s.chunk_bytes = step_data_bytes(p);
-  if (p == Protocol::simple) {
-    while (channel_bytes / s.chunk_bytes < depth * 8.0 && s.chunk_bytes > 128 * kKiB)
+  s.chunk_bytes = step_data_bytes(p, simple_step_bytes);
+  if (p == Protocol::ll128) {
+    int log2_nodes = 0;
+    for (int v = std::max(1, nodes); v > 1; v >>= 1)
+      ++log2_nodes;
+    const double ppn = std::max(1, ranks_per_node);
+    const double nsteps = 1 + log2_nodes + 0.1 * ppn;
+    // enqueue.cc compares an integer quotient, so whole chunks count.
+    const auto chunks = [&] { return std::floor(channel_bytes / s.chunk_bytes); };
+    while (chunks() < nsteps * 64 / ppn && s.chunk_bytes > 128 * kKiB)
+      s.chunk_bytes /= 2;
+    while (chunks() < nsteps * 16 / ppn && s.chunk_bytes > 32 * kKiB)
       s.chunk_bytes /= 2;
   }
   return s;

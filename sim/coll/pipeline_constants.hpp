@@ -24,12 +24,19 @@ struct ChunkShape {
   int window_slices = kNcclSteps;
 };
 
+// A Simple step: NCCL's default 4 MiB buffer (init.cc DEFAULT_BUFFSIZE) over NCCL_STEPS slots.
+// NCCL_BUFFSIZE changes it (Communicator::simple_step_bytes).
+inline constexpr double kDefaultSimpleStepBytes = 4.0 * 1024 * 1024 / kNcclSteps;
+
 // Ring all-reduce, all-gather and reduce-scatter (chunkSteps/sliceSteps 4/2 for Simple), and the
-// streaming ops broadcast and reduce (1/1), by protocol.
-ChunkShape ring_chunk_shape(Protocol p, Op op);
-// Tree: one step a chunk; Simple's 512 KiB chunk halves while a channel would get fewer than
-// depth x 8 chunks, down to 128 KiB (enqueue.cc).
-ChunkShape tree_chunk_shape(Protocol p, double channel_bytes, int depth);
+// streaming ops broadcast and reduce (1/1), by protocol; Simple's steps are `simple_step_bytes`.
+ChunkShape ring_chunk_shape(Protocol p, Op op, double simple_step_bytes = kDefaultSimpleStepBytes);
+// Tree all-reduce (enqueue.cc calcCollChunking at NVIDIA/nccl 5067397c): one step a chunk.
+// Simple's chunk is the whole step (NCCL 2.20 dropped the halving by tree depth); LL128's
+// halves while a channel would get fewer than nsteps x 64 / ppn chunks (down to 128 KiB), then
+// nsteps x 16 / ppn (down to 32 KiB), where nsteps = 1 + log2(nodes) + ppn / 10.
+ChunkShape tree_chunk_shape(Protocol p, double channel_bytes, int nodes, int ranks_per_node,
+                            double simple_step_bytes = kDefaultSimpleStepBytes);
 // NVLS: 128 KiB chunks (NCCL_NVLS_CHUNKSIZE), 64/32/16 KiB for small messages, by how many
 // chunks the channels' heads would get (enqueue.cc: concurrentOps = channels x heads).
 double nvls_chunk_bytes(double bytes, int channels, int heads);

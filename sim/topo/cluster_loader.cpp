@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 
@@ -40,10 +42,66 @@ E enum_field(const JsonView& v, std::optional<E> (*parse)(std::string_view), con
   return *e;
 }
 
+// NCCL_PROTO's syntax (a list of LL, LL128, Simple, or ^list for all but), as NCCL reads it,
+// into [LL, LL128, Simple].
+std::array<bool, 3> parse_protocol_list(const JsonView& v) {
+  const std::string given = v.as_string();
+  std::string_view text = given;
+  const bool exclude = !text.empty() && text.front() == '^';
+  if (exclude) text.remove_prefix(1);
+  std::array<bool, 3> named{false, false, false};
+  for (;;) {
+    const auto comma = text.find(',');
+    std::string name(text.substr(0, comma));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (name == "ll") {
+      named[0] = true;
+    } else if (name == "ll128") {
+      named[1] = true;
+    } else if (name == "simple") {
+      named[2] = true;
+    } else {
+      v.fail(
+          fmt::format("unknown protocol \"{}\" in \"{}\"; expected a list of LL, LL128 and "
+                      "Simple, or ^list for all but those",
+                      name, given));
+    }
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  std::array<bool, 3> allowed{};
+  for (std::size_t i = 0; i < allowed.size(); ++i)
+    allowed[i] = named[i] != exclude;
+  if (std::none_of(allowed.begin(), allowed.end(), [](bool b) { return b; })) {
+    v.fail(fmt::format("\"{}\" allows no protocol", given));
+  }
+  return allowed;
+}
+
+// "nccl_env": what the network plugin sets in NCCL's environment (fabric.hpp NcclEnvDefaults).
+NcclEnvDefaults parse_nccl_env(const JsonView& ev) {
+  ev.expect_only({"NCCL_PROTO", "NCCL_BUFFSIZE", "source", "note"});
+  NcclEnvDefaults env;
+  if (auto p = ev.get("NCCL_PROTO")) env.protocols = parse_protocol_list(*p);
+  if (auto b = ev.get("NCCL_BUFFSIZE")) {
+    // NCCL splits the buffer into NCCL_STEPS slots; below 64 KiB a slot holds too little for
+    // its kernels, and no platform sets more than a few MiB.
+    constexpr std::int64_t kLeast = 64 * 1024;
+    constexpr std::int64_t kMost = 1024LL * 1024 * 1024;
+    env.buffsize_bytes = static_cast<double>(bounded_int(
+        *b, static_cast<int>(kLeast), static_cast<int>(kMost), "a buffer size in bytes"));
+  }
+  if (auto s = ev.get("source")) env.source = s->as_string();
+  if (env.empty()) ev.fail("sets neither NCCL_PROTO nor NCCL_BUFFSIZE");
+  return env;
+}
+
 FabricSpec parse_fabric(const JsonView& fv, FabricSpec spec) {
   fv.expect_only({"kind", "shape", "oversubscription", "hosts_per_leaf", "spines", "leaves_per_pod",
                   "switch_latency", "nic_latency", "spine_choice", "nic_choice",
-                  "in_network_reduction", "gpudirect_rdma", "note"});
+                  "in_network_reduction", "gpudirect_rdma", "nccl_env", "note"});
+  if (auto e = fv.get("nccl_env")) spec.nccl_env = parse_nccl_env(*e);
   if (auto k = fv.get("kind")) spec.kind = fabric_kind_field(*k);
   if (auto s = fv.get("shape")) {
     spec.shape = enum_field(*s, &fabric_shape_from_string, "fabric shape",

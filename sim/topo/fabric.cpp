@@ -1,5 +1,8 @@
 #include "sim/topo/fabric.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <array>
 
 namespace linksim::topo {
@@ -115,13 +118,31 @@ std::vector<std::string> fabric_shape_names() {
   return names_of(kShapes);
 }
 
+std::string env_text(const NcclEnvDefaults& env) {
+  std::vector<std::string> parts;
+  if (env.protocols) {
+    static constexpr std::array<std::string_view, 3> kNames{"LL", "LL128", "Simple"};
+    std::string list;
+    for (std::size_t i = 0; i < kNames.size(); ++i) {
+      if (!(*env.protocols)[i]) continue;
+      if (!list.empty()) list += ',';
+      list += kNames[i];
+    }
+    parts.push_back("NCCL_PROTO=" + list);
+  }
+  if (env.buffsize_bytes) {
+    parts.push_back(fmt::format("NCCL_BUFFSIZE={:.0f}", *env.buffsize_bytes));
+  }
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
 // The one table of fabric figures. NCCL's own network step latencies (hwLat NET, applied by
 // the algorithms) were set on InfiniBand, so InfiniBand adds only its switches here; the other
 // kinds add what their transport costs on top.
 const FabricFigures& fabric_figures(FabricKind kind) {
   // The one fitted figure (scripts/fit-efa-latency.py): per NIC traversal, on top of NCCL's NET
   // step latency; a message between hosts crosses two NICs.
-  constexpr double kEfaNicLatency_s = 37e-6;
+  constexpr double kEfaNicLatency_s = 32.5e-6;
   static const std::array<FabricFigures, 5> table{{
       {LinkKind::infiniband, 0.96,
        "InfiniBand: 64b/66b line coding and packet headers, about 4% (the link payload table)",
@@ -137,7 +158,7 @@ const FabricFigures& fabric_figures(FabricKind kind) {
        "github.com/stas00/ml-engineering pull 102: EFA v1 0.4 Tbps, about 340 Gbps effective "
        "in all_reduce tests (85%)",
        0.6e-6, kEfaNicLatency_s, "fitted",
-       "AWS EFA (SRD through libfabric and aws-ofi-nccl): 37 us, fitted once on the reference "
+       "AWS EFA (SRD through libfabric and aws-ofi-nccl): 32.5 us, fitted once on the reference "
        "p3dn x2, x4, x8 and p4de x2 all_reduce sweeps up to 64 KiB by scripts/fit-efa-latency.py; "
        "leave-one-machine-out in docs/ACCURACY.md (multi-node section)"},
       {LinkKind::ethernet, 0.90,

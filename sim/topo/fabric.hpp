@@ -3,6 +3,7 @@
 // The kind says which network it is and brings its figures (fabric_figures); the shape says how
 // the switches are wired; the policies say how traffic picks its NIC and its spine.
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,22 @@ struct FabricFigures {
 };
 const FabricFigures& fabric_figures(FabricKind kind);
 
+// What the cluster's network plugin puts in NCCL's environment when the user has not set it
+// first (aws-ofi-nccl's platform table, src/platform-aws.cpp: it sets only variables still
+// unset), so NCCL reads them as the user's own. Both change how NCCL moves data on every
+// communicator of the process, on one node or many.
+struct NcclEnvDefaults {
+  // NCCL_PROTO: which of LL, LL128 and Simple NCCL may use ([LL, LL128, Simple]); all when
+  // unset. aws-ofi-nccl sets Simple where EFA cannot deliver 128-byte-aligned writes in order.
+  std::optional<std::array<bool, 3>> protocols;
+  // NCCL_BUFFSIZE: each connection's Simple buffer, bytes; NCCL's default (4 MiB) when unset.
+  std::optional<double> buffsize_bytes;
+  std::string source;  // where the settings come from, for notes
+  bool empty() const { return !protocols && !buffsize_bytes; }
+};
+// The settings as the environment would show them: "NCCL_PROTO=Simple NCCL_BUFFSIZE=8388608".
+std::string env_text(const NcclEnvDefaults& env);
+
 // A fabric as a file (or --nodes) states it; zero counts mean "derive it" (cluster_builder).
 struct FabricSpec {
   FabricKind kind = FabricKind::infiniband;
@@ -83,6 +100,7 @@ struct FabricSpec {
   // InfiniBand only (cluster_loader checks it): without it NCCL never runs CollNet.
   InNetworkReduction in_network_reduction = InNetworkReduction::none;
   GdrLevel gpudirect_rdma = GdrLevel::automatic;
+  NcclEnvDefaults nccl_env;
 };
 
 // How a cluster was built, for summaries, routing and rebuilding at another size.

@@ -81,6 +81,12 @@ std::string describe_fabric(const Topology& topo, const FabricSummary& s) {
                      c.fabric.gpudirect_rdma == GdrLevel::automatic
                          ? std::string()
                          : fmt::format(", GPUDirect RDMA {}", to_string(c.fabric.gpudirect_rdma)));
+  if (!c.fabric.nccl_env.empty()) {
+    out += fmt::format(
+        "NCCL environment from the network plugin: {}{}\n", env_text(c.fabric.nccl_env),
+        c.fabric.nccl_env.source.empty() ? std::string()
+                                         : fmt::format(" ({})", c.fabric.nccl_env.source));
+  }
   return out;
 }
 

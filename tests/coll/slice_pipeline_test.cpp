@@ -181,11 +181,21 @@ TEST(PipelineConstantsTest, ChunkRulesFollowNccl) {
   EXPECT_EQ(ring_chunk_shape(Protocol::ll, Op::all_reduce).chunk_bytes, 32.0 * 1024);
   // LL128: 4,915,200 / 8 x 120 / 128 = 576,000 B.
   EXPECT_EQ(ring_chunk_shape(Protocol::ll128, Op::all_reduce).chunk_bytes, 576000.0);
-  // Tree Simple halves 512 KiB while a channel gets fewer than depth x 8 chunks: 10 MiB on a
-  // depth-7 chain wants 56 chunks: 10 MiB / 256 KiB = 40 < 56, so 128 KiB (the floor).
-  EXPECT_EQ(tree_chunk_shape(Protocol::simple, 10.0 * 1024 * 1024, 7).chunk_bytes, 128.0 * 1024);
-  // 100 MiB: 200 chunks of 512 KiB >= 56, unchanged.
-  EXPECT_EQ(tree_chunk_shape(Protocol::simple, 100.0 * 1024 * 1024, 7).chunk_bytes, 512.0 * 1024);
+  // Tree Simple: one whole step a chunk at any size (NCCL 2.20 dropped the halving by depth).
+  EXPECT_EQ(tree_chunk_shape(Protocol::simple, 10.0 * 1024 * 1024, 1, 8).chunk_bytes, 512.0 * 1024);
+  // NCCL_BUFFSIZE = 8 MiB (aws-ofi-nccl on p4d): 8 MiB / 8 slots = 1 MiB steps; a ring
+  // all-reduce chunk is 4 of them.
+  EXPECT_EQ(tree_chunk_shape(Protocol::simple, 2.0 * 1024 * 1024, 2, 8, 1024.0 * 1024).chunk_bytes,
+            1024.0 * 1024);
+  EXPECT_EQ(ring_chunk_shape(Protocol::simple, Op::all_reduce, 1024.0 * 1024).chunk_bytes,
+            4.0 * 1024 * 1024);
+  // Tree LL128 on 2 nodes of 8: nsteps = 1 + log2(2) + 0.8 = 2.8; it halves 576,000 B while a
+  // channel gets fewer than 2.8 x 64 / 8 = 22.4 chunks, down to 128 KiB: 2 MiB / 576,000 = 3,
+  // / 288,000 = 7, / 144,000 = 14 (144,000 > 131,072, so once more), / 72,000 = 29 >= 22.4:
+  // 72,000 B.
+  EXPECT_EQ(tree_chunk_shape(Protocol::ll128, 2.0 * 1024 * 1024, 2, 8).chunk_bytes, 72000.0);
+  // 64 MiB a channel: 116 chunks of 576,000 B already, unchanged.
+  EXPECT_EQ(tree_chunk_shape(Protocol::ll128, 64.0 * 1024 * 1024, 2, 8).chunk_bytes, 576000.0);
   // NVLS on 16 channels x 8 heads = 128 concurrent ops: 128 KiB from 64 x 128 x 128 KiB = 1 GiB,
   // 64 KiB from 8 x 128 x 64 KiB = 64 MiB, 32 KiB from 2 x 128 x 32 KiB = 8 MiB, else 16 KiB.
   const double MiB = 1024.0 * 1024;

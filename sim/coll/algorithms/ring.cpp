@@ -81,8 +81,9 @@ TaskId ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
   if (collapses_steps(l, steps)) return bulk_ring_steps(l, start, steps, chunk);
   const int lanes = static_cast<int>(rings.size());
   const double per_ring = chunk / lanes;
-  SlicePipeline pipe(ring_chunk_shape(l.choice().protocol, l.request().op),
-                     std::max(1, l.choice().channels / lanes));
+  SlicePipeline pipe(
+      ring_chunk_shape(l.choice().protocol, l.request().op, l.comm().simple_step_bytes()),
+      std::max(1, l.choice().channels / lanes));
   // Across nodes a ring's network hops go through NCCL's proxy, which keeps up to NCCL_STEPS
   // chunks on the wire: the sending CTA moves on while the NIC's latency is paid.
   if (l.comm().node_count() > 1) pipe.overlap_link_latency();
@@ -125,7 +126,9 @@ TaskId chain(Lowering& l, TaskId start, double bytes, bool towards_root) {
       hops.push_back(l.send(seq[i], seq[i + 1], bytes, {&fill, 1}));
     return l.sim().add_barrier(hops);
   }
-  SlicePipeline pipe(ring_chunk_shape(l.choice().protocol, l.request().op), l.choice().channels);
+  SlicePipeline pipe(
+      ring_chunk_shape(l.choice().protocol, l.request().op, l.comm().simple_step_bytes()),
+      l.choice().channels);
   if (l.comm().node_count() > 1) pipe.overlap_link_latency();  // the proxy, as in ring_steps
   int prev = -1;
   for (std::size_t i = 0; i + 1 < seq.size(); ++i) {

@@ -76,6 +76,80 @@ TaskId lower_across_nodes(Lowering& l, TaskId start) {
   return l.sim().add_barrier(hops);
 }
 
+// Across nodes, slice by slice (slice_pipeline.hpp): every ring's channels run one of the two
+// trees each (NCCL gives half its channels the mirrored tree), so each ring and tree carries
+// size / (2 x rings). In each, the sum climbs every node's
+// chain to its head and the tree to the root, children before parents, on the ranks' up
+// streams; the result then streams back from the root, to the node's chain and its child heads,
+// on the down streams. Each head's network sends go through NCCL's proxy (slots on the wire).
+TaskId lower_across_nodes_by_slices(Lowering& l, TaskId start) {
+  const Communicator& comm = l.comm();
+  const auto& rings = comm.rings();
+  const int nodes = comm.node_count();
+  const int lanes = static_cast<int>(rings.size());
+  const double per_stream = l.request().size_bytes / (2.0 * lanes);
+  const int channels_per_stream = std::max(1, l.choice().channels / (2 * lanes));
+  SlicePipeline pipe(tree_chunk_shape(l.choice().protocol, per_stream / channels_per_stream, nodes,
+                                      comm.ranks_per_node(), comm.simple_step_bytes()),
+                     channels_per_stream);
+  pipe.overlap_link_latency();
+  // Nodes deepest first (children before parents), per tree.
+  std::array<std::vector<int>, 2> by_depth;
+  for (int t = 0; t < 2; ++t) {
+    for (int j = 0; j < nodes; ++j)
+      by_depth[static_cast<std::size_t>(t)].push_back(j);
+    std::stable_sort(
+        by_depth[static_cast<std::size_t>(t)].begin(), by_depth[static_cast<std::size_t>(t)].end(),
+        [&](int a, int b) { return dtree_depth(nodes, a, t) > dtree_depth(nodes, b, t); });
+  }
+  const auto one = [](const int& id) { return std::span<const int>(&id, 1); };
+  for (std::size_t x = 0; x < rings.size(); ++x) {
+    const auto chains = node_chains(comm, rings[x]);
+    for (int t = 0; t < 2; ++t) {
+      const int up = static_cast<int>((x * 2 + static_cast<std::size_t>(t)) * 2);
+      const int down = up + 1;
+      const auto& order = by_depth[static_cast<std::size_t>(t)];
+      // into_head[j]: the sends whose sums node j's head adds (its chain's and its children's).
+      std::vector<std::vector<int>> into_head(static_cast<std::size_t>(nodes));
+      for (int j : order) {
+        const auto& chain = chains[static_cast<std::size_t>(j)];
+        int prev = -1;
+        for (std::size_t i = chain.size() - 1; i >= 1; --i) {
+          prev = pipe.add(chain[i], chain[i - 1], up, per_stream,
+                          prev >= 0 ? one(prev) : std::span<const int>());
+        }
+        if (prev >= 0) into_head[static_cast<std::size_t>(j)].push_back(prev);
+        const int parent = dtree_parent(nodes, j, t);
+        if (parent < 0) continue;
+        const int sent = pipe.add(chain.front(), chains[static_cast<std::size_t>(parent)].front(),
+                                  up, per_stream, into_head[static_cast<std::size_t>(j)]);
+        into_head[static_cast<std::size_t>(parent)].push_back(sent);
+      }
+      // Down, parents first: a head forwards the result it holds (the root: its sum) to its
+      // chain and its child heads.
+      std::vector<int> result_at(static_cast<std::size_t>(nodes), -1);
+      for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const int j = *it;
+        const auto& chain = chains[static_cast<std::size_t>(j)];
+        const int parent = dtree_parent(nodes, j, t);
+        const std::vector<int> holds =
+            parent < 0 ? into_head[static_cast<std::size_t>(j)]
+                       : std::vector<int>{result_at[static_cast<std::size_t>(j)]};
+        for (int k = 0; k < nodes; ++k) {
+          if (dtree_parent(nodes, k, t) != j) continue;
+          result_at[static_cast<std::size_t>(k)] = pipe.add(
+              chain.front(), chains[static_cast<std::size_t>(k)].front(), down, per_stream, holds);
+        }
+        if (chain.size() < 2) continue;
+        int prev = pipe.add(chain[0], chain[1], down, per_stream, holds);
+        for (std::size_t i = 1; i + 1 < chain.size(); ++i)
+          prev = pipe.add(chain[i], chain[i + 1], down, per_stream, one(prev));
+      }
+    }
+  }
+  return pipe.emit(l, start);
+}
+
 // One node, one bulk flow per hop: the chain's every hop carries the buffer both ways at once
 // after the pipeline fills over its 2(n-1) hops up and back (each send pays the last).
 TaskId lower_by_steps(Lowering& l, TaskId start) {
@@ -130,7 +204,9 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
   bool moves_only_over_rank_routes() const override { return true; }
 
   TaskId lower(Lowering& l, TaskId start) const override {
-    if (l.comm().node_count() > 1) return lower_across_nodes(l, start);
+    if (l.comm().node_count() > 1) {
+      return l.by_slices() ? lower_across_nodes_by_slices(l, start) : lower_across_nodes(l, start);
+    }
     if (!l.by_slices()) return lower_by_steps(l, start);
     // One node: a chain through the ranks. The sum climbs to the root (order[0]) slice by
     // slice while the result streams back down, on separate warps (NCCL's tree split), so
@@ -139,7 +215,9 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
     const int n = l.comm().size();
     const double bytes = l.request().size_bytes;
     const int channels = l.choice().channels;
-    SlicePipeline pipe(tree_chunk_shape(l.choice().protocol, bytes / channels, n - 1), channels);
+    SlicePipeline pipe(
+        tree_chunk_shape(l.choice().protocol, bytes / channels, 1, n, l.comm().simple_step_bytes()),
+        channels);
     int prev = -1;
     for (int i = n - 2; i >= 0; --i) {
       const auto u = static_cast<std::size_t>(i);
