@@ -34,7 +34,8 @@ constexpr std::array<FittedConstant, 2> kFitted{{
      "fitted on the five reference sweeps together (scripts/loo-pipeline-constants.sh, "
      "2026-12-03: the pair with the lowest mean median error on a 1.5-5.5 us x 200-400 GB/s "
      "grid; the A100's Ring/Simple from 32 MiB and the H100 NVLS sweep's per-chunk-size "
-     "slopes weigh most); leave-one-out in docs/ACCURACY.md"},
+     "slopes weigh most; rechecked after the p4de pair ran as its network plugin sets it: "
+     "still the lowest mean); leave-one-out in docs/ACCURACY.md"},
     {"NVLS scatter/gather copy rate", kNvlsCopy_GBps, "GB/s",
      "fitted with it (how far the H100 NVLS sweep's fill grows with the chunk size)"},
 }};
