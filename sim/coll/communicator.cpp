@@ -110,13 +110,10 @@ bool Communicator::network_env_allows(Protocol p) const {
 }
 
 double Communicator::simple_step_bytes() const {
-  // init.cc DEFAULT_BUFFSIZE: 4 MiB a connection, NCCL_STEPS slots.
-  constexpr double kDefaultBuffsizeBytes = 4.0 * 1024 * 1024;
-  double buffer = kDefaultBuffsizeBytes;
   if (topo_->is_cluster() && topo_->cluster->fabric.nccl_env.buffsize_bytes) {
-    buffer = *topo_->cluster->fabric.nccl_env.buffsize_bytes;
+    return *topo_->cluster->fabric.nccl_env.buffsize_bytes / kNcclSteps;
   }
-  return buffer / kNcclSteps;
+  return kDefaultSimpleStepBytes;
 }
 
 bool Communicator::in_network_reduction() const {

@@ -52,7 +52,13 @@ std::array<bool, 3> parse_protocol_list(const JsonView& v) {
   std::array<bool, 3> named{false, false, false};
   for (;;) {
     const auto comma = text.find(',');
-    std::string name(text.substr(0, comma));
+    // Spaces around a name are ignored, as the command line's NCCL_PROTO reader does.
+    std::string_view item = text.substr(0, comma);
+    while (!item.empty() && item.front() == ' ')
+      item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ')
+      item.remove_suffix(1);
+    std::string name(item);
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (name == "ll") {

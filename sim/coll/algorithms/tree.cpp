@@ -78,10 +78,10 @@ TaskId lower_across_nodes(Lowering& l, TaskId start) {
 
 // Across nodes, slice by slice (slice_pipeline.hpp): every ring's channels run one of the two
 // trees each (NCCL gives half its channels the mirrored tree), so each ring and tree carries
-// size / (2 x rings). In each, the sum climbs every node's
-// chain to its head and the tree to the root, children before parents, on the ranks' up
-// streams; the result then streams back from the root, to the node's chain and its child heads,
-// on the down streams. Each head's network sends go through NCCL's proxy (slots on the wire).
+// size / (2 x rings). In each, the sum climbs every node's chain to its head and the tree to
+// the root, children before parents, on the ranks' up streams; the result then streams back
+// from the root, to the node's chain and its child heads, on the down streams. Each head's
+// network sends go through NCCL's proxy (slots on the wire).
 TaskId lower_across_nodes_by_slices(Lowering& l, TaskId start) {
   const Communicator& comm = l.comm();
   const auto& rings = comm.rings();
