@@ -8,6 +8,7 @@
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/nccl_proto_list.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -71,22 +72,16 @@ std::vector<Algorithm> parse_nccl_algo(std::string_view text, const std::string&
 }
 
 std::vector<Protocol> parse_nccl_proto(std::string_view text, const std::string& source) {
-  const NameList list = split(text, source);
-  std::vector<Protocol> named;
-  for (const auto& n : list.names) {
-    const auto p = protocol_from_string(n);
-    if (!p) {
-      throw InputError(source, "",
-                       fmt::format("unknown protocol \"{}\"; expected LL, LL128 or Simple", n));
-    }
-    named.push_back(*p);
+  NcclProtocolMask allowed;
+  try {
+    allowed = parse_nccl_protocol_list(text);
+  } catch (const NcclListError& e) {
+    throw InputError(source, "", e.what());
   }
   std::vector<Protocol> out;
   for (Protocol p : {Protocol::ll, Protocol::ll128, Protocol::simple}) {
-    const bool listed = std::find(named.begin(), named.end(), p) != named.end();
-    if (listed != list.exclude) out.push_back(p);
+    if (allowed[static_cast<std::size_t>(p)]) out.push_back(p);
   }
-  if (out.empty()) throw InputError(source, "", fmt::format("\"{}\" allows no protocol", text));
   return out;
 }
 

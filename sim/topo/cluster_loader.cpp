@@ -2,12 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
 
 #include "sim/core/error.hpp"
+#include "sim/core/nccl_proto_list.hpp"
 #include "sim/core/schema_check.hpp"
 #include "sim/topo/cluster_domain.hpp"
 #include "sim/topo/loader.hpp"
@@ -42,47 +41,13 @@ E enum_field(const JsonView& v, std::optional<E> (*parse)(std::string_view), con
   return *e;
 }
 
-// NCCL_PROTO's syntax (a list of LL, LL128, Simple, or ^list for all but), as NCCL reads it,
-// into [LL, LL128, Simple].
-std::array<bool, 3> parse_protocol_list(const JsonView& v) {
-  const std::string given = v.as_string();
-  std::string_view text = given;
-  const bool exclude = !text.empty() && text.front() == '^';
-  if (exclude) text.remove_prefix(1);
-  std::array<bool, 3> named{false, false, false};
-  for (;;) {
-    const auto comma = text.find(',');
-    // Spaces around a name are ignored, as the command line's NCCL_PROTO reader does.
-    std::string_view item = text.substr(0, comma);
-    while (!item.empty() && item.front() == ' ')
-      item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ')
-      item.remove_suffix(1);
-    std::string name(item);
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (name == "ll") {
-      named[0] = true;
-    } else if (name == "ll128") {
-      named[1] = true;
-    } else if (name == "simple") {
-      named[2] = true;
-    } else {
-      v.fail(
-          fmt::format("unknown protocol \"{}\" in \"{}\"; expected a list of LL, LL128 and "
-                      "Simple, or ^list for all but those",
-                      name, given));
-    }
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
+// NCCL_PROTO as NCCL reads it (sim/core/nccl_proto_list.hpp), an error naming the JSON path.
+NcclProtocolMask parse_protocol_list(const JsonView& v) {
+  try {
+    return parse_nccl_protocol_list(v.as_string());
+  } catch (const NcclListError& e) {
+    v.fail(e.what());
   }
-  std::array<bool, 3> allowed{};
-  for (std::size_t i = 0; i < allowed.size(); ++i)
-    allowed[i] = named[i] != exclude;
-  if (std::none_of(allowed.begin(), allowed.end(), [](bool b) { return b; })) {
-    v.fail(fmt::format("\"{}\" allows no protocol", given));
-  }
-  return allowed;
 }
 
 // "nccl_env": what the network plugin sets in NCCL's environment (fabric.hpp NcclEnvDefaults).

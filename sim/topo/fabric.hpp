@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/nccl_proto_list.hpp"
 #include "sim/topo/link_kind.hpp"
 
 namespace linksim::topo {
@@ -75,7 +76,7 @@ const FabricFigures& fabric_figures(FabricKind kind);
 struct NcclEnvDefaults {
   // NCCL_PROTO: which of LL, LL128 and Simple NCCL may use ([LL, LL128, Simple]); all when
   // unset. aws-ofi-nccl sets Simple where EFA cannot deliver 128-byte-aligned writes in order.
-  std::optional<std::array<bool, 3>> protocols;
+  std::optional<NcclProtocolMask> protocols;
   // NCCL_BUFFSIZE: each connection's Simple buffer, bytes; NCCL's default (4 MiB) when unset.
   std::optional<double> buffsize_bytes;
   std::string source;  // where the settings come from, for notes

@@ -58,7 +58,8 @@ TEST(NcclSelectionTest, BadListsAreNamed) {
             "NCCL_ALGO: \"allreduce:tree;broadcast:ring\": per-operation lists (op:list;...) are "
             "not modelled; give one list for every operation");
   EXPECT_EQ(error_of([] { parse_nccl_proto("LL256", "NCCL_PROTO"); }),
-            "NCCL_PROTO: unknown protocol \"LL256\"; expected LL, LL128 or Simple");
+            "NCCL_PROTO: unknown protocol \"LL256\" in \"LL256\"; expected a list of LL, LL128 and "
+            "Simple, or ^list for all but those");
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ TEST_F(NetworkPluginEnv, TheFileStatesItAndTheSummaryShowsIt) {
 TEST_F(NetworkPluginEnv, BadSettingsAreNamedWithTheirPath) {
   const std::string at = dir.path() + "/c.json: at /cluster/fabric/nccl_env";
   EXPECT_EQ(error_of(R"({"nccl_env": {"NCCL_PROTO": "LL,Fast"}})"),
-            at + "/NCCL_PROTO: unknown protocol \"fast\" in \"LL,Fast\"; expected a list of LL, "
+            at + "/NCCL_PROTO: unknown protocol \"Fast\" in \"LL,Fast\"; expected a list of LL, "
                  "LL128 and Simple, or ^list for all but those");
   EXPECT_EQ(error_of(R"({"nccl_env": {"NCCL_PROTO": "^LL,LL128,Simple"}})"),
             at + "/NCCL_PROTO: \"^LL,LL128,Simple\" allows no protocol");
