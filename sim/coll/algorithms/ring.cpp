@@ -27,49 +27,51 @@ std::size_t index(Protocol p) {
 }
 
 // Past this many ranks, or this many sends per loop (rings x ranks x steps: two NVL72 racks
-// have 72 rings of 144 ranks, about 3 million), a lone collective's identical steps are
-// simulated once as bulk flows (below) instead of slice by slice: the sliced form would take
-// minutes, and on so many ranks its fill and drain are a small share of the time. The budget
-// keeps every reference cluster (p3dn x8: 8 rings x 64 ranks x 126 steps) sliced.
+// have 72 rings of 144 ranks, about 3 million), a lone collective's steps are simulated in bulk
+// (below) instead of slice by slice: the sliced form would take minutes, and on so many ranks
+// its fill and drain are a small share of the time. The budget keeps every reference cluster
+// (p3dn x8: 8 rings x 64 ranks x 126 steps) sliced.
 constexpr int kCollapseStepsFromRanks = 1024;
 constexpr double kMaxSlicedSendsPerLoop = 100'000;
 
-// Whether a lone ring of `steps` steps is simulated as one bulk step stood in for all.
+// Whether a lone ring of `steps` steps is simulated in bulk.
 bool collapses_steps(const Lowering& l, int steps) {
   const double sends = static_cast<double>(l.comm().rings().size()) * l.comm().size() * steps;
   return l.comm().size() >= kCollapseStepsFromRanks || sends > kMaxSlicedSendsPerLoop;
 }
 
-// `steps` barrier-separated ring steps, each moving `chunk` bytes per rank as one bulk flow: the
-// coarse form for thousands of ranks, where a lone collective simulates one step and stands
-// the others in by its time (exact on an idle network, which `alone` promises; the step's
-// saturated links are reported apart, for the bottleneck).
+// `steps` ring steps of `chunk` bytes per rank, in bulk: every rank streams all its steps to its
+// successor at once, as NCCL's ring keeps each of its links busy from the first step to the last
+// (the chain below streams the same way). The steps' hop latencies come first, each the slowest
+// hop's, as a ring step waits for its slowest hop. On an idle network this takes what `steps`
+// barrier-separated steps take: max-min rates do not depend on bytes, so moving `steps` times
+// the bytes takes `steps` times as long (exact where every hop has one latency; where hops
+// differ the barriers' in-step stagger is left out). Beside other traffic it is one set of flows
+// per ring rather than one per step: a job's ring all-reduce across nodes had 2(n - 1) rounds of
+// flows ending at different moments, each a solve of every flow in the job.
 TaskId bulk_ring_steps(Lowering& l, TaskId start, int steps, double chunk) {
-  if (l.alone() && steps > 1 && collapses_steps(l, steps)) {
-    engine::Simulation one(l.comm().capacities_Bps(), l.sim().gpu_count());
-    Lowering first(l, one);
-    bulk_ring_steps(first, one.add_delay(0, {}), 1, chunk);
-    engine::RunOptions options;
-    options.record_intervals = false;
-    const engine::Timeline t = one.run(options);
-    l.add_saturation_apart(t.channels, steps);
-    return l.sim().add_delay(steps * t.makespan_s, {&start, 1});
-  }
   const auto& rings = l.comm().rings();
   const double per_ring = chunk / static_cast<double>(rings.size());
-  TaskId prev = start;
-  std::vector<TaskId> step_tasks;
-  for (int k = 0; k < steps; ++k) {
-    step_tasks.clear();
-    for (const auto& ring : rings) {
-      const std::size_t n = ring.order.size();
-      for (std::size_t i = 0; i < n; ++i) {
-        step_tasks.push_back(l.send(ring.order[i], ring.order[(i + 1) % n], per_ring, {&prev, 1}));
-      }
+  double slowest_hop_s = 0;
+  for (const auto& ring : rings) {
+    const std::size_t n = ring.order.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const int from = ring.order[i];
+      const int to = ring.order[(i + 1) % n];
+      slowest_hop_s =
+          std::max(slowest_hop_s, l.route_latency_s(from, to) + l.hop_s_between(from, to));
     }
-    prev = l.sim().add_barrier(step_tasks);
   }
-  return prev;
+  const TaskId fill =
+      steps > 1 ? l.sim().add_delay((steps - 1) * slowest_hop_s, {&start, 1}) : start;
+  std::vector<TaskId> sends;
+  for (const auto& ring : rings) {
+    const std::size_t n = ring.order.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      sends.push_back(l.send(ring.order[i], ring.order[(i + 1) % n], steps * per_ring, {&fill, 1}));
+    }
+  }
+  return l.sim().add_barrier(sends);
 }
 
 // `steps` ring steps; in each, every rank sends `chunk` bytes to its successor, split over the

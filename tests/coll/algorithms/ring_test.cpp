@@ -49,6 +49,26 @@ TEST(RingAlgorithmTest, BroadcastOnTwoGpusByHand) {
               1e-12);
 }
 
+TEST(RingAlgorithmTest, AllReduceOnTwoGpusByStepsByHand) {
+  const topo::Topology t = testing::a100_nvlink_pair();
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 100e6;
+  const Outcome o =
+      simulate_choice(comm, r, Choice{Algorithm::ring, Protocol::simple, 2}, Granularity::steps);
+  // By steps: 2(n - 1) = 2 steps of S / n = 50 MB per rank. Each rank streams both steps to the
+  // other at once, S / eta wire bytes in each direction at the link's 86.6 GB/s payload rate,
+  // after the Ring/Simple base (8.4 us) and one hop latency per step (the NVLink Simple hop
+  // 3.4 us plus the link's own 0.2 us): 8.4 + 2 x 3.6 us. Two barrier-separated steps of 50 MB
+  // take the same: 2 x (3.6 us + 50 MB / eta / 86.6 GB/s).
+  const double eta = linksim::testing::kSimpleCopyShare;
+  EXPECT_NEAR(
+      o.time_s,
+      8.4e-6 + 2 * (3.4e-6 + 0.2e-6) + 100e6 / eta / (100e9 * linksim::testing::kNvlink3Payload),
+      1e-12);
+}
+
 TEST(RingAlgorithmTest, RefusesAnOperationItDoesNotServe) {
   const topo::Topology t = testing::a100_nvlink_pair();
   const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
