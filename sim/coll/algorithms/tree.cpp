@@ -93,11 +93,19 @@ TaskId lower_across_nodes_by_slices(Lowering& l, TaskId start) {
                                       comm.ranks_per_node(), comm.simple_step_bytes()),
                      channels_per_stream);
   pipe.overlap_link_latency();
-  // Nodes deepest first (children before parents), per tree.
+  // Nodes deepest first (children before parents), and each node's children in node order, per
+  // tree.
   std::array<std::vector<int>, 2> by_depth;
+  std::array<std::vector<std::vector<int>>, 2> children;
   for (int t = 0; t < 2; ++t) {
-    for (int j = 0; j < nodes; ++j)
+    children[static_cast<std::size_t>(t)].resize(static_cast<std::size_t>(nodes));
+    for (int j = 0; j < nodes; ++j) {
       by_depth[static_cast<std::size_t>(t)].push_back(j);
+      const int parent = dtree_parent(nodes, j, t);
+      if (parent >= 0) {
+        children[static_cast<std::size_t>(t)][static_cast<std::size_t>(parent)].push_back(j);
+      }
+    }
     std::stable_sort(
         by_depth[static_cast<std::size_t>(t)].begin(), by_depth[static_cast<std::size_t>(t)].end(),
         [&](int a, int b) { return dtree_depth(nodes, a, t) > dtree_depth(nodes, b, t); });
@@ -135,8 +143,7 @@ TaskId lower_across_nodes_by_slices(Lowering& l, TaskId start) {
         const std::vector<int> holds =
             parent < 0 ? into_head[static_cast<std::size_t>(j)]
                        : std::vector<int>{result_at[static_cast<std::size_t>(j)]};
-        for (int k = 0; k < nodes; ++k) {
-          if (dtree_parent(nodes, k, t) != j) continue;
+        for (const int k : children[static_cast<std::size_t>(t)][static_cast<std::size_t>(j)]) {
           result_at[static_cast<std::size_t>(k)] = pipe.add(
               chain.front(), chains[static_cast<std::size_t>(k)].front(), down, per_stream, holds);
         }
