@@ -6,6 +6,7 @@
 #include "sim/coll/algorithm.hpp"
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/collective_sim.hpp"
+#include "sim/coll/communicator_twins.hpp"
 #include "sim/topo/link_payload.hpp"
 #include "sim/work/job_planes.hpp"
 
@@ -40,9 +41,29 @@ const coll::Choice& JobCommunicators::choice(const std::vector<int>& ranks,
                                              const coll::Request& request) {
   auto key = std::make_tuple(ranks, static_cast<int>(request.op), request.size_bytes);
   auto it = choices_.find(key);
-  if (it == choices_.end()) {
-    it =
-        choices_.emplace(key, coll::simulate_collective(communicator(ranks), request).choice).first;
+  if (it != choices_.end()) return it->second;
+  // A twin group that has run this call already (communicator_twins.hpp) ran every candidate as
+  // this group would, renamed.
+  auto& chosen_on =
+      chosen_on_[std::make_tuple(static_cast<int>(request.op), request.size_bytes, request.root)];
+  for (const auto& other : chosen_on) {
+    if (twins(other, ranks)) {
+      const coll::Choice reused =
+          choices_.at(std::make_tuple(other, std::get<1>(key), std::get<2>(key)));
+      return choices_.emplace(key, reused).first->second;
+    }
+  }
+  it = choices_.emplace(key, coll::simulate_collective(communicator(ranks), request).choice).first;
+  chosen_on.push_back(ranks);
+  return it->second;
+}
+
+bool JobCommunicators::twins(const std::vector<int>& a, const std::vector<int>& b) {
+  if (a.size() != b.size() || static_cast<int>(a.size()) > coll::kMaxTwinRanks) return false;
+  const auto key = std::make_pair(a, b);
+  auto it = twins_.find(key);
+  if (it == twins_.end()) {
+    it = twins_.emplace(key, coll::are_twins(communicator(a), communicator(b))).first;
   }
   return it->second;
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/coll/communicator.hpp"
@@ -43,7 +44,13 @@ class JobCommunicators {
   std::map<std::vector<int>, std::unique_ptr<coll::Communicator>> comms_;
   std::vector<double> capacities_Bps_;
   coll::PlaneCopies planes_;
+  // Whether the groups `a` and `b` are twins (coll::are_twins), found once per pair.
+  bool twins(const std::vector<int>& a, const std::vector<int>& b);
+
   std::map<std::tuple<std::vector<int>, int, double>, coll::Choice> choices_;
+  // Per operation, size and root, the groups whose choice was simulated, in order.
+  std::map<std::tuple<int, double, int>, std::vector<std::vector<int>>> chosen_on_;
+  std::map<std::pair<std::vector<int>, std::vector<int>>, bool> twins_;
   std::map<std::tuple<std::vector<int>, int, double>, std::unique_ptr<RecordedCollective>> lowered_;
 };
 
