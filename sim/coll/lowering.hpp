@@ -22,8 +22,10 @@ namespace linksim::coll {
 
 class CollectiveAlgorithm;
 
-// How finely a lowering moves data: NCCL's slices (slice_pipeline.hpp), or one bulk flow per
-// algorithm step, the coarse form a job uses (collective_sim.hpp, lower_collective).
+// How finely a lowering moves data: NCCL's slices (slice_pipeline.hpp), or bulk flows, the
+// coarse form a job uses (collective_sim.hpp, lower_collective): one set per algorithm step,
+// except where every step of a rank goes to the same peer (a ring's, a chain's), which streams
+// them all as one flow after the steps' latencies.
 // `every_slice` is `slices` with every loop simulated, neither replayed nor merged: the
 // reference that tests hold the replay to.
 enum class Granularity { slices, steps, every_slice };
