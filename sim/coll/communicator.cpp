@@ -7,6 +7,7 @@
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/nccl_channel_search.hpp"
+#include "sim/coll/p2p_channels.hpp"
 #include "sim/coll/pipeline_constants.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/link_payload.hpp"
@@ -114,6 +115,14 @@ double Communicator::simple_step_bytes() const {
     return *topo_->cluster->fabric.nccl_env.buffsize_bytes / kNcclSteps;
   }
   return kDefaultSimpleStepBytes;
+}
+
+double Communicator::p2p_net_chunk_bytes() const {
+  double chunk = kP2pNetChunk_bytes;
+  if (topo_->is_cluster() && topo_->cluster->fabric.nccl_env.p2p_net_chunk_bytes) {
+    chunk = *topo_->cluster->fabric.nccl_env.p2p_net_chunk_bytes;
+  }
+  return std::min(chunk, simple_step_bytes());
 }
 
 bool Communicator::in_network_reduction() const {

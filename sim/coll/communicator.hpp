@@ -75,6 +75,10 @@ class Communicator {
   // Simple buffer's step (NCCL_BUFFSIZE / NCCL_STEPS: 512 KiB by NCCL's default 4 MiB).
   bool network_env_allows(Protocol p) const;
   double simple_step_bytes() const;
+  // A point-to-point send's Simple chunk across nodes (init.cc computeBuffSizes): the plugin's
+  // NCCL_P2P_NET_CHUNKSIZE or NCCL's 128 KiB, at most a Simple step (NCCL keeps NCCL_STEPS of
+  // them in the Simple buffer).
+  double p2p_net_chunk_bytes() const;
   // NCCL's default for LL128 (tuning.cc): SM70 or newer, NVLink inside the node, and across
   // nodes a GPU-NIC path no longer than PXB (PXN on SM90 and newer, NCCL_LL128_C2C's default):
   // LL128 relies on 128-byte stores arriving in order, which a path through the CPU's root

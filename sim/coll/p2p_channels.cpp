@@ -65,14 +65,15 @@ P2pChannels p2p_channels(int min_peer_channels, int comm_channels, int ranks, in
   return c;
 }
 
-int p2p_send_channels(double bytes, const P2pChannels& channels, int ranks) {
+int p2p_send_channels(double bytes, const P2pChannels& channels, int ranks,
+                      double net_chunk_bytes) {
   int min_channels = channels.per_peer;
   while (min_channels * ranks > channels.total && min_channels > 1)
     min_channels /= 2;
   if (bytes <= 0) return 1;
   // addP2pToPlan across nodes: parts of at least half a chunk, at most one chunk.
-  const double min_part_bytes = kP2pNetChunk_bytes / 2;
-  const double max_part_bytes = kP2pNetChunk_bytes;
+  const double min_part_bytes = net_chunk_bytes / 2;
+  const double max_part_bytes = net_chunk_bytes;
   int n = std::min(min_channels, div_up(bytes, min_part_bytes));
   double part_bytes = std::max(min_part_bytes, std::ceil(bytes / n));
   while (part_bytes > max_part_bytes && n <= channels.per_peer / 2) {
@@ -82,11 +83,11 @@ int p2p_send_channels(double bytes, const P2pChannels& channels, int ranks) {
   return n;
 }
 
-double p2p_net_chunk_bytes(double bytes, Protocol p) {
+double p2p_net_chunk_bytes(double bytes, Protocol p, double net_chunk_bytes) {
   if (p == Protocol::simple) {
-    if (bytes < kP2pNetChunk_bytes) return kP2pNetChunk_bytes / 4;
-    if (bytes < 8 * kP2pNetChunk_bytes) return kP2pNetChunk_bytes / 2;
-    return kP2pNetChunk_bytes;
+    if (bytes < net_chunk_bytes) return net_chunk_bytes / 4;
+    if (bytes < 8 * net_chunk_bytes) return net_chunk_bytes / 2;
+    return net_chunk_bytes;
   }
   // LL's buffer is 8 lines x 512 threads x NCCL_STEPS x 16 B (init.cc DEFAULT_LL_BUFFSIZE): a
   // 64 KiB step, halved under 8 steps for the network, and half of it is flags.

@@ -16,12 +16,13 @@
 //   (half a chunk), and doubles while a channel would carry more than one 128 KiB chunk, up to
 //   per_peer;
 // - chunks (src/init.cc computeBuffSizes, enqueue.cc addP2pToPlan): NCCL_P2P_NET_CHUNKSIZE
-//   128 KiB for Simple on several nodes, a quarter of it for a send under 128 KiB and half under
-//   1 MiB; LL carries 16 KiB of payload per step (its 64 KiB step halved for the network and
-//   halved again for the flags). Each channel has NCCL_STEPS = 8 chunks in flight.
+//   (128 KiB by default; a cluster's network plugin may set it, Communicator::
+//   p2p_net_chunk_bytes) for Simple on several nodes, a quarter of it for a send under one chunk
+//   and half under 8; LL carries 16 KiB of payload per step (its 64 KiB step halved for the
+//   network and halved again for the flags). Each channel has NCCL_STEPS = 8 chunks in flight.
 //
-// Left as NCCL's defaults: NCCL_P2P_NET_CHUNKSIZE, NCCL_NCHANNELS_PER_NET_PEER, the
-// ARM + Blackwell doubling of the chunk (GB200 hosts), and NCCL_MAX_P2P_NCHANNELS (64).
+// Left as NCCL's defaults: NCCL_NCHANNELS_PER_NET_PEER, the ARM + Blackwell doubling of the
+// chunk (GB200 hosts), and NCCL_MAX_P2P_NCHANNELS (64).
 
 #include <span>
 
@@ -61,11 +62,13 @@ struct P2pChannels {
 P2pChannels p2p_channels(int min_peer_channels, int comm_channels, int ranks, int nodes);
 
 // The channels one send of `bytes` runs on (enqueue.cc), on a communicator of `ranks` over
-// several nodes.
-int p2p_send_channels(double bytes, const P2pChannels& channels, int ranks);
+// several nodes whose p2p chunk is `net_chunk_bytes` (parts of half a chunk to one chunk).
+int p2p_send_channels(double bytes, const P2pChannels& channels, int ranks,
+                      double net_chunk_bytes = kP2pNetChunk_bytes);
 
-// Payload one channel moves per step for a send of `bytes` to a peer, on several nodes.
-double p2p_net_chunk_bytes(double bytes, Protocol p);
+// Payload one channel moves per step for a send of `bytes` to a peer, on several nodes whose
+// Simple p2p chunk is `net_chunk_bytes`.
+double p2p_net_chunk_bytes(double bytes, Protocol p, double net_chunk_bytes = kP2pNetChunk_bytes);
 
 // The communicator's p2p channels: the per-peer rule for every rank over its peers (the
 // ranks on its node one by one, those on other nodes by its NICs), the least over ranks.

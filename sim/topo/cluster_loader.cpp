@@ -52,7 +52,7 @@ NcclProtocolMask parse_protocol_list(const JsonView& v) {
 
 // "nccl_env": what the network plugin sets in NCCL's environment (fabric.hpp NcclEnvDefaults).
 NcclEnvDefaults parse_nccl_env(const JsonView& ev) {
-  ev.expect_only({"NCCL_PROTO", "NCCL_BUFFSIZE", "source", "note"});
+  ev.expect_only({"NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_P2P_NET_CHUNKSIZE", "source", "note"});
   NcclEnvDefaults env;
   if (auto p = ev.get("NCCL_PROTO")) env.protocols = parse_protocol_list(*p);
   if (auto b = ev.get("NCCL_BUFFSIZE")) {
@@ -63,8 +63,16 @@ NcclEnvDefaults parse_nccl_env(const JsonView& ev) {
     env.buffsize_bytes = static_cast<double>(bounded_int(
         *b, static_cast<int>(kLeast), static_cast<int>(kMost), "a buffer size in bytes"));
   }
+  if (auto c = ev.get("NCCL_P2P_NET_CHUNKSIZE")) {
+    // NCCL cuts a chunk into 4 for small sends and keeps NCCL_STEPS of them per buffer; below
+    // 4 KiB a quarter chunk is under a page, and past 64 MiB one chunk outgrows any buffer.
+    constexpr int kLeast = 4 * 1024;
+    constexpr int kMost = 64 * 1024 * 1024;
+    env.p2p_net_chunk_bytes =
+        static_cast<double>(bounded_int(*c, kLeast, kMost, "a chunk size in bytes"));
+  }
   if (auto s = ev.get("source")) env.source = s->as_string();
-  if (env.empty()) ev.fail("sets neither NCCL_PROTO nor NCCL_BUFFSIZE");
+  if (env.empty()) ev.fail("sets none of NCCL_PROTO, NCCL_BUFFSIZE and NCCL_P2P_NET_CHUNKSIZE");
   return env;
 }
 

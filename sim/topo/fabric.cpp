@@ -133,6 +133,9 @@ std::string env_text(const NcclEnvDefaults& env) {
   if (env.buffsize_bytes) {
     parts.push_back(fmt::format("NCCL_BUFFSIZE={:.0f}", *env.buffsize_bytes));
   }
+  if (env.p2p_net_chunk_bytes) {
+    parts.push_back(fmt::format("NCCL_P2P_NET_CHUNKSIZE={:.0f}", *env.p2p_net_chunk_bytes));
+  }
   return fmt::format("{}", fmt::join(parts, " "));
 }
 

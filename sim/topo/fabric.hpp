@@ -79,10 +79,14 @@ struct NcclEnvDefaults {
   std::optional<NcclProtocolMask> protocols;
   // NCCL_BUFFSIZE: each connection's Simple buffer, bytes; NCCL's default (4 MiB) when unset.
   std::optional<double> buffsize_bytes;
+  // NCCL_P2P_NET_CHUNKSIZE: a point-to-point send's Simple chunk across nodes, bytes; NCCL's
+  // default (128 KiB) when unset.
+  std::optional<double> p2p_net_chunk_bytes;
   std::string source;  // where the settings come from, for notes
-  bool empty() const { return !protocols && !buffsize_bytes; }
+  bool empty() const { return !protocols && !buffsize_bytes && !p2p_net_chunk_bytes; }
 };
-// The settings as the environment would show them: "NCCL_PROTO=Simple NCCL_BUFFSIZE=8388608".
+// The settings as the environment would show them: "NCCL_PROTO=Simple NCCL_BUFFSIZE=8388608
+// NCCL_P2P_NET_CHUNKSIZE=524288".
 std::string env_text(const NcclEnvDefaults& env);
 
 // A fabric as a file (or --nodes) states it; zero counts mean "derive it" (cluster_builder).

@@ -65,7 +65,7 @@ TEST_F(NetworkPluginEnv, BadSettingsAreNamedWithTheirPath) {
             at + "/NCCL_BUFFSIZE: expected a buffer size in bytes from 65536 to 1073741824, got "
                  "1024");
   EXPECT_EQ(error_of(R"({"nccl_env": {"source": "x"}})"),
-            at + ": sets neither NCCL_PROTO nor NCCL_BUFFSIZE");
+            at + ": sets none of NCCL_PROTO, NCCL_BUFFSIZE and NCCL_P2P_NET_CHUNKSIZE");
 }
 
 TEST_F(NetworkPluginEnv, ThePlannerKeepsToItsProtocolsUnlessTheCallerNamesOthers) {
@@ -98,6 +98,29 @@ TEST_F(NetworkPluginEnv, ItsBufferSizeSetsTheSimpleStep) {
   // NCCL_STEPS = 8 slots: 4 MiB / 8 = 512 KiB by default, 8 MiB / 8 = 1 MiB.
   EXPECT_EQ(Communicator(plain, plain.nodes_of(topo::NodeKind::gpu)).simple_step_bytes(), 524288.0);
   EXPECT_EQ(Communicator(big, big.nodes_of(topo::NodeKind::gpu)).simple_step_bytes(), 1048576.0);
+}
+
+TEST_F(NetworkPluginEnv, ItsP2pChunkSetsThePointToPointChunk) {
+  const topo::Topology plain = load("{}");
+  const topo::Topology set = load(R"({"nccl_env": {"NCCL_P2P_NET_CHUNKSIZE": 524288}})");
+  const topo::Topology capped = load(R"({"nccl_env": {"NCCL_P2P_NET_CHUNKSIZE": 2097152}})");
+  const topo::Topology roomy =
+      load(R"({"nccl_env": {"NCCL_P2P_NET_CHUNKSIZE": 2097152, "NCCL_BUFFSIZE": 33554432}})");
+  const auto chunk = [](const topo::Topology& t) {
+    return Communicator(t, t.nodes_of(topo::NodeKind::gpu)).p2p_net_chunk_bytes();
+  };
+  // NCCL's 128 KiB; the plugin's 512 KiB; 2 MiB is cut to a Simple step, 4 MiB / 8 = 512 KiB
+  // (init.cc: p2pChunkSize x NCCL_STEPS may not pass the Simple buffer), unless the buffer is
+  // 32 MiB (32 MiB / 8 = 4 MiB leaves the 2 MiB whole).
+  EXPECT_EQ(chunk(plain), 131072.0);
+  EXPECT_EQ(chunk(set), 524288.0);
+  EXPECT_EQ(chunk(capped), 524288.0);
+  EXPECT_EQ(chunk(roomy), 2097152.0);
+  EXPECT_EQ(topo::env_text(set.cluster->fabric.nccl_env), "NCCL_P2P_NET_CHUNKSIZE=524288");
+  EXPECT_EQ(error_of(R"({"nccl_env": {"NCCL_P2P_NET_CHUNKSIZE": 1024}})"),
+            dir.path() +
+                "/c.json: at /cluster/fabric/nccl_env/NCCL_P2P_NET_CHUNKSIZE: expected a chunk "
+                "size in bytes from 4096 to 67108864, got 1024");
 }
 
 // A tree all-reduce across nodes moves one chunk a step through every hop. 4 MiB over 2 rings

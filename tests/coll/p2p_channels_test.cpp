@@ -83,6 +83,11 @@ TEST(P2pChannels, SendStartsOnHalfChunkPartsAndDoublesPastOneChunk) {
   EXPECT_EQ(p2p_send_channels(1024 * 1024, c, 64), 4);
   // 100 KiB on 64 ranks: 1, part 100K <= 128K: 1.
   EXPECT_EQ(p2p_send_channels(100 * 1024, c, 64), 1);
+  // A 512 KiB chunk (a plugin's NCCL_P2P_NET_CHUNKSIZE): parts of 256K to 512K. 1 MiB on 16
+  // ranks: min(2, divUp(1M, 256K) = 4) = 2, part 512K <= 512K: 2 (4 with NCCL's 128 KiB).
+  EXPECT_EQ(p2p_send_channels(1024 * 1024, c, 16, 512 * 1024), 2);
+  // 4 MiB: 2, part 2M > 512K -> 4 (1M), then 4 > 4 / 2 stops: 4.
+  EXPECT_EQ(p2p_send_channels(4 * 1024 * 1024, c, 16, 512 * 1024), 4);
 }
 
 TEST(P2pChannels, NetChunkIsAQuarterUnderOneChunkAndHalfUnderEight) {
@@ -92,6 +97,13 @@ TEST(P2pChannels, NetChunkIsAQuarterUnderOneChunkAndHalfUnderEight) {
   EXPECT_DOUBLE_EQ(p2p_net_chunk_bytes(1024 * 1024, Protocol::simple), 128 * 1024);
   // LL: the 64 KiB step halved (under 512 KiB), half of it payload: 16 KiB.
   EXPECT_DOUBLE_EQ(p2p_net_chunk_bytes(8 * 1024, Protocol::ll), 16 * 1024);
+  // A plugin's 512 KiB chunk (aws-ofi-nccl on p4d): a quarter (128 KiB) under 512 KiB, half
+  // (256 KiB) under 4 MiB, then whole; LL keeps its own step.
+  constexpr double kPlugin = 512 * 1024;
+  EXPECT_DOUBLE_EQ(p2p_net_chunk_bytes(256 * 1024, Protocol::simple, kPlugin), 128 * 1024);
+  EXPECT_DOUBLE_EQ(p2p_net_chunk_bytes(1024 * 1024, Protocol::simple, kPlugin), 256 * 1024);
+  EXPECT_DOUBLE_EQ(p2p_net_chunk_bytes(4 * 1024 * 1024, Protocol::simple, kPlugin), 512 * 1024);
+  EXPECT_DOUBLE_EQ(p2p_net_chunk_bytes(8 * 1024, Protocol::ll, kPlugin), 16 * 1024);
 }
 
 P2pChannels of_cluster(const char* host_name, int nodes, int* comm_channels) {

@@ -130,7 +130,8 @@ class PairwiseAlgorithm final : public CollectiveAlgorithm {
   }
 
   static int net_send_channels(const Communicator& comm, double bytes) {
-    return p2p_send_channels(bytes, comm_p2p_channels(comm), comm.size());
+    return p2p_send_channels(bytes, comm_p2p_channels(comm), comm.size(),
+                             comm.p2p_net_chunk_bytes());
   }
 
   struct PeerSend {
@@ -151,8 +152,9 @@ class PairwiseAlgorithm final : public CollectiveAlgorithm {
       for (const PeerSend& p : sends)
         largest_bytes = std::max(largest_bytes, p.bytes);
       const int channels = net_send_channels(l.comm(), largest_bytes);
-      const ChunkShape shape{p2p_net_chunk_bytes(largest_bytes, l.choice().protocol), 1,
-                             kNcclSteps};
+      const ChunkShape shape{
+          p2p_net_chunk_bytes(largest_bytes, l.choice().protocol, l.comm().p2p_net_chunk_bytes()),
+          1, kNcclSteps};
       SlicePipeline pipeline(shape, channels);
       pipeline.overlap_link_latency();
       // Each send is its own stream: NCCL runs a batch's p2p ops side by side, one warp group
