@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
@@ -13,6 +12,7 @@
 #include "sim/coll/communicator.hpp"
 #include "sim/coll/host_launch_cost.hpp"
 #include "sim/coll/nccl_selection.hpp"
+#include "sim/core/ascii_case.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_cases.hpp"
 #include "sim/report/nccl_tests_table.hpp"
@@ -318,9 +318,7 @@ NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
 std::string nccl_tests_json_destination(const std::string& path, bool overwrite) {
   if (path.empty()) return {};
   const std::filesystem::path p(path);
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string ext = ascii_lower(p.extension().string());
   if (ext != ".json") return {};
   if (overwrite || !std::filesystem::exists(p)) return path;
   for (int i = 0;; ++i) {

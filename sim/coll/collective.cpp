@@ -1,21 +1,9 @@
 #include "sim/coll/collective.hpp"
 
-#include <algorithm>
-#include <cctype>
-
 #include "sim/coll/algorithm_registry.hpp"
+#include "sim/core/ascii_case.hpp"
 
 namespace linksim::coll {
-namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-}  // namespace
 
 std::string_view to_string(Algorithm a) {
   return a.name();
@@ -42,7 +30,7 @@ std::optional<Algorithm> algorithm_from_string(std::string_view name) {
 }
 
 std::optional<Protocol> protocol_from_string(std::string_view name) {
-  const std::string l = lower(name);
+  const std::string l = ascii_lower(name);
   if (l == "ll") return Protocol::ll;
   if (l == "ll128") return Protocol::ll128;
   if (l == "simple") return Protocol::simple;

@@ -12,9 +12,9 @@
 //   count rounded up to a power of two, the per-peer count too; across nodes the per-peer count
 //   halves while per_peer x ceil(ranks / NCCL_MAX_DEV_WORK_P2P_PER_BATCH = 8) > p2pnChannels;
 // - per send (src/enqueue.cc scheduleP2pTasksToPlan and addP2pToPlan): a send starts on
-//   nChannelsMin channels (per_peer halved while x ranks > p2pnChannels), at most one per 64 KiB
-//   (half a chunk), and doubles while a channel would carry more than one 128 KiB chunk, up to
-//   per_peer;
+//   nChannelsMin channels (per_peer halved while x ranks > p2pnChannels), at most one per half
+//   chunk (64 KiB by default), and doubles while a channel would carry more than one chunk, up
+//   to per_peer;
 // - chunks (src/init.cc computeBuffSizes, enqueue.cc addP2pToPlan): NCCL_P2P_NET_CHUNKSIZE
 //   (128 KiB by default; a cluster's network plugin may set it, Communicator::
 //   p2p_net_chunk_bytes) for Simple on several nodes, a quarter of it for a send under one chunk

@@ -1,8 +1,8 @@
 #include "sim/core/collective_op.hpp"
 
-#include <algorithm>
 #include <array>
-#include <cctype>
+
+#include "sim/core/ascii_case.hpp"
 
 namespace linksim {
 namespace {
@@ -35,9 +35,7 @@ std::string_view to_string(CollectiveOp op) {
 }
 
 std::optional<CollectiveOp> collective_op_from_string(std::string_view name) {
-  std::string l(name);
-  std::transform(l.begin(), l.end(), l.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string l = ascii_lower(name);
   for (const auto& o : kOps) {
     if (o.name == l) return o.op;
   }

@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <string>
+
+#include "sim/core/ascii_case.hpp"
 
 namespace linksim {
 namespace {
@@ -13,13 +14,6 @@ std::string_view trimmed(std::string_view s) {
   const auto b = s.find_first_not_of(" \t");
   if (b == std::string_view::npos) return {};
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 }  // namespace
@@ -42,7 +36,7 @@ NcclProtocolMask parse_nccl_protocol_list(std::string_view text) {
     const std::string_view name = trimmed(rest.substr(start, end - start));
     if (!name.empty()) {
       any = true;
-      const std::string key = lower(name);
+      const std::string key = ascii_lower(name);
       if (key == "ll") {
         named[0] = true;
       } else if (key == "ll128") {

@@ -59,7 +59,6 @@ const coll::Choice& JobCommunicators::choice(const std::vector<int>& ranks,
 }
 
 bool JobCommunicators::twins(const std::vector<int>& a, const std::vector<int>& b) {
-  if (a.size() != b.size() || static_cast<int>(a.size()) > coll::kMaxTwinRanks) return false;
   const auto key = std::make_pair(a, b);
   auto it = twins_.find(key);
   if (it == twins_.end()) {
