@@ -1,7 +1,7 @@
 #include "sim/coll/collective.hpp"
 
 #include "sim/coll/algorithm_registry.hpp"
-#include "sim/core/ascii_case.hpp"
+#include "sim/core/nccl_proto_list.hpp"
 
 namespace linksim::coll {
 
@@ -9,16 +9,13 @@ std::string_view to_string(Algorithm a) {
   return a.name();
 }
 
+// Protocol's order is core's (kNcclProtocolNames, NcclProtocolMask).
+static_assert(static_cast<std::size_t>(Protocol::ll) == 0 &&
+              static_cast<std::size_t>(Protocol::ll128) == 1 &&
+              static_cast<std::size_t>(Protocol::simple) == 2);
+
 std::string_view to_string(Protocol p) {
-  switch (p) {
-    case Protocol::ll:
-      return "LL";
-    case Protocol::ll128:
-      return "LL128";
-    case Protocol::simple:
-      return "Simple";
-  }
-  return "?";
+  return kNcclProtocolNames.at(static_cast<std::size_t>(p));
 }
 
 std::optional<Op> op_from_string(std::string_view name) {
@@ -30,11 +27,9 @@ std::optional<Algorithm> algorithm_from_string(std::string_view name) {
 }
 
 std::optional<Protocol> protocol_from_string(std::string_view name) {
-  const std::string l = ascii_lower(name);
-  if (l == "ll") return Protocol::ll;
-  if (l == "ll128") return Protocol::ll128;
-  if (l == "simple") return Protocol::simple;
-  return std::nullopt;
+  const auto index = nccl_protocol_index(name);
+  if (!index) return std::nullopt;
+  return static_cast<Protocol>(*index);
 }
 
 std::vector<std::string> op_names() {

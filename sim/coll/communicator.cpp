@@ -104,24 +104,32 @@ bool Communicator::nvls_capable() const {
   return !AlgorithmRegistry::builtin().get(Algorithm::nvls).why_ineligible(*this);
 }
 
+const topo::NcclEnvDefaults* Communicator::network_env() const {
+  return topo_->is_cluster() ? &topo_->cluster->fabric.nccl_env : nullptr;
+}
+
 bool Communicator::network_env_allows(Protocol p) const {
-  if (!topo_->is_cluster()) return true;
-  const auto& allowed = topo_->cluster->fabric.nccl_env.protocols;
-  return !allowed || (*allowed)[static_cast<std::size_t>(p)];  // [LL, LL128, Simple]
+  const auto* env = network_env();
+  if (!env || !env->protocols) return true;
+  return (*env->protocols)[static_cast<std::size_t>(p)];  // [LL, LL128, Simple]
 }
 
 double Communicator::simple_step_bytes() const {
-  if (topo_->is_cluster() && topo_->cluster->fabric.nccl_env.buffsize_bytes) {
-    return *topo_->cluster->fabric.nccl_env.buffsize_bytes / kNcclSteps;
-  }
+  const auto* env = network_env();
+  if (env && env->buffsize_bytes) return *env->buffsize_bytes / kNcclSteps;
   return kDefaultSimpleStepBytes;
 }
 
 double Communicator::p2p_net_chunk_bytes() const {
-  double chunk = kP2pNetChunk_bytes;
-  if (topo_->is_cluster() && topo_->cluster->fabric.nccl_env.p2p_net_chunk_bytes) {
-    chunk = *topo_->cluster->fabric.nccl_env.p2p_net_chunk_bytes;
-  }
+  const auto* env = network_env();
+  const double chunk =
+      env && env->p2p_net_chunk_bytes ? *env->p2p_net_chunk_bytes : kP2pNetChunk_bytes;
+  return std::min(chunk, simple_step_bytes());
+}
+
+double Communicator::nvls_max_chunk_bytes() const {
+  const auto* env = network_env();
+  const double chunk = env && env->nvls_chunk_bytes ? *env->nvls_chunk_bytes : kNvlsChunk_bytes;
   return std::min(chunk, simple_step_bytes());
 }
 

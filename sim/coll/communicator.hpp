@@ -79,6 +79,9 @@ class Communicator {
   // NCCL_P2P_NET_CHUNKSIZE or NCCL's 128 KiB, at most a Simple step (NCCL keeps NCCL_STEPS of
   // them in the Simple buffer).
   double p2p_net_chunk_bytes() const;
+  // NVLS's largest chunk (enqueue.cc computeColl, nvls.cc ncclNvlsTuning): the plugin's
+  // NCCL_NVLS_CHUNKSIZE or NCCL's 128 KiB, at most a Simple step (NVLS takes one step a chunk).
+  double nvls_max_chunk_bytes() const;
   // NCCL's default for LL128 (tuning.cc): SM70 or newer, NVLink inside the node, and across
   // nodes a GPU-NIC path no longer than PXB (PXN on SM90 and newer, NCCL_LL128_C2C's default):
   // LL128 relies on 128-byte stores arriving in order, which a path through the CPU's root
@@ -113,6 +116,8 @@ class Communicator {
   double memo(const std::string& key, const std::function<double()>& compute) const;
 
  private:
+  // The cluster network plugin's settings; nullptr on one machine, which has no plugin.
+  const topo::NcclEnvDefaults* network_env() const;
   // Per topology channel, what it carries when each rank sends one byte a ring step, split
   // evenly over `rings`.
   std::vector<double> ring_loads(const std::vector<Ring>& rings) const;

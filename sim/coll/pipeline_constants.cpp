@@ -90,8 +90,8 @@ ChunkShape tree_chunk_shape(Protocol p, double channel_bytes, int nodes, int ran
   return s;
 }
 
-double nvls_chunk_bytes(double bytes, int channels, int heads) {
-  double chunk = 128 * kKiB;
+double nvls_chunk_bytes(double bytes, int channels, int heads, double max_chunk_bytes) {
+  double chunk = max_chunk_bytes;
   const double ops = static_cast<double>(channels) * heads;
   if (bytes < 64 * ops * chunk && chunk > 64 * kKiB) chunk = 64 * kKiB;
   if (bytes < 8 * ops * chunk && chunk > 32 * kKiB) chunk = 32 * kKiB;

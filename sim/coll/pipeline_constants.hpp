@@ -37,9 +37,13 @@ ChunkShape ring_chunk_shape(Protocol p, Op op, double simple_step_bytes = kDefau
 // nsteps x 16 / ppn (down to 32 KiB), where nsteps = 1 + log2(nodes) + ppn / 10.
 ChunkShape tree_chunk_shape(Protocol p, double channel_bytes, int nodes, int ranks_per_node,
                             double simple_step_bytes = kDefaultSimpleStepBytes);
-// NVLS: 128 KiB chunks (NCCL_NVLS_CHUNKSIZE), 64/32/16 KiB for small messages, by how many
-// chunks the channels' heads would get (enqueue.cc: concurrentOps = channels x heads).
-double nvls_chunk_bytes(double bytes, int channels, int heads);
+// NVLS: chunks of at most `max_chunk_bytes` (NCCL_NVLS_CHUNKSIZE, 128 KiB by default; see
+// Communicator::nvls_max_chunk_bytes), 64/32/16 KiB for small messages, by how many chunks the
+// channels' heads would get (enqueue.cc computeColl: concurrentOps = channels x heads; each
+// test compares with the chunk as the previous one left it).
+inline constexpr double kNvlsChunk_bytes = 128 * 1024;  // nvls.cc NCCL_NVLS_CHUNKSIZE
+double nvls_chunk_bytes(double bytes, int channels, int heads,
+                        double max_chunk_bytes = kNvlsChunk_bytes);
 
 // What a slice costs its sending CTA beyond moving its bytes, seconds: Simple waits at a
 // barrier and a __threadfence_system before it posts the slice's flag (prims_simple.h); LL and

@@ -18,6 +18,24 @@ std::string_view trimmed(std::string_view s) {
 
 }  // namespace
 
+std::optional<std::size_t> nccl_protocol_index(std::string_view name) {
+  const std::string key = ascii_lower(name);
+  for (std::size_t i = 0; i < kNcclProtocolNames.size(); ++i) {
+    if (key == ascii_lower(kNcclProtocolNames[i])) return i;
+  }
+  return std::nullopt;
+}
+
+std::string nccl_protocol_list_text(const NcclProtocolMask& allowed) {
+  std::string list;
+  for (std::size_t i = 0; i < kNcclProtocolNames.size(); ++i) {
+    if (!allowed[i]) continue;
+    if (!list.empty()) list += ',';
+    list += kNcclProtocolNames[i];
+  }
+  return list;
+}
+
 NcclProtocolMask parse_nccl_protocol_list(std::string_view text) {
   std::string_view rest = text;
   const bool exclude = !rest.empty() && rest.front() == '^';
@@ -36,19 +54,14 @@ NcclProtocolMask parse_nccl_protocol_list(std::string_view text) {
     const std::string_view name = trimmed(rest.substr(start, end - start));
     if (!name.empty()) {
       any = true;
-      const std::string key = ascii_lower(name);
-      if (key == "ll") {
-        named[0] = true;
-      } else if (key == "ll128") {
-        named[1] = true;
-      } else if (key == "simple") {
-        named[2] = true;
-      } else {
+      const auto index = nccl_protocol_index(name);
+      if (!index) {
         throw NcclListError(
             fmt::format("unknown protocol \"{}\" in \"{}\"; expected a list of LL, LL128 and "
                         "Simple, or ^list for all but those",
                         name, text));
       }
+      named[*index] = true;
     }
     if (comma == std::string_view::npos) break;
     start = comma + 1;

@@ -6,13 +6,28 @@
 // does not model.
 
 #include <array>
+#include <cstddef>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 namespace linksim {
 
+// NCCL's three protocols as NCCL spells them, in the order every protocol index and mask uses
+// (coll::Protocol's too). Core owns the names so that the command line, a cluster file and the
+// notes that echo them agree.
+inline constexpr std::array<std::string_view, 3> kNcclProtocolNames{"LL", "LL128", "Simple"};
+
+// A protocol's index in kNcclProtocolNames, its name read in any case ("ll128" -> 1); nullopt
+// for anything else.
+std::optional<std::size_t> nccl_protocol_index(std::string_view name);
+
 // Which of [LL, LL128, Simple] the list allows.
 using NcclProtocolMask = std::array<bool, 3>;
+
+// The allowed protocols as an NCCL_PROTO list in NCCL's spelling and order: "LL,Simple".
+std::string nccl_protocol_list_text(const NcclProtocolMask& allowed);
 
 // The reason a list was refused, without where it came from: each caller adds that (a file and
 // JSON path, or the option's name).

@@ -52,7 +52,8 @@ NcclProtocolMask parse_protocol_list(const JsonView& v) {
 
 // "nccl_env": what the network plugin sets in NCCL's environment (fabric.hpp NcclEnvDefaults).
 NcclEnvDefaults parse_nccl_env(const JsonView& ev) {
-  ev.expect_only({"NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_P2P_NET_CHUNKSIZE", "source", "note"});
+  ev.expect_only({"NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NVLS_CHUNKSIZE",
+                  "source", "note"});
   NcclEnvDefaults env;
   if (auto p = ev.get("NCCL_PROTO")) env.protocols = parse_protocol_list(*p);
   if (auto b = ev.get("NCCL_BUFFSIZE")) {
@@ -71,8 +72,20 @@ NcclEnvDefaults parse_nccl_env(const JsonView& ev) {
     env.p2p_net_chunk_bytes =
         static_cast<double>(bounded_int(*c, kLeast, kMost, "a chunk size in bytes"));
   }
+  if (auto c = ev.get("NCCL_NVLS_CHUNKSIZE")) {
+    // NVLS cuts small messages down to 16 KiB chunks itself, so a lower ceiling means
+    // nothing; the upper bound is NCCL_P2P_NET_CHUNKSIZE's.
+    constexpr int kLeast = 16 * 1024;
+    constexpr int kMost = 64 * 1024 * 1024;
+    env.nvls_chunk_bytes =
+        static_cast<double>(bounded_int(*c, kLeast, kMost, "a chunk size in bytes"));
+  }
   if (auto s = ev.get("source")) env.source = s->as_string();
-  if (env.empty()) ev.fail("sets none of NCCL_PROTO, NCCL_BUFFSIZE and NCCL_P2P_NET_CHUNKSIZE");
+  if (env.empty()) {
+    ev.fail(
+        "sets none of NCCL_PROTO, NCCL_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE and "
+        "NCCL_NVLS_CHUNKSIZE");
+  }
   return env;
 }
 

@@ -120,21 +120,15 @@ std::vector<std::string> fabric_shape_names() {
 
 std::string env_text(const NcclEnvDefaults& env) {
   std::vector<std::string> parts;
-  if (env.protocols) {
-    static constexpr std::array<std::string_view, 3> kNames{"LL", "LL128", "Simple"};
-    std::string list;
-    for (std::size_t i = 0; i < kNames.size(); ++i) {
-      if (!(*env.protocols)[i]) continue;
-      if (!list.empty()) list += ',';
-      list += kNames[i];
-    }
-    parts.push_back("NCCL_PROTO=" + list);
-  }
+  if (env.protocols) parts.push_back("NCCL_PROTO=" + nccl_protocol_list_text(*env.protocols));
   if (env.buffsize_bytes) {
     parts.push_back(fmt::format("NCCL_BUFFSIZE={:.0f}", *env.buffsize_bytes));
   }
   if (env.p2p_net_chunk_bytes) {
     parts.push_back(fmt::format("NCCL_P2P_NET_CHUNKSIZE={:.0f}", *env.p2p_net_chunk_bytes));
+  }
+  if (env.nvls_chunk_bytes) {
+    parts.push_back(fmt::format("NCCL_NVLS_CHUNKSIZE={:.0f}", *env.nvls_chunk_bytes));
   }
   return fmt::format("{}", fmt::join(parts, " "));
 }

@@ -3,7 +3,6 @@
 // The kind says which network it is and brings its figures (fabric_figures); the shape says how
 // the switches are wired; the policies say how traffic picks its NIC and its spine.
 
-#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,7 +70,7 @@ const FabricFigures& fabric_figures(FabricKind kind);
 
 // What the cluster's network plugin puts in NCCL's environment when the user has not set it
 // first (aws-ofi-nccl's platform table, src/platform-aws.cpp: it sets only variables still
-// unset), so NCCL reads them as the user's own. Both change how NCCL moves data on every
+// unset), so NCCL reads them as the user's own. Each changes how NCCL moves data on every
 // communicator of the process, on one node or many.
 struct NcclEnvDefaults {
   // NCCL_PROTO: which of LL, LL128 and Simple NCCL may use ([LL, LL128, Simple]); all when
@@ -82,11 +81,15 @@ struct NcclEnvDefaults {
   // NCCL_P2P_NET_CHUNKSIZE: a point-to-point send's Simple chunk across nodes, bytes; NCCL's
   // default (128 KiB) when unset.
   std::optional<double> p2p_net_chunk_bytes;
+  // NCCL_NVLS_CHUNKSIZE: NVLS's largest chunk, bytes; NCCL's default (128 KiB) when unset.
+  std::optional<double> nvls_chunk_bytes;
   std::string source;  // where the settings come from, for notes
-  bool empty() const { return !protocols && !buffsize_bytes && !p2p_net_chunk_bytes; }
+  bool empty() const {
+    return !protocols && !buffsize_bytes && !p2p_net_chunk_bytes && !nvls_chunk_bytes;
+  }
 };
 // The settings as the environment would show them: "NCCL_PROTO=Simple NCCL_BUFFSIZE=8388608
-// NCCL_P2P_NET_CHUNKSIZE=524288".
+// NCCL_P2P_NET_CHUNKSIZE=524288 NCCL_NVLS_CHUNKSIZE=524288".
 std::string env_text(const NcclEnvDefaults& env);
 
 // A fabric as a file (or --nodes) states it; zero counts mean "derive it" (cluster_builder).

@@ -65,7 +65,8 @@ TEST_F(NetworkPluginEnv, BadSettingsAreNamedWithTheirPath) {
             at + "/NCCL_BUFFSIZE: expected a buffer size in bytes from 65536 to 1073741824, got "
                  "1024");
   EXPECT_EQ(error_of(R"({"nccl_env": {"source": "x"}})"),
-            at + ": sets none of NCCL_PROTO, NCCL_BUFFSIZE and NCCL_P2P_NET_CHUNKSIZE");
+            at + ": sets none of NCCL_PROTO, NCCL_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE and "
+                 "NCCL_NVLS_CHUNKSIZE");
 }
 
 TEST_F(NetworkPluginEnv, ThePlannerKeepsToItsProtocolsUnlessTheCallerNamesOthers) {
@@ -121,6 +122,29 @@ TEST_F(NetworkPluginEnv, ItsP2pChunkSetsThePointToPointChunk) {
             dir.path() +
                 "/c.json: at /cluster/fabric/nccl_env/NCCL_P2P_NET_CHUNKSIZE: expected a chunk "
                 "size in bytes from 4096 to 67108864, got 1024");
+}
+
+TEST_F(NetworkPluginEnv, ItsNvlsChunkSetsNvlsLargestChunk) {
+  const auto chunk = [&](const std::string& fabric) {
+    const topo::Topology t = load(fabric);
+    return Communicator(t, t.nodes_of(topo::NodeKind::gpu)).nvls_max_chunk_bytes();
+  };
+  // NCCL's 128 KiB; aws-ofi-nccl's 512 KiB on p5 (under the default buffer's 512 KiB step, so
+  // whole); 1 MiB is cut to that 512 KiB step (NVLS takes one Simple step a chunk, enqueue.cc
+  // computeColl), unless NCCL_BUFFSIZE is 8 MiB (8 MiB / 8 = 1 MiB).
+  EXPECT_EQ(chunk("{}"), 131072.0);
+  EXPECT_EQ(chunk(R"({"nccl_env": {"NCCL_NVLS_CHUNKSIZE": 524288}})"), 524288.0);
+  EXPECT_EQ(chunk(R"({"nccl_env": {"NCCL_NVLS_CHUNKSIZE": 1048576}})"), 524288.0);
+  EXPECT_EQ(chunk(R"({"nccl_env": {"NCCL_NVLS_CHUNKSIZE": 1048576, "NCCL_BUFFSIZE": 8388608}})"),
+            1048576.0);
+  const topo::Topology p5 =
+      load(R"({"nccl_env": {"NCCL_BUFFSIZE": 8388608, "NCCL_NVLS_CHUNKSIZE": 524288}})");
+  EXPECT_EQ(topo::env_text(p5.cluster->fabric.nccl_env),
+            "NCCL_BUFFSIZE=8388608 NCCL_NVLS_CHUNKSIZE=524288");
+  EXPECT_EQ(error_of(R"({"nccl_env": {"NCCL_NVLS_CHUNKSIZE": 8192}})"),
+            dir.path() +
+                "/c.json: at /cluster/fabric/nccl_env/NCCL_NVLS_CHUNKSIZE: expected a chunk size "
+                "in bytes from 16384 to 67108864, got 8192");
 }
 
 // A tree all-reduce across nodes moves one chunk a step through every hop. 4 MiB over 2 rings

@@ -205,6 +205,13 @@ TEST(PipelineConstantsTest, ChunkRulesFollowNccl) {
   EXPECT_EQ(nvls_chunk_bytes(63 * MiB, 16, 8), 32 * 1024.0);
   EXPECT_EQ(nvls_chunk_bytes(8 * MiB, 16, 8), 32 * 1024.0);
   EXPECT_EQ(nvls_chunk_bytes(7 * MiB, 16, 8), 16 * 1024.0);
+  // A 512 KiB ceiling (aws-ofi-nccl's NCCL_NVLS_CHUNKSIZE on p5): each test compares with the
+  // chunk as the one before left it, so 64 x 128 ops x 512 KiB = 4 GiB is where it holds, and
+  // below that the 64 KiB chunk's own tests follow (8 x 128 x 64 KiB = 64 MiB).
+  constexpr double kPlugin = 512 * 1024;
+  EXPECT_EQ(nvls_chunk_bytes(4096 * MiB, 16, 8, kPlugin), 512 * 1024.0);
+  EXPECT_EQ(nvls_chunk_bytes(4095 * MiB, 16, 8, kPlugin), 64 * 1024.0);
+  EXPECT_EQ(nvls_chunk_bytes(63 * MiB, 16, 8, kPlugin), 32 * 1024.0);
 }
 
 }  // namespace

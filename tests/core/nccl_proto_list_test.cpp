@@ -40,5 +40,14 @@ TEST(NcclProtoListTest, BadListsSayWhy) {
             "modelled; give one list for every operation");
 }
 
+TEST(NcclProtoListTest, NamesReadInAnyCaseAndWriteInNcclsSpelling) {
+  EXPECT_EQ(nccl_protocol_index("ll"), 0u);
+  EXPECT_EQ(nccl_protocol_index("LL128"), 1u);
+  EXPECT_EQ(nccl_protocol_index("SIMPLE"), 2u);
+  EXPECT_EQ(nccl_protocol_index("LL64"), std::nullopt);
+  EXPECT_EQ(nccl_protocol_list_text({true, false, true}), "LL,Simple");
+  EXPECT_EQ(nccl_protocol_list_text(parse_nccl_protocol_list("simple, ll128")), "LL128,Simple");
+}
+
 }  // namespace
 }  // namespace linksim

@@ -97,7 +97,7 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     const int n = l.comm().size();
     const double bytes = l.request().size_bytes;
     const int channels = l.choice().channels;
-    const double chunk = nvls_chunk_bytes(bytes, channels, n);
+    const double chunk = nvls_chunk_bytes(bytes, channels, n, l.comm().nvls_max_chunk_bytes());
     const int loops =
         std::max(1, static_cast<int>(std::ceil(bytes / channels / (n * chunk) - 1e-9)));
     // NCCL's NVLS latency (hwLat, 25 us on NVLink) is the whole cost of a one-chunk call; the
