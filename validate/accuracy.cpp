@@ -80,8 +80,13 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
       {"A100 NVSwitch all_reduce sweep (Azure ND A100 v4, 8x A100-SXM4-80GB)", "Azure ND A100 v4",
        "dgx-a100",
        "Azure's host differs from the DGX A100 in CPUs and NICs, not in the NVSwitch fabric. The "
-       "guide runs all_reduce_perf -g 8 -n 40 (Benchmarks/NCCLBandwidth.py).",
-       std::nullopt, 8, 40},
+       "guide runs all_reduce_perf -g 8 -n 40 once per NCCL_ALGO (Tree, Ring, NVLS, NVLSTree; "
+       "Benchmarks/NCCLBandwidth.py) and labels this column NVLS, which NCCL 2.18.5 cannot run on "
+       "an A100 (no NVLS graph: every algorithm's bandwidth is 0, \"no algorithm/protocol "
+       "available\"). Its 231.6 GB/s at 8 GiB rules out Tree (a chain's inner GPUs send the "
+       "buffer twice: 2 x 231.6 / 1.75 = 264.7 GB/s, above the 259.8 GB/s a DGX A100 copy over "
+       "all 12 NVLinks reaches), so the column is Ring's: the set runs NCCL_ALGO=Ring.",
+       coll::Algorithm::ring, 8, 40},
       {"2x RTX 2080 Ti, PCIe Gen3 behind one switch, P2P not supported", "2x RTX 2080 Ti",
        "rtx2080ti-2x", "Every nccl-tests run in the reference set, single process -g 2.",
        std::nullopt, 2, 20},
