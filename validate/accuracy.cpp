@@ -27,6 +27,8 @@ struct Definition {
   // the source does not say (one process per GPU is then assumed: no launch pacing).
   int gpus_per_thread = 0;
   int iterations = 20;
+  // The NCCL release the source ran, where it says (Request::nccl_version).
+  int nccl_version = kModelledNcclVersion;
 };
 
 void summarise(AccuracySet& set) {
@@ -43,11 +45,13 @@ void summarise(AccuracySet& set) {
 
 AccuracyRow predict(const coll::Communicator& comm, coll::Op op, double size, double measured,
                     std::optional<coll::Algorithm> algorithm = std::nullopt,
-                    int gpus_per_thread = 0, int iterations = 20) {
+                    int gpus_per_thread = 0, int iterations = 20,
+                    int nccl_version = kModelledNcclVersion) {
   coll::Request r;
   r.op = op;
   r.size_bytes = size;
   r.algorithm = algorithm;
+  r.nccl_version = nccl_version;
   coll::Outcome o = coll::simulate_collective(comm, r);
   if (gpus_per_thread > 0) {
     // Paced as nccl-tests times it, at the launch cost in force (the table's default here:
@@ -86,15 +90,17 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
        "available\"). Its 231.6 GB/s at 8 GiB rules out Tree (a chain's inner GPUs send the "
        "buffer twice: 2 x 231.6 / 1.75 = 264.7 GB/s, above the 259.8 GB/s a DGX A100 copy over "
        "all 12 NVLinks reaches), so the column is Ring's: the set runs NCCL_ALGO=Ring.",
-       coll::Algorithm::ring, 8, 40},
+       coll::Algorithm::ring, 8, 40, 21805},
       {"2x RTX 2080 Ti, PCIe Gen3 behind one switch, P2P not supported", "2x RTX 2080 Ti",
        "rtx2080ti-2x", "Every nccl-tests run in the reference set, single process -g 2.",
        std::nullopt, 2, 20},
       {"H100 NVSwitch all_reduce sweep (Azure ND H100 v5, 8x H100 80GB HBM3)",
        "Azure ND H100 v5 (8x H100 80GB HBM3)", "azure-nd-h100-v5",
        "The VM's host side is the DGX H100's (azure-nd-h100-v5.json's notes); the NVSwitch fabric "
-       "is the same. The guide's NVLS column: NCCL_ALGO=NVLS all_reduce_perf -g 8 -n 40.",
-       coll::Algorithm::nvls, 8, 40},
+       "is the same. The guide's NVLS column: NCCL_ALGO=NVLS all_reduce_perf -g 8 -n 40, NCCL "
+       "2.18.5 (the file's own table), which spreads NVLS over its channels by whole blocks "
+       "(linksim nccl-tests --nccl-version 2.18.5).",
+       coll::Algorithm::nvls, 8, 40, 21805},
       {"2 nodes: 2x p3dn.24xlarge on EFA (16x V100)", "AWS p3dn.24xlarge x2", "aws-p3dn-x2",
        "Multi-node; EFA's NIC latency is fitted on these four EFA sweeps (see the table above)."},
       {"4 nodes: 4x p3dn.24xlarge on EFA (32x V100)", "AWS p3dn.24xlarge x4", "aws-p3dn-x4",
@@ -118,7 +124,7 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
       if (rec.machine.rfind(def.machine_prefix, 0) != 0) continue;
       set.source = rec.source_url;
       set.rows.push_back(predict(comm, rec.op, rec.size_bytes, rec.busbw_Bps, def.algorithm,
-                                 def.gpus_per_thread, def.iterations));
+                                 def.gpus_per_thread, def.iterations, def.nccl_version));
     }
     summarise(set);
     out.push_back(std::move(set));

@@ -14,6 +14,7 @@
 #include "sim/coll/nccl_selection.hpp"
 #include "sim/core/ascii_case.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/nccl_version.hpp"
 #include "sim/core/parallel_cases.hpp"
 #include "sim/report/nccl_tests_table.hpp"
 #include "sim/topo/loader.hpp"
@@ -21,9 +22,16 @@
 namespace linksim::app {
 namespace {
 
-// NCCL_VERSION_CODE of the NCCL release whose tuning tables the model follows (2.30.7,
-// ../shared/reference/nccl-model.md), printed as nccl-tests prints its headers and library.
-constexpr int kNcclVersionCode = 23007;
+// The release asked for (--nccl-version), else the one the model follows (2.30.7,
+// ../shared/reference/nccl-model.md), as NCCL_VERSION_CODE.
+int nccl_version_of(const NcclTestsOptions& options) {
+  if (options.nccl_version.empty()) return kModelledNcclVersion;
+  try {
+    return parse_nccl_version(options.nccl_version);
+  } catch (const NcclVersionError& e) {
+    throw InputError("", "--nccl-version", e.what());
+  }
+}
 
 // The value of `name` in the run's environment ("" when unset).
 std::string environment_value(const NcclTestsOptions& options, std::string_view name) {
@@ -84,7 +92,7 @@ report::NcclTestsRun describe_run(const NcclTestsOptions& options,
     if (std::string_view(entry).starts_with("NCCL")) run.env.push_back(entry);
   }
   std::sort(run.env.begin(), run.env.end());
-  run.nccl_version = kNcclVersionCode;
+  run.nccl_version = nccl_version_of(options);
   run.threads = s.threads;
   run.gpus_per_thread = s.gpus_per_thread;
   run.min_bytes = static_cast<long long>(s.min_bytes);
@@ -204,6 +212,7 @@ coll::SweepSpec sweep_spec_of(const NcclTestsOptions& options, const NcclTestsIn
                  .graph_launches = s.graph_launches,
                  .blocking = s.blocking};
   apply_nccl_environment(options, spec);
+  spec.nccl_version = nccl_version_of(options);
   spec.threads = threads_for(options.threads);
   coll::validate_sweep_spec(spec);
   return spec;

@@ -51,6 +51,10 @@ struct NcclTestsOptions {
   // "NAME=VALUE" entries of the environment the run sees; those starting with NCCL are read
   // (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE, NCCL_TESTS_MIN_BW) and echoed in -J's "env".
   std::vector<std::string> environment;
+  // The NCCL release to stand for ("2.18.5" or 21805; sim/core/nccl_version.hpp); empty: the
+  // release the model follows. It is printed as nccl-tests prints NCCL's version, and changes
+  // how data is moved where releases differ.
+  std::string nccl_version;
   // Per-size notes (algorithm, channels, bottleneck) and the network's rings in the printout.
   bool explain = false;
   // Threads simulating sizes at once; 0: one per core. The output is the same for any count.

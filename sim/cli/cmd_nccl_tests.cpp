@@ -99,6 +99,11 @@ void register_nccl_tests(CLI::App& app) {
   cmd->add_option("--proto", args->options.proto,
                   "Protocols, in NCCL_PROTO's syntax: LL, LL128, Simple (default: $NCCL_PROTO, "
                   "else any)");
+  cmd->add_option("--nccl-version", args->options.nccl_version,
+                  "The NCCL release the run stands for, as 2.18.5 or 21805 (default: 2.30.7, "
+                  "the release the model follows); printed as nccl-tests prints NCCL's version, "
+                  "and followed where releases move data differently (how NVLS spreads a "
+                  "message over its channels before 2.22)");
   cmd->add_flag("--explain", args->options.explain,
                 "After each size: the algorithm, protocol, channels and bottleneck link");
   cmd->add_flag("--force", args->force, "Overwrite the -J file and the plot");

@@ -158,9 +158,10 @@ double makespan_alone(const Communicator& comm, const Request& request, const Ch
 }
 
 std::string alone_key(const Request& request, const Choice& choice, Granularity granularity) {
-  return fmt::format("alone {} {} {} {} {} {} {}", static_cast<int>(granularity),
+  return fmt::format("alone {} {} {} {} {} {} {} {}", static_cast<int>(granularity),
                      to_string(request.op), request.size_bytes, request.root,
-                     to_string(choice.algorithm), to_string(choice.protocol), choice.channels);
+                     to_string(choice.algorithm), to_string(choice.protocol), choice.channels,
+                     request.nccl_version);
 }
 
 // The collective's time alone in the given form, worked out once per communicator.

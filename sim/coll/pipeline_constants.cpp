@@ -37,7 +37,8 @@ constexpr std::array<FittedConstant, 2> kFitted{{
      "slopes weigh most; rechecked after the p4de pair ran as its network plugin sets it: "
      "still the lowest mean); leave-one-out in docs/ACCURACY.md"},
     {"NVLS scatter/gather copy rate", kNvlsCopy_GBps, "GB/s",
-     "fitted with it (how far the H100 NVLS sweep's fill grows with the chunk size)"},
+     "fitted with it (how far the H100 NVLS sweep's fill grows with the chunk size), for all 16 "
+     "NVLS channels: a channel copies a sixteenth"},
 }};
 
 double step_data_bytes(Protocol p, double simple_step_bytes) {

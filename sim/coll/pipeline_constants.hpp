@@ -52,7 +52,9 @@ double slice_sync_s(Protocol p, HwClass c);
 // The same for one NVLS chunk (multimem.ld_reduce then multimem.st, a fence and flags).
 double nvls_chunk_sync_s();
 // How fast NVLS's scatter and gather warps copy a GPU's data between its buffers and the
-// NVLS buffers (all channels together), bytes per second: they fill and drain the pipeline.
+// NVLS buffers, bytes per second, with all 16 NVLS channels at work (each channel's warps copy
+// a sixteenth; a message on fewer channels copies at their share): they fill and drain the
+// pipeline.
 double nvls_copy_Bps();
 
 // One row of the fitted-constants table, for the docs and `--explain`.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/coll/collective.hpp"
+#include "sim/core/nccl_version.hpp"
 
 namespace linksim::coll {
 
@@ -22,6 +23,10 @@ struct Request {
   // Empty allows every one.
   std::vector<Algorithm> allowed_algorithms;
   std::vector<Protocol> allowed_protocols;
+  // The NCCL release whose data movement to follow where releases differ (NCCL_VERSION_CODE,
+  // sim/core/nccl_version.hpp): so far how NVLS spreads a message over its channels
+  // (channel_work.hpp).
+  int nccl_version = kModelledNcclVersion;
 };
 
 // Whether the request's lists allow `a` / `p`.

@@ -232,6 +232,7 @@ SweepRow sweep_row(const Communicator& comm, const SweepSpec& spec, double size)
   request.protocol = spec.protocol;
   request.allowed_algorithms = spec.allowed_algorithms;
   request.allowed_protocols = spec.allowed_protocols;
+  request.nccl_version = spec.nccl_version;
   Outcome o = simulate_collective(comm, request);
   const PacedTime paced = pace_like_nccl_tests(o.time_s, launch_s, pacing);
   o.time_s = paced.time_s;

@@ -40,6 +40,8 @@ struct SweepSpec {
   // NCCL_ALGO / NCCL_PROTO lists (nccl_selection.hpp): empty allows every one.
   std::vector<Algorithm> allowed_algorithms;
   std::vector<Protocol> allowed_protocols;
+  // The NCCL release to follow (Request::nccl_version).
+  int nccl_version = kModelledNcclVersion;
   // Called after each row with (rows done, rows in all), for a progress display; prints nothing.
   // With several threads it is called from them, one call at a time.
   std::function<void(std::size_t done, std::size_t total)> progress;

@@ -42,6 +42,28 @@ TEST(NcclTestsRunTest, NcclAlgoInThePassedEnvironmentNarrowsTheChoice) {
   EXPECT_EQ(ring.rows[0].outcome.choice.algorithm, coll::Algorithm::ring);
 }
 
+TEST(NcclTestsRunTest, TheNcclVersionIsPrintedAndReachesTheRequests) {
+  // --nccl-version 2.18.5 is NCCL_VERSION_CODE 21805 in the header, as nccl-tests prints it,
+  // and in every request; a release that is not one is refused naming the option.
+  NcclTestsOptions options;
+  options.machine = "dgx-h100";
+  options.nccl_version = "2.18.5";
+  const auto one_size =
+      parse_nccl_tests_invocation("all_reduce_perf", {"-b", "64K", "-e", "64K", "-g", "8"});
+  const NcclTestsResult r = simulate_nccl_tests(options, one_size, "");
+  EXPECT_NE(r.printout.find("nccl-headers=21805 nccl-library=21805"), std::string::npos);
+  EXPECT_EQ(r.spec.nccl_version, 21805);
+  options.nccl_version = "2.18";
+  try {
+    simulate_nccl_tests(options, one_size, "");
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--nccl-version: \"2.18\" is not an NCCL release"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(NcclTestsRunTest, MaxBytesShrinksToTheGpusMemory) {
   // rtx4090-8x: 24 GiB a GPU. common.cu sets aside ceil(24 / 16) = 2 GiB and 1 GiB more, and
   // with checking on (-c 1, the default) needs three buffers: (24 - 2 - 1) GiB / 3 = 7 GiB =

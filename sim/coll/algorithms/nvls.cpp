@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/coll/algorithm.hpp"
+#include "sim/coll/channel_work.hpp"
 #include "sim/coll/slice_pipeline.hpp"
 
 namespace linksim::coll {
@@ -91,31 +92,51 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
   // copy the loop's input into the NVLS buffers, each head's reduce warps pull the
   // switch-reduced chunk and multicast it (the NVLink traffic), gather warps copy the result
   // out. The three run as a pipeline of loops through NCCL_STEPS slots; every stage pays a
-  // chunk's synchronisation. All channels move in lockstep, so one set of tasks stands for them.
+  // chunk's synchronisation. A message may reach only some channels (channel_work.hpp: how
+  // depends on the NCCL release); those move in lockstep, each as loaded as the busiest, so one
+  // set of tasks stands for them, and their copies run at as many channels' rate.
   TaskId lower(Lowering& l, TaskId start) const override {
     if (!l.by_slices()) return lower_by_steps(l, start);
     const int n = l.comm().size();
-    const double bytes = l.request().size_bytes;
+    const Request& request = l.request();
+    const double bytes = request.size_bytes;
     const int channels = l.choice().channels;
-    const double chunk = nvls_chunk_bytes(bytes, channels, n, l.comm().nvls_max_chunk_bytes());
+    const double most_chunk = l.comm().nvls_max_chunk_bytes();
+    ChannelWork work;
+    double chunk = 0;
+    if (request.nccl_version >= kCellScheduleSince) {
+      work = cell_channel_work(bytes, channels, request.op, Protocol::simple, n);
+      chunk = nvls_chunk_bytes(work.busiest_bytes * work.channels, work.channels, n, most_chunk);
+    } else {
+      chunk = nvls_chunk_bytes(bytes, channels, n, most_chunk);
+      work = nvls_block_channel_work(bytes, channels, n, chunk);
+    }
+    const Carried carried{work.busiest_bytes * work.channels,
+                          nvls_copy_Bps() * work.channels / kChannels};
     const int loops =
-        std::max(1, static_cast<int>(std::ceil(bytes / channels / (n * chunk) - 1e-9)));
+        std::max(1, static_cast<int>(std::ceil(work.busiest_bytes / (n * chunk) - 1e-9)));
     // NCCL's NVLS latency (hwLat, 25 us on NVLink) is the whole cost of a one-chunk call; the
     // pipeline's three stages pay their synchronisation in the simulation, so the start pays
     // the rest.
     const double stages_sync_s = 3 * nvls_chunk_sync_s();
     const TaskId fill = l.sim().add_delay(std::max(0.0, l.hop_s() - stages_sync_s), {&start, 1});
     return emit_with_replay(l, fill, loops, /*depth_loops=*/3, /*window_loops=*/kNcclSteps,
-                            [n](Lowering& lw, TaskId begin, int count, double share, double scale,
-                                std::vector<std::vector<TaskId>>* arr) {
+                            [n, carried](Lowering& lw, TaskId begin, int count, double share,
+                                         double scale, std::vector<std::vector<TaskId>>* arr) {
                               std::vector<Ports> own;
                               for (int r = 0; r < n; ++r)
                                 own.push_back(switch_ports(lw, r));
-                              return emit_loops(lw, own, n, begin, count, share, scale, arr);
+                              return emit_loops(lw, own, n, carried, begin, count, share, scale,
+                                                arr);
                             });
   }
 
  private:
+  // What the active channels carry together, and the rate their scatter and gather warps copy.
+  struct Carried {
+    double bytes;
+    double copy_Bps;
+  };
   struct Ports {
     std::vector<PathShare> up;    // from the GPU into the switches
     std::vector<PathShare> down;  // from the switches into the GPU
@@ -137,14 +158,14 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     return l.sim().add_barrier(flows);
   }
 
-  static TaskId emit_loops(Lowering& l, const std::vector<Ports>& ports, int n, TaskId start,
-                           int count, double share, double scale,
-                           std::vector<std::vector<TaskId>>* arrivals) {
+  static TaskId emit_loops(Lowering& l, const std::vector<Ports>& ports, int n,
+                           const Carried& carried, TaskId start, int count, double share,
+                           double scale, std::vector<std::vector<TaskId>>* arrivals) {
     engine::Simulation& sim = l.sim();
-    const double loop_bytes = l.request().size_bytes * share;
+    const double loop_bytes = carried.bytes * share;
     const double wire_bytes = loop_bytes * (n + 1) / n / l.wire_efficiency();
     const double sync_s = nvls_chunk_sync_s() * scale;
-    const double copy_s = loop_bytes / nvls_copy_Bps() + sync_s;
+    const double copy_s = loop_bytes / carried.copy_Bps + sync_s;
     const auto rn = static_cast<std::size_t>(n);
     std::vector<TaskId> scatter(rn, start), reduce(rn, start), gather(rn, start);
     std::vector<std::vector<TaskId>> gathered;  // by loop, for the slots
