@@ -72,17 +72,26 @@ ChunkShape ring_chunk_shape(Protocol p, Op op, double simple_step_bytes) {
 }
 
 ChunkShape tree_chunk_shape(Protocol p, double channel_bytes, int nodes, int ranks_per_node,
-                            double simple_step_bytes) {
+                            double simple_step_bytes, int nccl_version) {
   ChunkShape s;
   s.chunk_bytes = step_data_bytes(p, simple_step_bytes);
+  int log2_nodes = 0;
+  for (int v = std::max(1, nodes); v > 1; v >>= 1)
+    ++log2_nodes;
+  // enqueue.cc compares an integer quotient, so whole chunks count.
+  const auto chunks = [&] { return std::floor(channel_bytes / s.chunk_bytes); };
+  if (p == Protocol::simple && nccl_version < kTreeWholeStepSince) {
+    const double depth = std::max(1, ranks_per_node) - 1 + log2_nodes;
+    while (chunks() < depth * 8 && s.chunk_bytes > 128 * kKiB)
+      s.chunk_bytes /= 2;
+    while (chunks() < depth * 4 && s.chunk_bytes > 64 * kKiB)
+      s.chunk_bytes /= 2;
+    while (chunks() < depth && s.chunk_bytes > 32 * kKiB)
+      s.chunk_bytes /= 2;
+  }
   if (p == Protocol::ll128) {
-    int log2_nodes = 0;
-    for (int v = std::max(1, nodes); v > 1; v >>= 1)
-      ++log2_nodes;
     const double ppn = std::max(1, ranks_per_node);
     const double nsteps = 1 + log2_nodes + 0.1 * ppn;
-    // enqueue.cc compares an integer quotient, so whole chunks count.
-    const auto chunks = [&] { return std::floor(channel_bytes / s.chunk_bytes); };
     while (chunks() < nsteps * 64 / ppn && s.chunk_bytes > 128 * kKiB)
       s.chunk_bytes /= 2;
     while (chunks() < nsteps * 16 / ppn && s.chunk_bytes > 32 * kKiB)

@@ -9,6 +9,7 @@
 
 #include "sim/coll/collective.hpp"
 #include "sim/coll/protocol.hpp"
+#include "sim/core/nccl_version.hpp"
 
 namespace linksim::coll {
 
@@ -32,11 +33,16 @@ inline constexpr double kDefaultSimpleStepBytes = 4.0 * 1024 * 1024 / kNcclSteps
 // streaming ops broadcast and reduce (1/1), by protocol; Simple's steps are `simple_step_bytes`.
 ChunkShape ring_chunk_shape(Protocol p, Op op, double simple_step_bytes = kDefaultSimpleStepBytes);
 // Tree all-reduce (enqueue.cc calcCollChunking at NVIDIA/nccl 5067397c): one step a chunk.
-// Simple's chunk is the whole step (NCCL 2.20 dropped the halving by tree depth); LL128's
-// halves while a channel would get fewer than nsteps x 64 / ppn chunks (down to 128 KiB), then
-// nsteps x 16 / ppn (down to 32 KiB), where nsteps = 1 + log2(nodes) + ppn / 10.
+// Simple's chunk is the whole step from NCCL 2.20 on; before (`nccl_version` under 22000,
+// enqueue.cc computeColl @v2.19.4-1) it halves while a channel would get fewer than depth x 8
+// chunks (down to 128 KiB), then depth x 4 (down to 64 KiB), then depth (down to 32 KiB), where
+// depth = ranks per node - 1 + log2(nodes) (connect.cc connectTrees). LL128's halves while a
+// channel would get fewer than nsteps x 64 / ppn chunks (down to 128 KiB), then nsteps x 16 /
+// ppn (down to 32 KiB), where nsteps = 1 + log2(nodes) + ppn / 10.
+inline constexpr int kTreeWholeStepSince = 22000;
 ChunkShape tree_chunk_shape(Protocol p, double channel_bytes, int nodes, int ranks_per_node,
-                            double simple_step_bytes = kDefaultSimpleStepBytes);
+                            double simple_step_bytes = kDefaultSimpleStepBytes,
+                            int nccl_version = kModelledNcclVersion);
 // NVLS: chunks of at most `max_chunk_bytes` (NCCL_NVLS_CHUNKSIZE, 128 KiB by default; see
 // Communicator::nvls_max_chunk_bytes), 64/32/16 KiB for small messages, by how many chunks the
 // channels' heads would get (enqueue.cc computeColl: concurrentOps = channels x heads; each

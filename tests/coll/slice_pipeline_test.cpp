@@ -194,6 +194,23 @@ TEST(PipelineConstantsTest, ChunkRulesFollowNccl) {
   // / 288,000 = 7, / 144,000 = 14 (144,000 > 131,072, so once more), / 72,000 = 29 >= 22.4:
   // 72,000 B.
   EXPECT_EQ(tree_chunk_shape(Protocol::ll128, 2.0 * 1024 * 1024, 2, 8).chunk_bytes, 72000.0);
+  // Before NCCL 2.20 Simple halved by the tree's depth (ranks per node - 1 + log2(nodes)). One
+  // node of 8 (depth 7), 32 MiB on 24 channels = 1,398,101 B a channel: 512 KiB gives 2 chunks
+  // (< 56), 256 KiB 5, 128 KiB 10 (the first rule stops at 128 KiB); 10 < 28, so 64 KiB: 21,
+  // where the second stops; 21 >= 7. Two nodes of 8 (depth 8), 10 MiB a channel: 20, 40, then
+  // 80 >= 64 at 128 KiB. From 2.20 the whole step.
+  EXPECT_EQ(tree_chunk_shape(Protocol::simple, 32.0 * 1024 * 1024 / 24, 1, 8,
+                             kDefaultSimpleStepBytes, 21805)
+                .chunk_bytes,
+            64.0 * 1024);
+  EXPECT_EQ(
+      tree_chunk_shape(Protocol::simple, 10.0 * 1024 * 1024, 2, 8, kDefaultSimpleStepBytes, 21805)
+          .chunk_bytes,
+      128.0 * 1024);
+  EXPECT_EQ(
+      tree_chunk_shape(Protocol::simple, 10.0 * 1024 * 1024, 2, 8, kDefaultSimpleStepBytes, 22003)
+          .chunk_bytes,
+      512.0 * 1024);
   // 64 MiB a channel: 116 chunks of 576,000 B already, unchanged.
   EXPECT_EQ(tree_chunk_shape(Protocol::ll128, 64.0 * 1024 * 1024, 2, 8).chunk_bytes, 576000.0);
   // NVLS on 16 channels x 8 heads = 128 concurrent ops: 128 KiB from 64 x 128 x 128 KiB = 1 GiB,

@@ -89,9 +89,10 @@ TaskId lower_across_nodes_by_slices(Lowering& l, TaskId start) {
   const int lanes = static_cast<int>(rings.size());
   const double per_stream = l.request().size_bytes / (2.0 * lanes);
   const int channels_per_stream = std::max(1, l.choice().channels / (2 * lanes));
-  SlicePipeline pipe(tree_chunk_shape(l.choice().protocol, per_stream / channels_per_stream, nodes,
-                                      comm.ranks_per_node(), comm.simple_step_bytes()),
-                     channels_per_stream);
+  SlicePipeline pipe(
+      tree_chunk_shape(l.choice().protocol, per_stream / channels_per_stream, nodes,
+                       comm.ranks_per_node(), comm.simple_step_bytes(), l.request().nccl_version),
+      channels_per_stream);
   pipe.overlap_link_latency();
   // Nodes deepest first (children before parents), and each node's children in node order, per
   // tree.
@@ -222,9 +223,9 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
     const int n = l.comm().size();
     const double bytes = l.request().size_bytes;
     const int channels = l.choice().channels;
-    SlicePipeline pipe(
-        tree_chunk_shape(l.choice().protocol, bytes / channels, 1, n, l.comm().simple_step_bytes()),
-        channels);
+    SlicePipeline pipe(tree_chunk_shape(l.choice().protocol, bytes / channels, 1, n,
+                                        l.comm().simple_step_bytes(), l.request().nccl_version),
+                       channels);
     int prev = -1;
     for (int i = n - 2; i >= 0; --i) {
       const auto u = static_cast<std::size_t>(i);
