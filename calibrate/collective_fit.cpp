@@ -66,6 +66,7 @@ class Predictions {
     coll::Request req;
     req.op = *op;
     req.size_bytes = r.size_bytes;
+    if (r.nccl_version > 0) req.nccl_version = r.nccl_version;
     try {
       return coll::with_host_launch_floor(coll::simulate_collective_as_in_jobs(*it->second, req),
                                           machine_, gpus_per_thread_of(r), iterations(r),
@@ -133,6 +134,7 @@ std::optional<double> SimulatedCollectives::predict_time_s(const topo::Topology&
     coll::Request req;
     req.op = *op;
     req.size_bytes = record.size_bytes;
+    if (record.nccl_version > 0) req.nccl_version = record.nccl_version;
     return coll::with_host_launch_floor(coll::simulate_collective(comm, req), topology,
                                         gpus_per_thread_of(record), iterations(record),
                                         record.size_bytes)

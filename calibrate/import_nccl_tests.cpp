@@ -13,6 +13,7 @@
 #include "sim/coll/collective.hpp"
 #include "sim/coll/sweep.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/nccl_version.hpp"
 #include "sim/core/units.hpp"
 
 namespace linksim::calibrate {
@@ -26,6 +27,21 @@ const std::vector<std::string>& nccl_tests_binaries() {
 }
 
 namespace {
+
+// "nccl-library=21805" among the version line's cells, when it names a release linksim knows
+// (sim/core/nccl_version.hpp); else 0, as for a log that does not say.
+int library_version(const std::vector<std::string>& cells) {
+  constexpr std::string_view key = "nccl-library=";
+  for (const auto& cell : cells) {
+    if (!cell.starts_with(key)) continue;
+    try {
+      return parse_nccl_version(cell.substr(key.size()));
+    } catch (const NcclVersionError&) {
+      return 0;
+    }
+  }
+  return 0;
+}
 
 // The longest known binary name that occurs in `text` (so "reduce_scatter_perf" wins over
 // "scatter_perf" and "reduce_perf"), or "".
@@ -171,6 +187,7 @@ void Reader::line(int number, const std::string& raw) {
   if (log_.op.empty() && header_line_ == 0) log_.op = find_binary(text);
   if (starts_with(text, "#")) {
     const auto cells = split_cells(text.substr(1));
+    if (starts_with(text, "# nccl-tests version")) log_.nccl_version = library_version(cells);
     if (!cells.empty() && cells[0] == "nThread") {
       header(number, cells);
     } else if (!cells.empty() && cells[0] == "Rank" && header_line_ != 0) {
@@ -435,6 +452,7 @@ NcclTestsLog Reader::finish() {
     r.gpu_count = log_.ranks;
     r.gpus_per_thread = log_.gpus_per_thread;
     r.iterations = log_.iterations;
+    r.nccl_version = log_.nccl_version;
   }
   return std::move(log_);
 }

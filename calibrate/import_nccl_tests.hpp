@@ -19,7 +19,10 @@ struct NcclTestsLog {
   int threads = 0;
   int gpus_per_thread = 0;
   int iterations = 0;  // the header's "iters:" (-n), 0 when not printed
-  int ranks = 0;       // "#  Rank" lines when printed, else threads * gpus_per_thread
+  // NCCL_VERSION_CODE of the library that ran ("# nccl-tests version ... nccl-library=21805",
+  // the -J file's "nccl_version"); 0 when not printed or not a release linksim knows.
+  int nccl_version = 0;
+  int ranks = 0;  // "#  Rank" lines when printed, else threads * gpus_per_thread
   double avg_bus_bandwidth_Bps = 0;
   std::vector<Record> records;  // out-of-place and in-place rows, in file order
 };

@@ -11,6 +11,7 @@
 #include "calibrate/import_nccl_tests.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
+#include "sim/core/nccl_version.hpp"
 #include "sim/core/units.hpp"
 
 namespace linksim::calibrate {
@@ -89,6 +90,14 @@ NcclTestsLog import_nccl_tests_json(const std::string& text, const std::string& 
   log.threads = static_cast<int>(config.integer_or("nthreads", 1));
   log.gpus_per_thread = static_cast<int>(config.integer_or("ngpus", 1));
   log.iterations = static_cast<int>(config.integer_or("iterations", 0));
+  if (const auto version = root.get("nccl_version");
+      version && version->raw().is_number_integer()) {
+    try {
+      log.nccl_version = parse_nccl_version(std::to_string(version->as_integer()));
+    } catch (const NcclVersionError&) {
+      log.nccl_version = 0;  // not a release linksim knows: as if not said
+    }
+  }
   const auto devices = config.get("devices");
   log.ranks = devices ? static_cast<int>(devices->elements().size()) : 0;
   if (log.ranks == 0) log.ranks = log.threads * log.gpus_per_thread;
@@ -131,6 +140,7 @@ NcclTestsLog import_nccl_tests_json(const std::string& text, const std::string& 
     r.gpu_count = log.ranks;
     r.gpus_per_thread = log.gpus_per_thread;
     r.iterations = log.iterations;
+    r.nccl_version = log.nccl_version;
   }
   return log;
 }

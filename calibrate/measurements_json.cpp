@@ -30,6 +30,7 @@ Json measurements_to_json(const ProbeResult& result, const std::string& date) {
     if (r.bus_bandwidth_Bps > 0) j["bus_bandwidth_Bps"] = r.bus_bandwidth_Bps;
     if (r.gpus_per_thread > 0) j["gpus_per_thread"] = r.gpus_per_thread;
     if (r.iterations > 0) j["iterations"] = r.iterations;
+    if (r.nccl_version > 0) j["nccl_version"] = r.nccl_version;
     if (r.flops_per_s > 0) j["flops_per_s"] = r.flops_per_s;
     if (r.p2p_enabled) j["p2p_enabled"] = *r.p2p_enabled;
     if (r.repeats > 0) {
@@ -70,6 +71,7 @@ ProbeResult measurements_from_json(const Json& document, const std::string& file
     r.gpu_count = static_cast<int>(rv.integer_or("gpu_count", 0));
     r.gpus_per_thread = static_cast<int>(rv.integer_or("gpus_per_thread", 0));
     r.iterations = static_cast<int>(rv.integer_or("iterations", 0));
+    r.nccl_version = static_cast<int>(rv.integer_or("nccl_version", 0));
     r.size_bytes = rv.number_or("size_bytes", 0);
     r.time_s = rv.number_or("time_s", 0);
     r.bandwidth_Bps = rv.number_or("bandwidth_Bps", 0);

@@ -35,6 +35,9 @@ struct Record {
   // nccl-tests: GPUs one host thread drove (the header's nGpus); 0 when not known (then all).
   int gpus_per_thread = 0;
   int iterations = 0;  // nccl-tests: timed iterations (-n); 0 when not known (then 20)
+  // nccl-tests: the NCCL library's NCCL_VERSION_CODE the log names (its "nccl-library=", the
+  // -J file's "nccl_version"); 0 when not known (then the release the model follows).
+  int nccl_version = 0;
   double size_bytes = 0;
   // Time of one operation. For tools that print only a bandwidth it is derived as
   // size / bandwidth (both directions' bytes for a bidirectional copy).

@@ -55,6 +55,37 @@ TEST(ImportNcclTestsJson, ReadsTheBinarysOwnJsonFile) {
   EXPECT_DOUBLE_EQ(log.records[3].time_s, 9.9e-6);
   EXPECT_EQ(log.records[0].kind, "nccl:all_gather_perf");
   EXPECT_DOUBLE_EQ(log.avg_bus_bandwidth_Bps, 0.025e9);
+  // "nccl_version":22704 is NCCL 2.27.4: every record carries it, so fit simulates that release.
+  EXPECT_EQ(log.nccl_version, 22704);
+  EXPECT_EQ(log.records[3].nccl_version, 22704);
+}
+
+TEST(ImportNcclTests, TheLibrarysVersionLineIsRead) {
+  // nccl-tests prints "# nccl-tests version V nccl-headers=H nccl-library=L" first; the library
+  // is what ran. A log without the line, or with a code linksim does not know, says nothing.
+  const std::string table =
+      "# Collective test starting: all_reduce_perf\n"
+      "# nThread 1 nGpus 2 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: "
+      "20 agg iters: 1 validation: 1 graph: 0\n"
+      "#\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
+      "(us)  (GB/s)  (GB/s)\n"
+      "        1024           256     float     sum      -1    12.10    0.08    0.08      0    "
+      "12.10    0.08    0.08      0\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 0.08\n";
+  const auto with = import_nccl_tests(
+      "# nccl-tests version 2.17.6 nccl-headers=21805 nccl-library=21805\n" + table, "a.log");
+  EXPECT_EQ(with.nccl_version, 21805);
+  ASSERT_FALSE(with.records.empty());
+  EXPECT_EQ(with.records.front().nccl_version, 21805);
+  EXPECT_EQ(import_nccl_tests(table, "a.log").nccl_version, 0);
+  EXPECT_EQ(import_nccl_tests("# nccl-tests version 2.17.6 nccl-headers=0 nccl-library=0\n" + table,
+                              "a.log")
+                .nccl_version,
+            0);
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
