@@ -35,6 +35,16 @@ int iterations(const Record& r) {
   return r.iterations > 0 ? r.iterations : 20;
 }
 
+// The call the record timed: its operation and size, under the NCCL release the log names
+// (else the one the model follows).
+coll::Request request_of(const Record& r, coll::Op op) {
+  coll::Request req;
+  req.op = op;
+  req.size_bytes = r.size_bytes;
+  if (r.nccl_version > 0) req.nccl_version = r.nccl_version;
+  return req;
+}
+
 bool usable(const Record& r) {
   return op_of(r) && r.variant == "out_of_place" && r.size_bytes > 0 && r.time_s > 0 &&
          r.gpu_count >= 1;
@@ -63,10 +73,7 @@ class Predictions {
       gpus.resize(n);
       it = comms_.emplace(n, std::make_unique<coll::Communicator>(machine_, gpus)).first;
     }
-    coll::Request req;
-    req.op = *op;
-    req.size_bytes = r.size_bytes;
-    if (r.nccl_version > 0) req.nccl_version = r.nccl_version;
+    const coll::Request req = request_of(r, *op);
     try {
       return coll::with_host_launch_floor(coll::simulate_collective_as_in_jobs(*it->second, req),
                                           machine_, gpus_per_thread_of(r), iterations(r),
@@ -131,10 +138,7 @@ std::optional<double> SimulatedCollectives::predict_time_s(const topo::Topology&
   gpus.resize(n);
   try {
     const coll::Communicator comm(topology, gpus);
-    coll::Request req;
-    req.op = *op;
-    req.size_bytes = record.size_bytes;
-    if (record.nccl_version > 0) req.nccl_version = record.nccl_version;
+    const coll::Request req = request_of(record, *op);
     return coll::with_host_launch_floor(coll::simulate_collective(comm, req), topology,
                                         gpus_per_thread_of(record), iterations(record),
                                         record.size_bytes)

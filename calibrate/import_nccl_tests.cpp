@@ -28,17 +28,11 @@ const std::vector<std::string>& nccl_tests_binaries() {
 
 namespace {
 
-// "nccl-library=21805" among the version line's cells, when it names a release linksim knows
-// (sim/core/nccl_version.hpp); else 0, as for a log that does not say.
+// The version line's "nccl-library=21805" (known_nccl_version); 0 without one.
 int library_version(const std::vector<std::string>& cells) {
   constexpr std::string_view key = "nccl-library=";
   for (const auto& cell : cells) {
-    if (!cell.starts_with(key)) continue;
-    try {
-      return parse_nccl_version(cell.substr(key.size()));
-    } catch (const NcclVersionError&) {
-      return 0;
-    }
+    if (cell.starts_with(key)) return known_nccl_version(std::string_view(cell).substr(key.size()));
   }
   return 0;
 }
@@ -458,6 +452,14 @@ NcclTestsLog Reader::finish() {
 }
 
 }  // namespace
+
+int known_nccl_version(std::string_view code) {
+  try {
+    return parse_nccl_version(code);
+  } catch (const NcclVersionError&) {
+    return 0;
+  }
+}
 
 NcclTestsLog import_nccl_tests(const std::string& text, const std::string& file,
                                const ImportOptions& options) {

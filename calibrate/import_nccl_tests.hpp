@@ -57,6 +57,11 @@ struct BusbwMismatch {
 std::optional<BusbwMismatch> busbw_mismatch(const std::string& binary, int ranks, double algbw_GBps,
                                             double busbw_GBps, double rounding_GBps);
 
+// Both readers' NCCL version: `code` (a log's "nccl-library=" value, the -J file's
+// "nccl_version") when it names a release linksim knows (sim/core/nccl_version.hpp), else 0, as
+// for a log that does not say.
+int known_nccl_version(std::string_view code);
+
 // A log argument: "FILE" or "FILE:BINARY" (e.g. run3.log:all_reduce_perf), the binary naming
 // which nccl-tests binary wrote a log whose name and text do not say. A FILE that exists as
 // given is taken whole, colon and all.

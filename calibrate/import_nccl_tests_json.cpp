@@ -11,7 +11,6 @@
 #include "calibrate/import_nccl_tests.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_view.hpp"
-#include "sim/core/nccl_version.hpp"
 #include "sim/core/units.hpp"
 
 namespace linksim::calibrate {
@@ -92,11 +91,7 @@ NcclTestsLog import_nccl_tests_json(const std::string& text, const std::string& 
   log.iterations = static_cast<int>(config.integer_or("iterations", 0));
   if (const auto version = root.get("nccl_version");
       version && version->raw().is_number_integer()) {
-    try {
-      log.nccl_version = parse_nccl_version(std::to_string(version->as_integer()));
-    } catch (const NcclVersionError&) {
-      log.nccl_version = 0;  // not a release linksim knows: as if not said
-    }
+    log.nccl_version = known_nccl_version(std::to_string(version->as_integer()));
   }
   const auto devices = config.get("devices");
   log.ranks = devices ? static_cast<int>(devices->elements().size()) : 0;

@@ -13,6 +13,9 @@
 namespace linksim::validate {
 namespace {
 
+// NCCL 2.18.5, as both Azure guide result files' own tables give it.
+constexpr int kAzureGuideNccl = 21805;
+
 // nccl-tests prints busbw with two decimals: below 0.1 GB/s the rounding alone is >5%.
 constexpr double kMinComparable_Bps = 0.1e9;
 
@@ -90,7 +93,7 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
        "available\"). Its 231.6 GB/s at 8 GiB rules out Tree (a chain's inner GPUs send the "
        "buffer twice: 2 x 231.6 / 1.75 = 264.7 GB/s, above the 259.8 GB/s a DGX A100 copy over "
        "all 12 NVLinks reaches), so the column is Ring's: the set runs NCCL_ALGO=Ring.",
-       coll::Algorithm::ring, 8, 40, 21805},
+       coll::Algorithm::ring, 8, 40, kAzureGuideNccl},
       {"2x RTX 2080 Ti, PCIe Gen3 behind one switch, P2P not supported", "2x RTX 2080 Ti",
        "rtx2080ti-2x", "Every nccl-tests run in the reference set, single process -g 2.",
        std::nullopt, 2, 20},
@@ -100,7 +103,7 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
        "is the same. The guide's NVLS column: NCCL_ALGO=NVLS all_reduce_perf -g 8 -n 40, NCCL "
        "2.18.5 (the file's own table), which spreads NVLS over its channels by whole blocks "
        "(linksim nccl-tests --nccl-version 2.18.5).",
-       coll::Algorithm::nvls, 8, 40, 21805},
+       coll::Algorithm::nvls, 8, 40, kAzureGuideNccl},
       {"2 nodes: 2x p3dn.24xlarge on EFA (16x V100)", "AWS p3dn.24xlarge x2", "aws-p3dn-x2",
        "Multi-node; EFA's NIC latency is fitted on these four EFA sweeps (see the table above)."},
       {"4 nodes: 4x p3dn.24xlarge on EFA (32x V100)", "AWS p3dn.24xlarge x4", "aws-p3dn-x4",

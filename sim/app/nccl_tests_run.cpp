@@ -212,7 +212,7 @@ coll::SweepSpec sweep_spec_of(const NcclTestsOptions& options, const NcclTestsIn
                  .graph_launches = s.graph_launches,
                  .blocking = s.blocking};
   apply_nccl_environment(options, spec);
-  spec.nccl_version = nccl_version_of(options);
+  spec.nccl_version = run.nccl_version;
   spec.threads = threads_for(options.threads);
   coll::validate_sweep_spec(spec);
   return spec;

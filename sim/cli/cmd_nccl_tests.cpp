@@ -18,6 +18,7 @@
 #include "sim/cli/whole_number_range.hpp"
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/nccl_version.hpp"
 #include "sim/report/plot.hpp"
 
 extern char** environ;
@@ -100,10 +101,12 @@ void register_nccl_tests(CLI::App& app) {
                   "Protocols, in NCCL_PROTO's syntax: LL, LL128, Simple (default: $NCCL_PROTO, "
                   "else any)");
   cmd->add_option("--nccl-version", args->options.nccl_version,
-                  "The NCCL release the run stands for, as 2.18.5 or 21805 (default: 2.30.7, "
-                  "the release the model follows); printed as nccl-tests prints NCCL's version, "
-                  "and followed where releases move data differently (how NVLS spreads a "
-                  "message over its channels before 2.22)");
+                  fmt::format("The NCCL release the run stands for, as 2.18.5 or 21805 (default: "
+                              "{}, the release the model follows); printed as nccl-tests prints "
+                              "NCCL's version, and followed where releases move data "
+                              "differently (how NVLS spreads a message over its channels before "
+                              "2.22, a tree's Simple chunk before 2.20)",
+                              nccl_version_text(kModelledNcclVersion)));
   cmd->add_flag("--explain", args->options.explain,
                 "After each size: the algorithm, protocol, channels and bottleneck link");
   cmd->add_flag("--force", args->force, "Overwrite the -J file and the plot");

@@ -25,7 +25,7 @@ struct Request {
   std::vector<Protocol> allowed_protocols;
   // The NCCL release whose data movement to follow where releases differ (NCCL_VERSION_CODE,
   // sim/core/nccl_version.hpp): so far how NVLS spreads a message over its channels
-  // (channel_work.hpp).
+  // (channel_work.hpp) and a tree's Simple chunk (pipeline_constants.hpp).
   int nccl_version = kModelledNcclVersion;
 };
 

@@ -19,8 +19,8 @@ int whole(std::string_view s, std::size_t digits) {
 NcclVersionError refused(std::string_view text) {
   return NcclVersionError(fmt::format(
       "\"{}\" is not an NCCL release; expected MAJOR.MINOR.PATCH such as 2.18.5, or its "
-      "NCCL_VERSION_CODE such as 21805, from 2.9.0 on",
-      text));
+      "NCCL_VERSION_CODE such as 21805, from {} on",
+      text, nccl_version_text(kOldestNcclVersion)));
 }
 
 }  // namespace

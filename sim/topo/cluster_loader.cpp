@@ -64,21 +64,19 @@ NcclEnvDefaults parse_nccl_env(const JsonView& ev) {
     env.buffsize_bytes = static_cast<double>(bounded_int(
         *b, static_cast<int>(kLeast), static_cast<int>(kMost), "a buffer size in bytes"));
   }
+  // Past 64 MiB one chunk outgrows any buffer NCCL keeps NCCL_STEPS of them in.
+  constexpr int kMostChunk = 64 * 1024 * 1024;
   if (auto c = ev.get("NCCL_P2P_NET_CHUNKSIZE")) {
-    // NCCL cuts a chunk into 4 for small sends and keeps NCCL_STEPS of them per buffer; below
-    // 4 KiB a quarter chunk is under a page, and past 64 MiB one chunk outgrows any buffer.
+    // NCCL cuts a chunk into 4 for small sends: below 4 KiB a quarter chunk is under a page.
     constexpr int kLeast = 4 * 1024;
-    constexpr int kMost = 64 * 1024 * 1024;
     env.p2p_net_chunk_bytes =
-        static_cast<double>(bounded_int(*c, kLeast, kMost, "a chunk size in bytes"));
+        static_cast<double>(bounded_int(*c, kLeast, kMostChunk, "a chunk size in bytes"));
   }
   if (auto c = ev.get("NCCL_NVLS_CHUNKSIZE")) {
-    // NVLS cuts small messages down to 16 KiB chunks itself, so a lower ceiling means
-    // nothing; the upper bound is NCCL_P2P_NET_CHUNKSIZE's.
+    // NVLS cuts small messages down to 16 KiB chunks itself, so a lower ceiling means nothing.
     constexpr int kLeast = 16 * 1024;
-    constexpr int kMost = 64 * 1024 * 1024;
     env.nvls_chunk_bytes =
-        static_cast<double>(bounded_int(*c, kLeast, kMost, "a chunk size in bytes"));
+        static_cast<double>(bounded_int(*c, kLeast, kMostChunk, "a chunk size in bytes"));
   }
   if (auto s = ev.get("source")) env.source = s->as_string();
   if (env.empty()) {

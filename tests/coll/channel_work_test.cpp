@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "sim/coll/collective_sim.hpp"
 #include "sim/coll/communicator.hpp"
 #include "sim/coll/pipeline_constants.hpp"
@@ -15,54 +17,49 @@ namespace {
 
 constexpr double KiB = 1024.0;
 
+// (channels that carry data, bytes on the busiest): what each case below is held to.
+using Split = std::pair<int, double>;
+
+Split cells(double bytes, int channels, Protocol p = Protocol::simple) {
+  const ChannelWork w = cell_channel_work(bytes, channels, Op::all_reduce, p, 8);
+  return {w.channels, w.busiest_bytes};
+}
+
+Split blocks(double bytes) {  // 16 channels, 8 heads, 16 KiB chunks
+  const ChannelWork w = nvls_block_channel_work(bytes, 16, 8, 16 * KiB);
+  return {w.channels, w.busiest_bytes};
+}
+
 TEST(ChannelWorkTest, CellsOfThirtyTwoKiBOfTraffic) {
   // All-reduce: 2 bytes of traffic a byte, so a cell is 32 KiB / 2 = 16 KiB of data.
   // 64 KiB on 16 channels: 4 cells; 128 KiB of traffic / 16 = 8 KiB a channel, under one
   // cell's 32 KiB, so a cell a channel: 4 channels of 16 KiB.
-  ChannelWork w = cell_channel_work(64 * KiB, 16, Op::all_reduce, Protocol::simple, 8);
-  EXPECT_EQ(w.channels, 4);
-  EXPECT_EQ(w.busiest_bytes, 16 * KiB);
+  EXPECT_EQ(cells(64 * KiB, 16), Split(4, 16 * KiB));
   // 1 MiB: 64 cells; 2 MiB of traffic / 16 = 128 KiB a channel = 4 cells: first 4, then
   // (64 - 4) / 4 = 15 middle channels with nothing left, so the last middle one becomes the
   // last: 16 channels of 64 KiB.
-  w = cell_channel_work(1024 * KiB, 16, Op::all_reduce, Protocol::simple, 8);
-  EXPECT_EQ(w.channels, 16);
-  EXPECT_EQ(w.busiest_bytes, 64 * KiB);
+  EXPECT_EQ(cells(1024 * KiB, 16), Split(16, 64 * KiB));
   // 1 MiB + 16 KiB: 65 cells; traffic 2,129,920 / 16 = 133,120 a channel, over 4 cells' 131,072,
   // so 5 cells a channel: first 5, (65 - 5) / 5 = 12 middle, none left, so 11 middle and a last
   // of 5: 13 channels of 80 KiB, three idle.
-  w = cell_channel_work(1040 * KiB, 16, Op::all_reduce, Protocol::simple, 8);
-  EXPECT_EQ(w.channels, 13);
-  EXPECT_EQ(w.busiest_bytes, 80 * KiB);
+  EXPECT_EQ(cells(1040 * KiB, 16), Split(13, 80 * KiB));
   // A message under one cell: one channel with all of it.
-  w = cell_channel_work(1 * KiB, 16, Op::all_reduce, Protocol::simple, 8);
-  EXPECT_EQ(w.channels, 1);
-  EXPECT_EQ(w.busiest_bytes, 1 * KiB);
+  EXPECT_EQ(cells(1 * KiB, 16), Split(1, 1 * KiB));
   // LL counts four times the traffic: cells of 32 KiB / 8 = 4 KiB; 64 KiB is 16 cells, 512 KiB
   // of traffic / 16 = 32 KiB a channel = one cell: 16 channels of 4 KiB.
-  w = cell_channel_work(64 * KiB, 16, Op::all_reduce, Protocol::ll, 8);
-  EXPECT_EQ(w.channels, 16);
-  EXPECT_EQ(w.busiest_bytes, 4 * KiB);
+  EXPECT_EQ(cells(64 * KiB, 16, Protocol::ll), Split(16, 4 * KiB));
   // One channel takes everything.
-  w = cell_channel_work(1024 * KiB, 1, Op::all_reduce, Protocol::simple, 8);
-  EXPECT_EQ(w.channels, 1);
-  EXPECT_EQ(w.busiest_bytes, 1024 * KiB);
+  EXPECT_EQ(cells(1024 * KiB, 1), Split(1, 1024 * KiB));
 }
 
 TEST(ChannelWorkTest, NvlsBlocksOfHeadsTimesChunk) {
   // 8 heads x 16 KiB chunks: blocks of 128 KiB, loops of 16 x 128 KiB = 2 MiB.
   // 64 KiB: one channel with all of it; 256 KiB: two full blocks.
-  ChannelWork w = nvls_block_channel_work(64 * KiB, 16, 8, 16 * KiB);
-  EXPECT_EQ(w.channels, 1);
-  EXPECT_EQ(w.busiest_bytes, 64 * KiB);
-  w = nvls_block_channel_work(256 * KiB, 16, 8, 16 * KiB);
-  EXPECT_EQ(w.channels, 2);
-  EXPECT_EQ(w.busiest_bytes, 128 * KiB);
+  EXPECT_EQ(blocks(64 * KiB), Split(1, 64 * KiB));
+  EXPECT_EQ(blocks(256 * KiB), Split(2, 128 * KiB));
   // 5 MiB: two whole loops (every channel 2 blocks) and 1 MiB more, which channels 0-7 take a
   // block of: the first channel moves 3 x 128 KiB.
-  w = nvls_block_channel_work(5 * 1024 * KiB, 16, 8, 16 * KiB);
-  EXPECT_EQ(w.channels, 16);
-  EXPECT_EQ(w.busiest_bytes, 384 * KiB);
+  EXPECT_EQ(blocks(5 * 1024 * KiB), Split(16, 384 * KiB));
 }
 
 TEST(ChannelWorkTest, NvlsCopiesRunAtTheActiveChannelsRate) {

@@ -6,16 +6,13 @@
 
 #include <string>
 
+#include "tests/support/thrown_message.hpp"
+
 namespace linksim {
 namespace {
 
 std::string refusal(std::string_view text) {
-  try {
-    parse_nccl_protocol_list(text);
-  } catch (const NcclListError& e) {
-    return e.what();
-  }
-  return "accepted";
+  return testing::thrown_message<NcclListError>([&] { parse_nccl_protocol_list(text); });
 }
 
 TEST(NcclProtoListTest, ListsAllowWhatTheyNameOrAllButThat) {

@@ -4,16 +4,13 @@
 
 #include <string>
 
+#include "tests/support/thrown_message.hpp"
+
 namespace linksim {
 namespace {
 
 std::string refusal(const std::string& text) {
-  try {
-    parse_nccl_version(text);
-  } catch (const NcclVersionError& e) {
-    return e.what();
-  }
-  return "accepted";
+  return testing::thrown_message<NcclVersionError>([&] { parse_nccl_version(text); });
 }
 
 TEST(NcclVersionTest, ReleasesAndCodes) {
