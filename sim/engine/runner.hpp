@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/indexed_heap.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/net/solver.hpp"
 
@@ -39,7 +40,6 @@ class Runner {
     TaskId task;
     std::uint32_t path_index;  // within the task's paths
     net::FlowId flow;          // flow_end only
-    std::uint32_t version;     // flow_end: matches Flow::version unless superseded
     bool operator>(const Event& o) const {
       if (time_s != o.time_s) return time_s > o.time_s;
       if (kind != o.kind) return kind > o.kind;
@@ -68,14 +68,22 @@ class Runner {
     double remaining_bytes = 0;
     double rate_Bps = 0;
     double since_s = 0;  // when remaining_bytes was last brought up to date
-    std::uint32_t version = 0;
   };
 
-  void push(double time_s, EventKind kind, TaskId task, std::uint32_t path_index,
-            net::FlowId flow = 0, std::uint32_t version = 0) {
-    if (kind != EventKind::flow_end) ++live_other_events_;
-    queue_.push({time_s, kind, task, path_index, flow, version});
+  // Queues an event other than a flow's end (those live in flow_ends_, one per flow).
+  void push(double time_s, EventKind kind, TaskId task, std::uint32_t path_index) {
+    ++live_other_events_;
+    queue_.push({time_s, kind, task, path_index, 0});
   }
+  bool has_events() const { return !queue_.empty() || !flow_ends_.empty(); }
+  // The two queues' entries never tie (their kinds differ), so the earlier is well defined.
+  bool next_is_flow_end() const {
+    return queue_.empty() || (!flow_ends_.empty() && queue_.top() > flow_ends_.top());
+  }
+  double next_time_s() const {
+    return next_is_flow_end() ? flow_ends_.top().time_s : queue_.top().time_s;
+  }
+  Event pop_next();
   void start_paths(TaskId id);
   void start_pending_transfers();
   bool try_replay_group();
@@ -103,6 +111,7 @@ class Runner {
   net::Solver solver_;
   double now_s_ = 0;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
+  IndexedHeap<Event> flow_ends_;  // by solver flow id: when each flow with a rate ends
   // Per task: unfinished dependencies until it starts; then, for a transfer, paths in flight.
   std::vector<std::uint32_t> waiting_on_;
   std::vector<std::uint32_t> dependents_begin_;

@@ -256,7 +256,6 @@ void Runner::path_ready(TaskId id, std::uint32_t path_index) {
   flow.remaining_bytes = bytes;
   flow.rate_Bps = 0;
   flow.since_s = now_s_;
-  ++flow.version;
   for (ChannelId c : channels)
     tl_.channels[c].bytes += bytes;
   ++tl_.flow_starts;
@@ -268,9 +267,8 @@ void Runner::path_done(TaskId id) {
 
 void Runner::flow_end(const Event& e) {
   const net::FlowId f = e.flow;
-  Flow& flow = flows_[f];
-  if (flow.version != e.version || flow.task != e.task) return;  // superseded by a new rate
-  ++flow.version;
+  const Flow& flow = flows_[f];
+  assert(flow.task == e.task && "a flow's end outlived the flow");
   solver_.remove_flow(f);
   ++tl_.flow_ends;
   path_done(flow.task);
@@ -315,9 +313,8 @@ void Runner::after_instant() {
         std::max(0.0, flow.remaining_bytes - flow.rate_Bps * (now_s_ - flow.since_s));
     flow.since_s = now_s_;
     flow.rate_Bps = rate;
-    ++flow.version;
-    push(now_s_ + flow.remaining_bytes / rate, EventKind::flow_end, flow.task, flow.path_index, f,
-         flow.version);
+    flow_ends_.set(f, {now_s_ + flow.remaining_bytes / rate, EventKind::flow_end, flow.task,
+                       flow.path_index, f});
   }
   record_channel_states();
 }
@@ -394,18 +391,27 @@ void Runner::handle(const Event& e) {
   }
 }
 
+Runner::Event Runner::pop_next() {
+  if (next_is_flow_end()) {
+    const Event e = flow_ends_.top();
+    flow_ends_.pop();
+    return e;
+  }
+  const Event e = queue_.top();
+  queue_.pop();
+  --live_other_events_;
+  return e;
+}
+
 // Everything due now, including zero-duration work that this instant's events start.
 void Runner::run_instant() {
   for (;;) {
-    if (queue_.empty() || queue_.top().time_s > now_s_) {
+    if (!has_events() || next_time_s() > now_s_) {
       if (pending_transfers_.empty()) break;
       start_pending_transfers();  // may queue more events for now (zero latency)
       continue;
     }
-    const Event e = queue_.top();
-    queue_.pop();
-    if (e.kind != EventKind::flow_end) --live_other_events_;
-    handle(e);
+    handle(pop_next());
     drain_ready();
   }
   after_instant();
@@ -420,8 +426,8 @@ Timeline Runner::run() {
   drain_ready();
   if (!pending_transfers_.empty()) start_pending_transfers();
 
-  while (!queue_.empty()) {
-    now_s_ = queue_.top().time_s;
+  while (has_events()) {
+    now_s_ = next_time_s();
     ++tl_.event_times;
     run_instant();
   }

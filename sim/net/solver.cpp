@@ -12,12 +12,10 @@ constexpr double kSaturationTolerance = 1e-9;
 
 }  // namespace
 
-// std heap functions build a max-heap; this order pops the lowest level first, then the kinds
-// in their listed order, then the lowest id.
-bool Solver::happens_after(const Event& a, const Event& b) {
-  if (a.level != b.level) return a.level > b.level;
-  if (a.kind != b.kind) return a.kind > b.kind;
-  return a.id > b.id;
+bool Solver::Event::operator>(const Event& o) const {
+  if (level != o.level) return level > o.level;
+  if (kind != o.kind) return kind > o.kind;
+  return id > o.id;
 }
 
 LinkId Solver::add_link(double capacity_Bps) {
@@ -114,15 +112,19 @@ void Solver::solve() {
   resolved_flows_.clear();
   resolved_links_.clear();
   ++epoch_;
-  events_.clear();
   seed_changes();
   sweep();
   finish_solve();
 }
 
-void Solver::push(double level, EventKind kind, std::uint32_t id, std::uint32_t version) {
-  events_.push_back({level, kind, id, version});
-  if (!seeding_) std::push_heap(events_.begin(), events_.end(), happens_after);
+void Solver::push(double level, EventKind kind, std::uint32_t id) {
+  const std::uint32_t s = slot(kind, id);
+  // A queued follow_link at or below this level follows the link first; this one would find
+  // it followed.
+  if (kind == EventKind::follow_link && events_.contains(s) && events_.at(s).level <= level) {
+    return;
+  }
+  events_.set(s, {level, kind, id});
 }
 
 // The changes since the last solve, as links to follow: each link of a removed flow from that
@@ -131,7 +133,6 @@ void Solver::push(double level, EventKind kind, std::uint32_t id, std::uint32_t 
 // flow on it keeps a rate), which spares the heap a round trip per link when whole groups of
 // flows come and go together.
 void Solver::seed_changes() {
-  seeding_ = true;
   fresh_links_.clear();
   for (FlowId id : fresh_flows_) {
     Flow& f = flows_[id];
@@ -166,8 +167,6 @@ void Solver::seed_changes() {
     if (links_[l].followed == epoch_) continue;
     follow_now_or_at(l, fill_level_with_fresh(l, links_[l].fresh_weight));
   }
-  std::make_heap(events_.begin(), events_.end(), happens_after);
-  seeding_ = false;
 }
 
 // The level t at which `link` fills when its old flows follow their last solve (weight x t until
@@ -211,7 +210,14 @@ void Solver::follow_link(LinkId l, double level) {
       link.remaining_Bps -= f.rate_Bps;
       continue;
     }
-    if (f.followed != epoch_) follow(m.flow);
+    if (f.followed != epoch_) {
+      follow(m.flow);
+    } else if (f.stopped_by == l && !f.frozen) {
+      // Its quiet stop is gone. The link is followed no later than it would have filled, which
+      // is at or below the flow's old level, so the event is not behind the sweep.
+      f.stopped_by = kNoLink;
+      push(f.level, EventKind::pass_old_level, m.flow);
+    }
     if (f.frozen) {
       link.remaining_Bps -= f.rate_Bps;
     } else {
@@ -220,9 +226,7 @@ void Solver::follow_link(LinkId l, double level) {
     }
   }
   if (link.unfrozen > 0) {
-    ++link.version;
-    push(std::max(level, link.remaining_Bps / link.weight_sum), EventKind::fill_link, l,
-         link.version);
+    push(std::max(level, link.remaining_Bps / link.weight_sum), EventKind::fill_link, l);
   }
 }
 
@@ -234,14 +238,22 @@ void Solver::follow(FlowId id) {
   f.frozen = false;
   resolved_flows_.push_back(id);
   if (std::isfinite(f.cap_Bps)) push(f.cap_Bps / f.weight, EventKind::reach_cap, id);
+  f.stopped_by = kNoLink;
   if (f.fresh) return;  // its links are all followed from where they now fill
-  push(f.level, EventKind::pass_old_level, id);
   for (LinkId l : f.links) {
-    const Link& link = links_[l];
+    Link& link = links_[l];
     if (link.followed != epoch_ && std::isfinite(link.fill_level)) {
-      push(link.fill_level, EventKind::fill_quiet_link, l);
+      if (link.fill_level <= f.level) f.stopped_by = l;
+      // A quiet link's fill level does not move within a solve: once queued is enough.
+      if (!events_.contains(slot(EventKind::fill_quiet_link, l))) {
+        push(link.fill_level, EventKind::fill_quiet_link, l);
+      }
     }
   }
+  // A quiet link that fills at or below the old level freezes the flow first (fill_quiet_link
+  // comes before pass_old_level at one level), unless it is followed before it fills:
+  // follow_link queues the event then, still ahead of the sweep (see there).
+  if (f.stopped_by == kNoLink) push(f.level, EventKind::pass_old_level, id);
 }
 
 // Freezes a followed flow. If it ends where it did last time, its links not followed see no
@@ -286,10 +298,9 @@ void Solver::requeue(double level) {
   for (LinkId l : touched_) {
     Link& link = links_[l];
     if (link.unfrozen == 0) continue;
-    ++link.version;
-    // Rounding may put the new fill level a hair below the current one; levels never fall.
-    push(std::max(level, link.remaining_Bps / link.weight_sum), EventKind::fill_link, l,
-         link.version);
+    // Replaces its queued fill level. Rounding may put the new one a hair below the current
+    // level; levels never fall.
+    push(std::max(level, link.remaining_Bps / link.weight_sum), EventKind::fill_link, l);
   }
   touched_.clear();
   ++batch_;
@@ -299,9 +310,8 @@ void Solver::requeue(double level) {
 void Solver::sweep() {
   double level = 0;
   while (!events_.empty()) {
-    std::pop_heap(events_.begin(), events_.end(), happens_after);
-    const Event e = events_.back();
-    events_.pop_back();
+    const Event e = events_.top();
+    events_.pop();
     switch (e.kind) {
       case EventKind::follow_link:
         if (links_[e.id].followed == epoch_) continue;
@@ -315,7 +325,7 @@ void Solver::sweep() {
         break;
       case EventKind::fill_link: {
         Link& link = links_[e.id];
-        if (e.version != link.version || link.unfrozen == 0) continue;
+        if (link.unfrozen == 0) continue;
         level = std::max(level, e.level);
         link.filled = true;
         link.fill_level = level;
@@ -339,7 +349,8 @@ void Solver::sweep() {
   }
 }
 
-// Saturation and fill levels of the followed links; what was followed, in ascending ids.
+// Saturation and fill levels of the followed links; the links that lost a flow and were not
+// followed join what was followed.
 void Solver::finish_solve() {
   for (FlowId id : resolved_flows_) {
     assert(flows_[id].frozen && "a followed flow was left unfrozen");
@@ -357,8 +368,6 @@ void Solver::finish_solve() {
     if (links_[l].followed != epoch_) resolved_links_.push_back(l);  // lost a flow never solved
   }
   dirty_.clear();
-  std::sort(resolved_flows_.begin(), resolved_flows_.end());
-  std::sort(resolved_links_.begin(), resolved_links_.end());
 }
 
 }  // namespace linksim::net

@@ -145,8 +145,13 @@ void solve_and_expect_untouched_unchanged(Tracked& t) {
   for (LinkId l = 0; l < t.capacity_Bps.size(); ++l)
     before_saturated.push_back(t.solver.saturated(l));
   t.solver.solve();
-  const auto& flows = t.solver.resolved_flows();
-  const auto& links = t.solver.resolved_links();
+  // Reported in the order reached, each once: sorted here for the lookups.
+  auto flows = t.solver.resolved_flows();
+  auto links = t.solver.resolved_links();
+  std::sort(flows.begin(), flows.end());
+  std::sort(links.begin(), links.end());
+  EXPECT_EQ(std::adjacent_find(flows.begin(), flows.end()), flows.end()) << "a flow twice";
+  EXPECT_EQ(std::adjacent_find(links.begin(), links.end()), links.end()) << "a link twice";
   for (std::size_t i = 0; i < t.ids.size(); ++i) {
     if (std::binary_search(flows.begin(), flows.end(), t.ids[i])) continue;
     EXPECT_EQ(t.solver.rate(t.ids[i]), before_rate[i]) << "flow " << i << " changed unreported";
