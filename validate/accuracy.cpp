@@ -76,6 +76,9 @@ AccuracyRow predict(const coll::Communicator& comm, coll::Op op, double size, do
   row.predicted_busbw_Bps = o.busbw_Bps;
   row.choice = fmt::format("{}/{} x{}", coll::to_string(o.choice.algorithm),
                            coll::to_string(o.choice.protocol), o.choice.channels);
+  if (o.data_channels > 0 && o.data_channels < o.choice.channels) {
+    row.choice += fmt::format(" ({} with data)", o.data_channels);
+  }
   row.counted = measured >= kMinComparable_Bps;
   return row;
 }

@@ -48,6 +48,11 @@ double CollectiveAlgorithm::bandwidth_efficiency(const Communicator& /*comm*/) c
   return 1.0;
 }
 
+ChannelWork CollectiveAlgorithm::channel_work(const Communicator& /*comm*/, const Request& request,
+                                              int channels) const {
+  return {channels, request.size_bytes / channels};
+}
+
 int nccl_channel_count(const Communicator& comm, int threads_per_channel,
                        double threshold_bytes_per_thread, double bytes) {
   int nc = comm.max_channels();

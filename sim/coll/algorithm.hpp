@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/coll/channel_work.hpp"
 #include "sim/coll/collective.hpp"
 #include "sim/coll/communicator.hpp"
 #include "sim/coll/lowering.hpp"
@@ -53,6 +54,10 @@ class CollectiveAlgorithm {
 
   // Channels (CTAs) it runs for a message of `bytes` under protocol `p`: at least 1.
   virtual int channels(const Communicator& comm, Protocol p, double bytes) const = 0;
+  // How `request`'s bytes spread over the `channels` it runs: how many carry data and how much
+  // the busiest moves (channel_work.hpp). Default: every channel, an equal share.
+  virtual ChannelWork channel_work(const Communicator& comm, const Request& request,
+                                   int channels) const;
 
   // Paid once per operation (launch and kernel synchronisation), seconds.
   virtual double base_latency_s(Protocol p) const = 0;

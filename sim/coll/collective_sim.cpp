@@ -213,6 +213,10 @@ Outcome simulate_choice(const Communicator& comm, const Request& request, const 
   const engine::Timeline t = sim.run(options);
   Outcome o;
   o.choice = choice;
+  o.data_channels = AlgorithmRegistry::builtin()
+                        .get(choice.algorithm)
+                        .channel_work(comm, request, choice.channels)
+                        .channels;
   o.time_s = t.makespan_s;
   o.algbw_Bps = o.time_s > 0 ? request.size_bytes / o.time_s : 0;
   o.busbw_Bps = o.algbw_Bps * busbw_factor(request.op, comm.size());

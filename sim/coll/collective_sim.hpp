@@ -61,6 +61,9 @@ engine::TaskId lower_collective(const Communicator& comm, const Request& request
 
 struct Outcome {
   Choice choice;
+  // Of choice.channels, those that carry data: fewer where a small message does not reach every
+  // channel (channel_work.hpp; NVLS's split depends on the NCCL release).
+  int data_channels = 0;
   double time_s = 0;
   double algbw_Bps = 0;  // nccl-tests' algbw: size / time
   double busbw_Bps = 0;  // algbw x busbw_factor

@@ -331,12 +331,16 @@ std::string explain_network(const coll::Communicator& comm) {
 std::string explain_row(const coll::SweepRow& row, const coll::Communicator& comm) {
   const auto& o = row.outcome;
   const auto& c = o.choice;
-  std::string out =
-      fmt::format("#   -> {}/{} {} channel(s); bottleneck: {}", coll::to_string(c.algorithm),
-                  coll::to_string(c.protocol), c.channels,
-                  o.host_bound   ? std::string("the host's kernel launches (host_launch)")
-                  : o.bottleneck ? comm.topology().channel_name(*o.bottleneck)
-                                 : std::string("none (latency-bound)"));
+  std::string out = fmt::format("#   -> {}/{} {} channel(s)", coll::to_string(c.algorithm),
+                                coll::to_string(c.protocol), c.channels);
+  // A small message may reach only some of the channels (NVLS's split, channel_work.hpp).
+  if (o.data_channels > 0 && o.data_channels < c.channels) {
+    out += fmt::format(", {} carrying data", o.data_channels);
+  }
+  out += fmt::format("; bottleneck: {}",
+                     o.host_bound   ? std::string("the host's kernel launches (host_launch)")
+                     : o.bottleneck ? comm.topology().channel_name(*o.bottleneck)
+                                    : std::string("none (latency-bound)"));
   // Why NCCL runs it: its cost model's figures for it and for the next best.
   if (o.nccl_model_s) {
     out += fmt::format("; NCCL's model: {:.1f} us", *o.nccl_model_s * 1e6);

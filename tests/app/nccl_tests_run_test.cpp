@@ -64,6 +64,36 @@ TEST(NcclTestsRunTest, TheNcclVersionIsPrintedAndReachesTheRequests) {
   }
 }
 
+TEST(NcclTestsRunTest, ExplainSaysHowManyChannelsCarryASmallMessage) {
+  // A 64 KiB NVLS all-reduce on 8 GPUs, 16 channels:
+  // - NCCL 2.18.5 gives channel b the block [b x 8 heads x 16 KiB, ...): 64 KiB < 128 KiB, so
+  //   one channel carries it all;
+  // - NCCL 2.30.7 cuts cells of 32 KiB of traffic, 2 B of traffic a byte for an all-reduce:
+  //   64 KiB x 2 / 32 KiB = 4 cells on 4 channels.
+  // --explain says so; a 1 GiB message reaches all 16 and the line says nothing more.
+  NcclTestsOptions options;
+  options.machine = "dgx-h100";
+  options.algo = "NVLS";
+  options.explain = true;
+  const auto sizes = parse_nccl_tests_invocation(
+      "all_reduce_perf", {"-b", "64K", "-e", "1G", "-f", "16384", "-g", "8"});
+  options.nccl_version = "2.18.5";
+  const NcclTestsResult old_release = simulate_nccl_tests(options, sizes, "");
+  ASSERT_EQ(old_release.rows.size(), 2u);
+  EXPECT_EQ(old_release.rows[0].outcome.data_channels, 1);
+  EXPECT_EQ(old_release.rows[1].outcome.data_channels, 16);
+  EXPECT_NE(old_release.printout.find("NVLS/Simple 16 channel(s), 1 carrying data; bottleneck"),
+            std::string::npos)
+      << old_release.printout;
+  options.nccl_version.clear();
+  const NcclTestsResult new_release = simulate_nccl_tests(options, sizes, "");
+  ASSERT_EQ(new_release.rows.size(), 2u);
+  EXPECT_EQ(new_release.rows[0].outcome.data_channels, 4);
+  EXPECT_NE(new_release.printout.find("NVLS/Simple 16 channel(s), 4 carrying data; bottleneck"),
+            std::string::npos);
+  EXPECT_NE(new_release.printout.find("NVLS/Simple 16 channel(s); bottleneck"), std::string::npos);
+}
+
 TEST(NcclTestsRunTest, MaxBytesShrinksToTheGpusMemory) {
   // rtx4090-8x: 24 GiB a GPU. common.cu sets aside ceil(24 / 16) = 2 GiB and 1 GiB more, and
   // with checking on (-c 1, the default) needs three buffers: (24 - 2 - 1) GiB / 3 = 7 GiB =

@@ -78,6 +78,11 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     return kChannels;
   }
 
+  ChannelWork channel_work(const Communicator& comm, const Request& request,
+                           int channels) const override {
+    return split(comm, request, channels).work;
+  }
+
   double base_latency_s(Protocol /*p*/) const override { return 0; }
 
   double hop_latency_s(Protocol p, HwClass c) const override {
@@ -98,19 +103,7 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
   TaskId lower(Lowering& l, TaskId start) const override {
     if (!l.by_slices()) return lower_by_steps(l, start);
     const int n = l.comm().size();
-    const Request& request = l.request();
-    const double bytes = request.size_bytes;
-    const int channels = l.choice().channels;
-    const double most_chunk = l.comm().nvls_max_chunk_bytes();
-    ChannelWork work;
-    double chunk = 0;
-    if (request.nccl_version >= kCellScheduleSince) {
-      work = cell_channel_work(bytes, channels, request.op, Protocol::simple, n);
-      chunk = nvls_chunk_bytes(work.busiest_bytes * work.channels, work.channels, n, most_chunk);
-    } else {
-      chunk = nvls_chunk_bytes(bytes, channels, n, most_chunk);
-      work = nvls_block_channel_work(bytes, channels, n, chunk);
-    }
+    const auto [work, chunk] = split(l.comm(), l.request(), l.choice().channels);
     const Carried carried{work.busiest_bytes * work.channels,
                           nvls_copy_Bps() * work.channels / kChannels};
     const int loops =
@@ -132,6 +125,25 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
   }
 
  private:
+  // The channels that carry data and their chunk: the release's split (channel_work.hpp), and
+  // NCCL's NVLS chunk for what they carry (enqueue.cc: smaller for small messages).
+  struct Split {
+    ChannelWork work;
+    double chunk_bytes;
+  };
+  static Split split(const Communicator& comm, const Request& request, int channels) {
+    const int n = comm.size();
+    const double bytes = request.size_bytes;
+    const double most_chunk = comm.nvls_max_chunk_bytes();
+    if (request.nccl_version >= kCellScheduleSince) {
+      const ChannelWork work = cell_channel_work(bytes, channels, request.op, Protocol::simple, n);
+      return {work,
+              nvls_chunk_bytes(work.busiest_bytes * work.channels, work.channels, n, most_chunk)};
+    }
+    const double chunk = nvls_chunk_bytes(bytes, channels, n, most_chunk);
+    return {nvls_block_channel_work(bytes, channels, n, chunk), chunk};
+  }
+
   // What the active channels carry together, and the rate their scatter and gather warps copy.
   struct Carried {
     double bytes;
