@@ -6,17 +6,13 @@
 
 #include "sim/core/error.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::app {
 namespace {
 
 std::string run_error(const ScenarioRunOptions& options) {
-  try {
-    run_scenario(options);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::thrown_message<InputError>([&] { run_scenario(options); });
 }
 
 TEST(ScenarioRunTest, TheCallersMachinesReplaceTheScenariosInOrder) {

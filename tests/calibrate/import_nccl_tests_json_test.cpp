@@ -9,6 +9,7 @@
 #include "sim/core/json_view.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::calibrate {
 namespace {
@@ -31,12 +32,7 @@ const char* kRealJson =
     R"("errors":[""],"end_time":"2025-11-02 10:00:01"})";
 
 std::string error_of(const std::string& text, const std::string& file) {
-  try {
-    import_nccl_tests(text, file);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::thrown_message<InputError>([&] { import_nccl_tests(text, file); });
 }
 
 TEST(ImportNcclTestsJson, ReadsTheBinarysOwnJsonFile) {

@@ -4,17 +4,13 @@
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/core/error.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::coll {
 namespace {
 
 std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::thrown_message<InputError>(f);
 }
 
 TEST(NcclSelectionTest, ListsAndExclusionsAsNcclReadsThem) {

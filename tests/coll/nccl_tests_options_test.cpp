@@ -4,17 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/error.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::coll {
 namespace {
 
 std::string error_of(const std::vector<std::string>& args) {
-  try {
-    read_nccl_tests_settings(parse_nccl_tests_args(args));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::thrown_message<InputError>(
+      [&] { read_nccl_tests_settings(parse_nccl_tests_args(args)); });
 }
 
 TEST(NcclTestsOptionsTest, EveryFlagOfTheBinaryInItsOrder) {

@@ -12,6 +12,7 @@
 #include "sim/topo/fabric_summary.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 #include "tests/support/two_gpu_host.hpp"
 
 namespace linksim::coll {
@@ -26,12 +27,7 @@ class NetworkPluginEnv : public ::testing::Test {
     return topo::load_topology(dir.write("c.json", testing::cluster_json(host, 2, fabric)));
   }
   std::string error_of(const std::string& fabric) {
-    try {
-      load(fabric);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "no error";
+    return testing::thrown_message<InputError>([&] { load(fabric); });
   }
 };
 

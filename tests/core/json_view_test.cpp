@@ -5,26 +5,17 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim {
 namespace {
 
 std::string parse_error_of(const std::string& text) {
-  try {
-    parse_json_text(text, "in.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::thrown_message<InputError>([&] { parse_json_text(text, "in.json"); });
 }
 
 std::string view_error_of(const Json& doc, double (JsonView::*read)() const) {
-  try {
-    (JsonView(doc, "in.json").at("v").*read)();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::thrown_message<InputError>([&] { (JsonView(doc, "in.json").at("v").*read)(); });
 }
 
 TEST(JsonViewTest, RefusesNestingDeeperThanTheLimitWithItsPlace) {

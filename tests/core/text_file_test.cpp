@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim {
 namespace {
@@ -20,12 +21,7 @@ using testing::TempDir;
 
 template <class Read>
 std::string error_of(Read read) {
-  try {
-    read();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::thrown_message<InputError>(read);
 }
 
 TEST(TextFileTest, StatesTheLimitInItsUnit) {

@@ -10,6 +10,7 @@
 #include "sim/topo/fabric_summary.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 #include "tests/support/two_gpu_host.hpp"
 
 namespace linksim::topo {
@@ -139,12 +140,7 @@ class ClusterBadInput : public ::testing::Test {
   std::string host = dir.write("host.json", two_gpu_host_json());
 
   std::string message_of(const std::string& text) {
-    try {
-      load_topology(dir.write("c.json", text));
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "accepted";
+    return testing::thrown_message<InputError>([&] { load_topology(dir.write("c.json", text)); });
   }
 };
 

@@ -11,6 +11,7 @@
 #include "sim/topo/loader.hpp"
 #include "sim/topo/routing.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 #include "tests/support/two_gpu_host.hpp"
 
 namespace linksim::topo {
@@ -163,12 +164,7 @@ class NvlinkDomainBadInput : public ::testing::Test {
   std::string tray = dir.write("tray.json", tray_json());
 
   std::string message_of(const std::string& text) {
-    try {
-      load_topology(dir.write("c.json", text));
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "accepted";
+    return testing::thrown_message<InputError>([&] { load_topology(dir.write("c.json", text)); });
   }
 };
 

@@ -8,6 +8,7 @@
 #include "sim/topo/loader.hpp"
 #include "sim/topo/routing.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::topo {
 namespace {
@@ -29,12 +30,7 @@ std::string doc(const std::string& model, const std::string& a, const std::strin
 }
 
 std::string load_error(const std::string& path) {
-  try {
-    load_topology(path);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::thrown_message<InputError>([&] { load_topology(path); });
 }
 
 TEST(InstinctLinksTest, TwoMi300xJoinDirectlyOverXgmi) {

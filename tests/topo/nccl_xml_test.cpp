@@ -14,6 +14,7 @@
 #include "sim/core/error.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::topo {
 namespace {
@@ -145,12 +146,7 @@ std::string error_of(const std::string& xml) {
   NcclXmlImportOptions options;
   options.gpu_model = "H100-SXM5-80GB";
   options.source = "t.xml";
-  try {
-    import_nccl_xml(xml, options);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::thrown_message<InputError>([&] { import_nccl_xml(xml, options); });
 }
 
 TEST(NcclXmlTest, MalformedXmlNamesTheLine) {

@@ -7,6 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::topo {
 namespace {
@@ -39,12 +40,8 @@ Json ranged_doc() {
 }
 
 std::string load_error(const TempDir& dir, const Json& doc) {
-  try {
-    load_topology(dir.write("machine.json", doc.dump(2)));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::thrown_message<InputError>(
+      [&] { load_topology(dir.write("machine.json", doc.dump(2))); });
 }
 
 TEST(Uncertainty, LoaderReadsRanges) {

@@ -10,6 +10,7 @@
 #include "sim/core/schema_check.hpp"
 #include "sim/work/model_costs.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::work {
 namespace {
@@ -20,12 +21,7 @@ ModelSpec parse(const std::string& text) {
 
 // The error a document raises, as what() ("file: at pointer: message").
 std::string error_of(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::thrown_message<InputError>([&] { parse(text); });
 }
 
 const char* kTiny =

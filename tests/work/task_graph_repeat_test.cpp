@@ -11,6 +11,7 @@
 #include "sim/work/task_graph.hpp"
 #include "tests/support/task_graph_test_box.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::work {
 namespace {
@@ -27,12 +28,7 @@ TaskGraph read(const std::string& text, const topo::Topology& t) {
 
 std::string error_of(const std::string& text) {
   const topo::Topology t = test_machine();
-  try {
-    read(text, t);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::thrown_message<InputError>([&] { read(text, t); });
 }
 
 std::string task_line(const TaskGraph& g, engine::TaskId id) {

@@ -16,6 +16,7 @@
 #include "sim/report/formats.hpp"
 #include "tests/support/task_graph_test_box.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::work {
 namespace {
@@ -30,12 +31,7 @@ TaskGraph parse(const std::string& text, const topo::Topology& t) {
 
 std::string error_of(const std::string& text) {
   const topo::Topology t = test_machine();
-  try {
-    parse(text, t);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::thrown_message<InputError>([&] { parse(text, t); });
 }
 
 constexpr const char* kSeed = R"({"tasks": [
