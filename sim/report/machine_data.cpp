@@ -96,6 +96,12 @@ std::string csv_value(const Json& v) {
   return v.dump();
 }
 
+// The machine's hourly price where its file gives one, else null. A pointer, not a copied
+// optional: GCC 12 at -O3 takes the copy's value for maybe uninitialized.
+const double* hourly_price(const topo::Topology& m) {
+  return m.instance && m.instance->price_per_hour_usd ? &*m.instance->price_per_hour_usd : nullptr;
+}
+
 }  // namespace
 
 std::string machine_check_json(const topo::Topology& machine) {
@@ -126,7 +132,7 @@ std::string machine_check_csv(const topo::Topology& machine) {
 std::string machines_list_json(const std::vector<topo::Topology>& machines) {
   Json all = Json::array();
   for (const auto& m : machines) {
-    const auto price = m.instance ? m.instance->price_per_hour_usd : std::nullopt;
+    const double* price = hourly_price(m);
     all.push_back({{"machine", m.name},
                    {"file", m.file},
                    {"gpus", m.count(topo::NodeKind::gpu)},
@@ -140,7 +146,7 @@ std::string machines_list_json(const std::vector<topo::Topology>& machines) {
 std::string machines_list_csv(const std::vector<topo::Topology>& machines) {
   std::string out = "machine,gpus,gpu_models,price_per_hour_usd,title\n";
   for (const auto& m : machines) {
-    const auto price = m.instance ? m.instance->price_per_hour_usd : std::nullopt;
+    const double* price = hourly_price(m);
     out += fmt::format("{},{},{},{},{}\n", csv_field(m.name), m.count(topo::NodeKind::gpu),
                        csv_field(models_text(gpu_models(m))), price ? units::exact(*price) : "",
                        csv_field(m.title));

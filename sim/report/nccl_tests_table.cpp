@@ -147,8 +147,10 @@ std::string json_bool(bool v) {
 
 std::string json_list(const std::vector<std::string>& items) {
   std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i)
-    out += (i ? "," : "") + json_string(items[i]);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    out += json_string(items[i]);
+  }
   return out + "]";
 }
 
@@ -240,8 +242,10 @@ std::string nccl_tests_json(const NcclTestsRun& r, const std::vector<coll::Sweep
                                  json_string(kFixedTime), json_list(r.argv), json_list(r.env));
   out += fmt::sprintf("\"nccl_version\":%d,\"config\":%s,\"results\":[", r.nccl_version,
                       json_config(r));
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    out += (i ? "," : "") + json_result(r, rows[i]);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i) out += ',';
+    out += json_result(r, rows[i]);
+  }
   const double avg = nccl_tests_average_busbw_GBps(rows);
   const double check = r.min_bw_check_GBps;
   out += fmt::sprintf(
