@@ -51,7 +51,14 @@ class IndexedHeap {
   }
 
   // REQUIRES: !empty().
-  void pop() { erase_at(0); }
+  void pop() {
+    position_[heap_.front().id] = kAbsent;
+    const Node last = heap_.back();
+    heap_.pop_back();
+    if (heap_.empty()) return;
+    place(0, last);
+    sift_down(0);
+  }
 
  private:
   static constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
@@ -60,18 +67,6 @@ class IndexedHeap {
     std::uint32_t id;
   };
 
-  void erase_at(std::uint32_t at) {
-    position_[heap_[at].id] = kAbsent;
-    const auto last = static_cast<std::uint32_t>(heap_.size() - 1);
-    if (at != last) {
-      place(at, heap_[last]);
-      heap_.pop_back();
-      sift_down(at);
-      sift_up(at);
-    } else {
-      heap_.pop_back();
-    }
-  }
   void place(std::uint32_t at, const Node& node) {
     heap_[at] = node;
     position_[node.id] = at;

@@ -72,7 +72,7 @@ class Solver {
 
   // What the last solve followed: flows and links, each once, including links that became idle,
   // in the order the solve reached them (the same operations give the same order; not sorted:
-  // sorting took a sixth of a two-node all-reduce's run time). Rates of other flows, and the
+  // sorting took 8% of a two-node all-reduce's profile). Rates of other flows, and the
   // saturation of other links, did not change.
   const std::vector<FlowId>& resolved_flows() const { return resolved_flows_; }
   const std::vector<LinkId>& resolved_links() const { return resolved_links_; }

@@ -6,6 +6,7 @@
 
 #include "sim/core/error.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/thrown_message.hpp"
 
 namespace linksim::app {
 namespace {
@@ -20,14 +21,9 @@ NcclTestsResult run_on(const std::string& machine, const std::vector<std::string
 }
 
 TEST(NcclTestsRunTest, AnUnknownBinaryIsRefusedByName) {
-  try {
-    parse_nccl_tests_invocation("/opt/bin/allreduce_perf", {});
-    FAIL() << "accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown nccl-tests binary \"allreduce_perf\""),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string error = testing::thrown_message<InputError>(
+      [] { parse_nccl_tests_invocation("/opt/bin/allreduce_perf", {}); });
+  EXPECT_NE(error.find("unknown nccl-tests binary \"allreduce_perf\""), std::string::npos) << error;
 }
 
 TEST(NcclTestsRunTest, NcclAlgoInThePassedEnvironmentNarrowsTheChoice) {
@@ -54,14 +50,10 @@ TEST(NcclTestsRunTest, TheNcclVersionIsPrintedAndReachesTheRequests) {
   EXPECT_NE(r.printout.find("nccl-headers=21805 nccl-library=21805"), std::string::npos);
   EXPECT_EQ(r.spec.nccl_version, 21805);
   options.nccl_version = "2.18";
-  try {
-    simulate_nccl_tests(options, one_size, "");
-    FAIL() << "accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--nccl-version: \"2.18\" is not an NCCL release"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string error =
+      testing::thrown_message<InputError>([&] { simulate_nccl_tests(options, one_size, ""); });
+  EXPECT_NE(error.find("--nccl-version: \"2.18\" is not an NCCL release"), std::string::npos)
+      << error;
 }
 
 TEST(NcclTestsRunTest, ExplainSaysHowManyChannelsCarryASmallMessage) {
