@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <system_error>
 
 #include "calibrate/calibrated_document.hpp"
 #include "calibrate/collective_fit.hpp"
@@ -13,6 +15,7 @@
 #include "calibrate/import_p2p_matrix.hpp"
 #include "calibrate/path_map.hpp"
 #include "calibrate/text_lines.hpp"
+#include "sim/core/json_view.hpp"
 #include "sim/core/units.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/machine_writer.hpp"
@@ -227,16 +230,49 @@ ReportRow report_row(const Record& r, const Machines& m, const CollectivePredict
   return row;
 }
 
+// What --topology takes for a cluster's "host" (a machine file beside the cluster file, else a
+// shipped machine's name, as the cluster loader finds it): the shipped name when it is a
+// shipped machine, else its path, else the name as the cluster writes it.
+std::string host_topology_argument(const std::string& host, const std::string& cluster_file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path beside = fs::path(cluster_file).parent_path() / host;
+  const fs::path found =
+      fs::exists(beside, ec) ? beside : fs::path(topo::resolve_topology_path(host));
+  if (!fs::exists(found, ec)) return host;
+  const std::string name = found.stem().string();
+  if (fs::equivalent(found, topo::resolve_topology_path(name), ec)) return name;
+  return found.lexically_normal().string();
+}
+
+// fit calibrates one machine from logs measured on it; a cluster is machines and a network,
+// and its machine file has no links of its own to fit. Refused naming the host to give instead.
+void refuse_cluster(const Json& document, const std::string& file) {
+  if (!document.is_object() || !document.contains("cluster")) return;
+  const JsonView cluster = JsonView(document, file).at("cluster");
+  const auto host = cluster.get("host");
+  if (!host || !host->is_string() || host->as_string().empty()) {
+    cluster.fail(
+        "fit calibrates one machine, not a cluster; give the machine its nodes are, "
+        "and logs measured on one of them");
+  }
+  cluster.fail(
+      fmt::format("fit calibrates one machine, not a cluster; give the cluster's host "
+                  "machine, --topology {}, and logs measured on one of its nodes",
+                  host_topology_argument(host->as_string(), file)));
+}
+
 }  // namespace
 
 FitMachineResult fit_machine(const FitMachineOptions& options) {
   FitMachineResult result;
   const std::string topo_path =
       options.topology_document ? options.topology : topo::resolve_topology_path(options.topology);
+  const Json given =
+      options.topology_document ? *options.topology_document : read_json_file(topo_path);
+  refuse_cluster(given, topo_path);
   // A machine with "base" is calibrated as the self-contained machine it stands for.
-  const Json document = self_contained_document(
-      options.topology_document ? *options.topology_document : read_json_file(topo_path),
-      topo_path);
+  const Json document = self_contained_document(given, topo_path);
   const topo::Topology base = topo::parse_topology(document, topo_path);
   const topo::Router base_router(base);
 

@@ -26,6 +26,19 @@ const std::vector<std::string>& nccl_tests_binaries() {
   return names;
 }
 
+const std::vector<std::string>& nccl_tests_type_names() {
+  static const std::vector<std::string> names = {"int8",   "uint8",    "int32",  "uint32",
+                                                 "int64",  "uint64",   "half",   "float",
+                                                 "double", "bfloat16", "f8e4m3", "f8e5m2"};
+  return names;
+}
+
+const std::vector<std::string>& nccl_tests_redop_names() {
+  static const std::vector<std::string> names = {"sum", "prod",   "max", "min",
+                                                 "avg", "mulsum", "none"};
+  return names;
+}
+
 namespace {
 
 // The version line's "nccl-library=21805" (known_nccl_version); 0 without one.
@@ -52,19 +65,17 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Most ranks a log may claim (nThread x nGpus, or "#  Rank" lines): beyond any machine.
-constexpr long long kMaxRanks = 1 << 20;
 // Bounds of a row's figures in the log's units: 1e7 s in us, 1 PB/s in GB/s.
 constexpr double kMaxTime_us = units::kMaxTime_s * 1e6;
 constexpr double kMaxBandwidth_GBps = units::kMaxBandwidth_Bps / 1e9;
 
 // Reads "key value" pairs from the "# nThread 1 nGpus 2 ..." line: at least 1, at most
-// kMaxRanks.
+// kMaxNcclTestsRanks.
 int header_int(const std::vector<std::string>& cells, std::string_view key, const std::string& file,
                int line) {
   for (std::size_t i = 0; i + 1 < cells.size(); ++i) {
     if (cells[i] != key) continue;
-    const long long v = parse_integer_cell(cells[i + 1], file, line, key, kMaxRanks);
+    const long long v = parse_integer_cell(cells[i + 1], file, line, key, kMaxNcclTestsRanks);
     if (v < 1) {
       throw InputError(file, line_location(line),
                        fmt::format("{}: expected at least 1, found {}", key, v));
@@ -118,12 +129,6 @@ bool count_is_per_rank(const std::string& op) {
          op == "gather_perf" || op == "scatter_perf" || op == "hypercube_perf";
 }
 
-const std::vector<std::string>& redop_names() {
-  static const std::vector<std::string> names = {"sum", "prod",   "max", "min",
-                                                 "avg", "mulsum", "none"};
-  return names;
-}
-
 // The reader's state across lines; one method per kind of line.
 class Reader {
  public:
@@ -138,6 +143,7 @@ class Reader {
   void header(int number, const std::vector<std::string>& cells);
   void column_header(int number, const std::vector<std::string>& cells);
   void footer(int number, const std::string& line);
+  void rank_line(int number, const std::vector<std::string>& cells);
   void row(int number, const std::vector<std::string>& cells);
   void check_ranks() const;
   void check_shapes() const;
@@ -157,6 +163,8 @@ class Reader {
   std::size_t redop_col_ = 0;
   std::size_t root_col_ = 0;
   bool footer_ = false;
+  int footer_line_ = 0;
+  std::map<long long, int> rank_line_of_;  // rank -> its "#  Rank" line
   int last_row_line_ = 0;
   std::vector<RowShape> shapes_;
   std::vector<BusPair> bus_pairs_;
@@ -185,7 +193,7 @@ void Reader::line(int number, const std::string& raw) {
     if (!cells.empty() && cells[0] == "nThread") {
       header(number, cells);
     } else if (!cells.empty() && cells[0] == "Rank" && header_line_ != 0) {
-      ++rank_lines_;
+      rank_line(number, cells);
     } else if (cells.size() >= 2 && cells[0] == "size" && cells[1] == "count") {
       column_header(number, cells);
     } else if (starts_with(text, "# Avg bus bandwidth")) {
@@ -193,7 +201,7 @@ void Reader::line(int number, const std::string& raw) {
     }
     return;
   }
-  if (columns_line_ == 0 || footer_) return;
+  if (columns_line_ == 0) return;
   const auto cells = split_cells(text);
   // Rows start with the size in bytes; anything else between header and footer (NCCL INFO
   // lines, mpirun chatter) is not part of the table. A negative size is a row, and refused;
@@ -203,7 +211,34 @@ void Reader::line(int number, const std::string& raw) {
   const bool row_shaped =
       cells.size() == columns_.size() && std::isdigit(static_cast<unsigned char>(cells[0][0])) != 0;
   if (!is_number_cell(cells[0]) && !row_shaped) return;
+  // The footer ends the table: a row after it was pasted in (from another run, or a second
+  // copy of this one), and would be fitted as if this run had timed it.
+  if (footer_) {
+    throw InputError(file_, line_location(number),
+                     fmt::format("a table row after the \"# Avg bus bandwidth\" footer at line {}, "
+                                 "which ends the table; give one run per file",
+                                 footer_line_));
+  }
   row(number, cells);
+}
+
+// "#  Rank  0 Group  0 Pid 1234 on host device  0 [0x07] NVIDIA ...": one line per rank, each
+// rank once. A rank listed twice is a second run's device list pasted in; counted, it would
+// make the rank count (and the bus factor with it) wrong.
+void Reader::rank_line(int number, const std::vector<std::string>& cells) {
+  if (cells.size() < 2) {
+    throw InputError(file_, line_location(number), "\"#  Rank\" line without a rank number");
+  }
+  const long long rank =
+      parse_integer_cell(cells[1], file_, number, "rank", kMaxNcclTestsRanks - 1);
+  const auto [it, fresh] = rank_line_of_.emplace(rank, number);
+  if (!fresh) {
+    throw InputError(file_, line_location(number),
+                     fmt::format("a second device line for rank {} (the first is at line {}); "
+                                 "give one run per file",
+                                 rank, it->second));
+  }
+  ++rank_lines_;
 }
 
 void Reader::header(int number, const std::vector<std::string>& cells) {
@@ -262,6 +297,7 @@ void Reader::footer(int number, const std::string& text) {
                          kMaxBandwidth_GBps) *
       1e9;
   footer_ = true;
+  footer_line_ = number;
 }
 
 void Reader::row(int number, const std::vector<std::string>& cells) {
@@ -285,7 +321,7 @@ void Reader::row(int number, const std::vector<std::string>& cells) {
     }
   }
   if (redop_col_ != 0) {
-    const auto& names = redop_names();
+    const auto& names = nccl_tests_redop_names();
     if (std::find(names.begin(), names.end(), cells[redop_col_]) == names.end()) {
       throw InputError(file_, line_location(number),
                        fmt::format("unknown reduction \"{}\"; expected sum, prod, max, min, "
@@ -352,10 +388,10 @@ void Reader::check_repeated_size(int number, long long size,
 void Reader::check_ranks() const {
   const long long per_process =
       static_cast<long long>(log_.threads) * static_cast<long long>(log_.gpus_per_thread);
-  if (per_process > kMaxRanks) {
+  if (per_process > kMaxNcclTestsRanks) {
     throw InputError(file_, line_location(header_line_),
                      fmt::format("nThread x nGpus = {} x {} is above the {} ranks linksim accepts",
-                                 log_.threads, log_.gpus_per_thread, kMaxRanks));
+                                 log_.threads, log_.gpus_per_thread, kMaxNcclTestsRanks));
   }
   if (options_.expected_gpu_count && per_process > *options_.expected_gpu_count) {
     throw InputError(

@@ -20,7 +20,8 @@ struct NcclTestsLog {
   int gpus_per_thread = 0;
   int iterations = 0;  // the header's "iters:" (-n), 0 when not printed
   // NCCL_VERSION_CODE of the library that ran ("# nccl-tests version ... nccl-library=21805",
-  // the -J file's "nccl_version"); 0 when not printed or not a release linksim knows.
+  // the -J file's "nccl_version"); 0 when not printed, or when a printout's is not a release
+  // linksim knows (a -J file's is then refused).
   int nccl_version = 0;
   int ranks = 0;  // "#  Rank" lines when printed, else threads * gpus_per_thread
   double avg_bus_bandwidth_Bps = 0;
@@ -29,6 +30,15 @@ struct NcclTestsLog {
 
 // The nccl-tests binaries linksim knows, e.g. "all_reduce_perf".
 const std::vector<std::string>& nccl_tests_binaries();
+
+// Most ranks a log may claim (nThread x nGpus, "#  Rank" lines, the -J file's nthreads x
+// ngpus): beyond any machine.
+inline constexpr long long kMaxNcclTestsRanks = 1 << 20;
+
+// What nccl-tests prints as a result's type (its -d names) and reduction (its -o names, and
+// "none" for a collective that does not reduce), in its own order.
+const std::vector<std::string>& nccl_tests_type_names();
+const std::vector<std::string>& nccl_tests_redop_names();
 
 // `text` came from `file`: nccl-tests' printout, or its -J JSON file (text starting "{").
 // The binary is options.nccl_tests_binary when set, else taken from the log (a command line or
@@ -59,7 +69,8 @@ std::optional<BusbwMismatch> busbw_mismatch(const std::string& binary, int ranks
 
 // Both readers' NCCL version: `code` (a log's "nccl-library=" value, the -J file's
 // "nccl_version") when it names a release linksim knows (sim/core/nccl_version.hpp), else 0, as
-// for a log that does not say.
+// for a log that does not say. The -J reader refuses a "nccl_version" that gives 0 instead:
+// nccl-tests writes ncclGetVersion()'s code there, so anything else is damage.
 int known_nccl_version(std::string_view code);
 
 // A log argument: "FILE" or "FILE:BINARY" (e.g. run3.log:all_reduce_perf), the binary naming

@@ -38,11 +38,18 @@ std::string kind_for(const Testcase& t) {
   return "nvbandwidth:" + t.name;
 }
 
-// A row's label: in a GPU-by-GPU matrix one of the columns, once; a GPU row within the machine.
+// A row's label: in a GPU-by-GPU matrix one of the columns, once; a GPU row within the machine;
+// in a CPU(row) matrix 0, the one row nvbandwidth prints for the host (its 1 x GPUs matrix).
 int read_row_label(Testcase& t, const std::string& cell, const std::string& file, int number,
                    const ImportOptions& options) {
   const int row =
       static_cast<int>(parse_integer_cell(cell, file, number, "row label", kMaxDeviceIndex));
+  if (t.row_is_cpu && row != 0) {
+    throw InputError(file, line_location(number),
+                     fmt::format("row label {} is not the host's row; a CPU(row) matrix has one "
+                                 "row, labelled 0",
+                                 row));
+  }
   if (!t.row_is_cpu && !t.column_is_cpu &&
       std::find(t.columns.begin(), t.columns.end(), row) == t.columns.end()) {
     throw InputError(file, line_location(number),

@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build clang-format clang
   libboost-graph-dev nlohmann-json3-dev libeigen3-dev libvalijson-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
-  libtinyxml2-dev libsimdjson-dev gnuplot-nox help2man
+  libtinyxml2-dev libsimdjson-dev gnuplot-nox help2man lld
 )
 missing=()
 for p in "${packages[@]}"; do

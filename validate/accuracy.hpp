@@ -20,6 +20,10 @@ struct AccuracyRow {
   std::string choice;   // "Ring/Simple x30"
   bool counted = true;  // false when the measured figure is too coarse to compare (< 0.1 GB/s)
   double error() const { return predicted_busbw_Bps / measured_busbw_Bps - 1; }
+  // Why error() is no number, or "" when it is one: a source that rounds a tiny busbw to 0.
+  std::string error_note() const {
+    return measured_busbw_Bps > 0 ? "" : "n/a: the measured busbw is 0, so no ratio";
+  }
 };
 
 struct AccuracySet {

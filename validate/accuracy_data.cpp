@@ -24,6 +24,7 @@ std::string accuracy_json(const std::vector<AccuracySet>& sets) {
                       {"error", exact_json_number(r.error())},
                       {"choice", r.choice},
                       {"counted", r.counted}});
+      if (!r.error_note().empty()) rows.back()["error_note"] = r.error_note();
     }
     all.push_back({{"name", s.name},
                    {"topology", s.topology},
@@ -39,14 +40,16 @@ std::string accuracy_json(const std::vector<AccuracySet>& sets) {
 
 std::string accuracy_csv(const std::vector<AccuracySet>& sets) {
   std::string out =
-      "set,topology,op,size_bytes,measured_busbw_Bps,predicted_busbw_Bps,error,choice,counted\n";
+      "set,topology,op,size_bytes,measured_busbw_Bps,predicted_busbw_Bps,error,choice,counted,"
+      "error_note\n";
   for (const auto& s : sets) {
     for (const auto& r : s.rows) {
-      out +=
-          fmt::format("{},{},{},{},{},{},{},{},{}\n", csv_field(s.name), csv_field(s.topology),
-                      to_string(r.op), units::exact(r.size_bytes),
-                      units::exact(r.measured_busbw_Bps), units::exact(r.predicted_busbw_Bps),
-                      units::exact(r.error()), csv_field(r.choice), r.counted ? "true" : "false");
+      const std::string note = r.error_note();
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.name),
+                         csv_field(s.topology), to_string(r.op), units::exact(r.size_bytes),
+                         units::exact(r.measured_busbw_Bps), units::exact(r.predicted_busbw_Bps),
+                         note.empty() ? units::exact(r.error()) : "n/a", csv_field(r.choice),
+                         r.counted ? "true" : "false", csv_field(note));
     }
   }
   return out;

@@ -186,10 +186,12 @@ std::string format_accuracy_markdown(const std::vector<AccuracySet>& sets) {
         "| op | size (B) | measured busbw (GB/s) | predicted (GB/s) | error | chosen |\n"
         "|---|---|---|---|---|---|\n";
     for (const auto& r : s.rows) {
-      out += fmt::format("| {} | {:.0f} | {:.2f} | {:.2f} | {}{:+.1f}%{} | {} |\n",
-                         coll::to_string(r.op), r.size_bytes, r.measured_busbw_Bps / 1e9,
-                         r.predicted_busbw_Bps / 1e9, r.counted ? "" : "(", 100 * r.error(),
-                         r.counted ? "" : ")", r.choice);
+      // A measured 0 gives no ratio: "n/a", not "+inf%".
+      const std::string error =
+          r.error_note().empty() ? fmt::format("{:+.1f}%", 100 * r.error()) : "n/a";
+      out += fmt::format("| {} | {:.0f} | {:.2f} | {:.2f} | {}{}{} | {} |\n", coll::to_string(r.op),
+                         r.size_bytes, r.measured_busbw_Bps / 1e9, r.predicted_busbw_Bps / 1e9,
+                         r.counted ? "" : "(", error, r.counted ? "" : ")", r.choice);
     }
   }
   return out;

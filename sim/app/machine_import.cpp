@@ -1,5 +1,12 @@
 #include "sim/app/machine_import.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <string_view>
+
+#include "sim/core/error.hpp"
+#include "sim/topo/gpu_model.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/nccl_xml.hpp"
 #include "sim/topo/routing.hpp"
@@ -10,6 +17,13 @@
 
 namespace linksim::app {
 namespace {
+
+// A UTF-8 byte order mark, which some Windows editors write first: part of neither format.
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+std::string without_bom(const std::string& text) {
+  return text.starts_with(kUtf8Bom) ? text.substr(kUtf8Bom.size()) : text;
+}
 
 bool is_xml(const std::string& text) {
   const auto first = text.find_first_not_of(" \t\r\n");
@@ -58,7 +72,16 @@ MachineImport import_smi_printout(const std::string& text, const MachineImportOp
 }  // namespace
 
 MachineImport import_machine(const std::string& text, const MachineImportOptions& options) {
-  return is_xml(text) ? import_nccl_xml(text, options) : import_smi_printout(text, options);
+  // The model comes from the command line (--gpu), not from the file: an unknown one is the
+  // option's fault, whatever the file holds.
+  if (!topo::find_gpu_model(options.gpu_model)) {
+    throw InputError("", "--gpu",
+                     fmt::format("unknown GPU model \"{}\"; known models: {}", options.gpu_model,
+                                 fmt::join(topo::gpu_model_names(), ", ")));
+  }
+  // The BOM sits before line 1's text, so the parsers' line numbers stay the file's.
+  const std::string body = without_bom(text);
+  return is_xml(body) ? import_nccl_xml(body, options) : import_smi_printout(body, options);
 }
 
 }  // namespace linksim::app

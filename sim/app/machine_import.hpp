@@ -33,8 +33,10 @@ struct MachineImport {
   std::string report;
 };
 
-// `text` is NCCL's XML when its first non-blank character is '<', else a printout. The result
-// loads as a machine (checked here). Throws InputError for bad input.
+// `text` is NCCL's XML when its first non-blank character, after a UTF-8 byte order mark if it
+// starts with one, is '<', else a printout. The result loads as a machine (checked here).
+// Throws InputError for bad input: located at "--gpu" (no file) for a GPU model the catalog
+// does not know, else at `source`.
 MachineImport import_machine(const std::string& text, const MachineImportOptions& options);
 
 }  // namespace linksim::app

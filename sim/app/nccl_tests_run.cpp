@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <string_view>
+#include <system_error>
 
 #include "sim/app/machine.hpp"
 #include "sim/coll/communicator.hpp"
@@ -214,7 +218,20 @@ coll::SweepSpec sweep_spec_of(const NcclTestsOptions& options, const NcclTestsIn
   apply_nccl_environment(options, spec);
   spec.nccl_version = run.nccl_version;
   spec.threads = threads_for(options.threads);
-  coll::validate_sweep_spec(spec);
+  // validate_sweep_spec names the sweep's fields ("step size"); here the user gave them as
+  // nccl-tests' flags, so its errors name those.
+  try {
+    coll::validate_sweep_spec(spec);
+  } catch (const InputError& e) {
+    static const std::map<std::string, char, std::less<>> flag_of{{"minimum size", 'b'},
+                                                                  {"maximum size", 'e'},
+                                                                  {"step size", 'i'},
+                                                                  {"step factor", 'f'},
+                                                                  {"data type", 'd'}};
+    const auto it = flag_of.find(e.location());
+    if (!e.file().empty() || it == flag_of.end()) throw;
+    throw InputError("", fmt::format("nccl-tests -{}", it->second), e.message());
+  }
   return spec;
 }
 
@@ -324,16 +341,48 @@ NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
   return result;
 }
 
-std::string nccl_tests_json_destination(const std::string& path, bool overwrite) {
-  if (path.empty()) return {};
-  const std::filesystem::path p(path);
-  const std::string ext = ascii_lower(p.extension().string());
-  if (ext != ".json") return {};
-  if (overwrite || !std::filesystem::exists(p)) return path;
-  for (int i = 0;; ++i) {
-    const std::string probe = fmt::format("{}.{}", path, i);
-    if (!std::filesystem::exists(probe)) return probe;
+NcclTestsJsonDestination nccl_tests_json_destination(const std::string& path, bool overwrite,
+                                                     bool given) {
+  namespace fs = std::filesystem;
+  NcclTestsJsonDestination out;
+  if (!given) return out;
+  const fs::path p(path);
+  if (ascii_lower(p.extension().string()) != ".json") {
+    out.note = fmt::format(
+        "linksim: note: -J \"{}\": nothing written; nccl-tests writes JSON only to a file name "
+        "ending in .json\n",
+        path);
+    return out;
   }
+  // fopen(FILE, "wx") in util.cu: an existing name (a folder too) moves on to FILE.0, FILE.1,
+  // ...; any other failure skips the output.
+  std::error_code ec;
+  std::string chosen = path;
+  if (!overwrite) {
+    for (int i = 0; fs::exists(chosen, ec) && !ec; ++i)
+      chosen = fmt::format("{}.{}", path, i);
+  }
+  const fs::path parent =
+      fs::path(chosen).parent_path().empty() ? fs::path(".") : fs::path(chosen).parent_path();
+  std::string why;
+  if (ec) {
+    why = ec.message();
+  } else if (!fs::is_directory(parent, ec)) {
+    why = fmt::format("no folder {}", parent.string());
+  } else if (::access(parent.c_str(), W_OK) != 0) {
+    why = fmt::format("folder {} is not writable", parent.string());
+  } else if (overwrite && fs::is_directory(chosen, ec)) {
+    why = "it is a folder";
+  }
+  if (why.empty()) {
+    out.path = chosen;
+    return out;
+  }
+  out.printed_line = fmt::format("# skipping json output; {} not accessible\n", chosen);
+  out.note = fmt::format(
+      "linksim: note: -J \"{}\": nothing written ({}); nccl-tests skips its JSON output then\n",
+      path, why);
+  return out;
 }
 
 std::vector<report::BusbwSeries> busbw_series_with(const NcclTestsResult& result,

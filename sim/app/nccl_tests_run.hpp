@@ -81,9 +81,18 @@ NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
                                     const NcclTestsInvocation& invocation,
                                     const std::string& json_path);
 
-// Where nccl-tests writes -J FILE: only a .json name, and never over an existing file: it probes
-// FILE.0, FILE.1, ... (util.cu jsonOutputInit); `overwrite` keeps FILE. "" for no file.
-std::string nccl_tests_json_destination(const std::string& path, bool overwrite);
+// Where -J FILE goes, as nccl-tests decides (util.cu jsonOutputInit, common.cu
+// classifyOutputFile): only a name ending in .json is written, never over an existing file (it
+// probes FILE.0, FILE.1, ...; `overwrite` keeps FILE), and a destination that cannot be created
+// is skipped with a line in the printout. nccl-tests says nothing of a name it ignores; linksim
+// says on stderr that nothing was written, and why.
+struct NcclTestsJsonDestination {
+  std::string path;          // the file to write; "" for none
+  std::string printed_line;  // nccl-tests' "# skipping json output; FILE not accessible\n"
+  std::string note;          // "linksim: note: -J ...: nothing written ...\n" for stderr
+};
+NcclTestsJsonDestination nccl_tests_json_destination(const std::string& path, bool overwrite,
+                                                     bool given = true);
 
 // The result's busbw series, then the same sweep on each machine of `others` over as many GPUs,
 // for a picture that compares them.

@@ -36,6 +36,21 @@ struct Args {
   std::vector<std::string> also;
 };
 
+// --nccl-version's value: a release parse_nccl_version reads, checked as the option is read.
+// An empty one would otherwise pass for no option at all, the modelled release.
+CLI::Validator nccl_release() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          parse_nccl_version(text);
+          return "";
+        } catch (const NcclVersionError& e) {
+          return e.what();
+        }
+      },
+      "");
+}
+
 void run_nccl_tests(Args args, const std::vector<std::string>& words) {
   if (words.empty()) {
     throw InputError("", "argument BINARY",
@@ -53,8 +68,9 @@ void run_nccl_tests(Args args, const std::vector<std::string>& words) {
   args.also.insert(args.also.begin(), args.machines.begin() + 1, args.machines.end());
   CommandOutputs outputs(args.force);
   outputs.claim_picture(args.plot);
-  const std::string json_path =
-      app::nccl_tests_json_destination(invocation.settings.output_file, args.force);
+  const app::NcclTestsJsonDestination json = app::nccl_tests_json_destination(
+      invocation.settings.output_file, args.force, invocation.settings.output_file_given);
+  const std::string& json_path = json.path;
   outputs.claim(json_path);
   for (char** e = environ; e && *e; ++e)
     args.options.environment.emplace_back(*e);
@@ -69,8 +85,8 @@ void run_nccl_tests(Args args, const std::vector<std::string>& words) {
                             args.plot));
   }
   if (!json_path.empty()) outputs.put(json_path, result.json);
-  outputs.put("-", result.printout);
-  std::cerr << result.notes;
+  outputs.put("-", json.printed_line + result.printout);
+  std::cerr << json.note << result.notes;
   outputs.write();
 }
 
@@ -106,7 +122,8 @@ void register_nccl_tests(CLI::App& app) {
                               "NCCL's version, and followed where releases move data "
                               "differently (how NVLS spreads a message over its channels before "
                               "2.22, a tree's Simple chunk before 2.20)",
-                              nccl_version_text(kModelledNcclVersion)));
+                              nccl_version_text(kModelledNcclVersion)))
+      ->check(nccl_release());
   cmd->add_flag("--explain", args->options.explain,
                 "After each size: the algorithm, protocol, channels and bottleneck link");
   cmd->add_flag("--force", args->force, "Overwrite the -J file and the plot");

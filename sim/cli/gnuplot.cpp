@@ -1,10 +1,12 @@
 #include "sim/cli/gnuplot.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -23,12 +25,43 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A folder of our own under $TMPDIR (or /tmp), removed with everything in it.
+bool has_control_character(const std::string& text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+// `text` with its control characters written as C escapes (\n, \x1b), for a message.
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A folder of our own under $TMPDIR (or /tmp), removed with everything in it. Its path reaches
+// gnuplot's script (set output), so a TMPDIR that no gnuplot string can hold is refused before
+// anything is created.
 class PrivateFolder {
  public:
   PrivateFolder() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/linksim-plot-XXXXXX";
+    const char* env = std::getenv("TMPDIR");
+    const std::string base = env && *env ? env : "/tmp";
+    if (has_control_character(base)) {
+      throw InputError("", "TMPDIR",
+                       fmt::format("\"{}\" holds a control character, which gnuplot cannot be "
+                                   "given in a file name; set TMPDIR to a folder without one",
+                                   escaped(base)));
+    }
+    std::string pattern = base + "/linksim-plot-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) {
       throw InputError("", "",
                        std::string("cannot create a temporary folder: ") + std::strerror(errno));
@@ -111,6 +144,25 @@ int run_gnuplot_process(const std::string& script, const std::string& log_path) 
   return status;
 }
 
+// `path` as a gnuplot single-quoted string, the one form in which gnuplot expands nothing: a
+// quote inside is written twice (''), and a backslash stands for itself. A path holding a line
+// break or another control character cannot be written so (a line break ends gnuplot's
+// command), nor read back by a person: InputError naming `origin`, where the path came from.
+std::string gnuplot_path(const std::string& path, const std::string& origin) {
+  if (has_control_character(path)) {
+    throw InputError("", origin,
+                     fmt::format("\"{}\" holds a control character, which gnuplot cannot be given "
+                                 "in a file name",
+                                 escaped(path)));
+  }
+  std::string out = "'";
+  for (const char c : path) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
 }  // namespace
 
 void check_picture_type(const std::string& picture_path) {
@@ -127,9 +179,10 @@ std::string render_plot(const std::string& script, const std::string& picture_pa
   const std::string ext = fs::path(picture_path).extension().string();
   const std::string picture = folder.path() + "/plot" + ext;
   const std::string log = folder.path() + "/gnuplot.log";
-  // The folder name is ours (mkdtemp: letters, digits, '/', '-', '.'), so quoting is safe.
+  // The folder lies under $TMPDIR, which may hold any character: quoted like every path.
   const std::string full = "set terminal " + *report::gnuplot_terminal_for(picture_path) +
-                           "\nset output '" + picture + "'\n" + script + "unset output\n";
+                           "\nset output " + gnuplot_path(picture, "TMPDIR") + "\n" + script +
+                           "unset output\n";
   const int status = run_gnuplot_process(full, log);
   if (status == -1) {
     throw InputError(picture_path, "",

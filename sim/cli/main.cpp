@@ -34,29 +34,31 @@ int main(int argc, char** argv) {
       "step splits into compute, communication and exposed communication."};
   app.set_version_flag("--version", std::string("linksim ") + LINKSIM_VERSION);
   app.require_subcommand(1);
-  linksim::cli::register_topo(app);
-  linksim::cli::register_run_graph(app);
-  linksim::cli::register_nccl_tests(app);
-  linksim::cli::register_copy_bench(app);
-  linksim::cli::register_nvbandwidth(app);
-  linksim::cli::register_accuracy(app);
-  linksim::cli::register_run(app);
-  linksim::cli::register_compare(app);
-  linksim::cli::register_plan(app);
-  linksim::cli::register_calibrate(app);
-  linksim::cli::register_fit(app);
-  linksim::cli::register_completion(app);
-  // An unknown command, or an unknown subcommand of one that needs one (`linksim topo bogus`),
-  // is named as such (CLI11 would say "A subcommand is required").
-  if (argc > 1 && argv[1][0] != '-') {
-    if (unknown_subcommand(app, argv[1], argv[1])) return linksim::kInputErrorExitCode;
-    CLI::App* command = app.get_subcommand(argv[1]);
-    if (argc > 2 && argv[2][0] != '-' && command->get_require_subcommand_min() > 0 &&
-        unknown_subcommand(*command, argv[2], fmt::format("{} {}", argv[1], argv[2]))) {
-      return linksim::kInputErrorExitCode;
-    }
-  }
+  // Registration is inside the try: listing the shipped machines and scenarios for --help reads
+  // LINKSIM_DATA, which may name no folder.
   try {
+    linksim::cli::register_topo(app);
+    linksim::cli::register_run_graph(app);
+    linksim::cli::register_nccl_tests(app);
+    linksim::cli::register_copy_bench(app);
+    linksim::cli::register_nvbandwidth(app);
+    linksim::cli::register_accuracy(app);
+    linksim::cli::register_run(app);
+    linksim::cli::register_compare(app);
+    linksim::cli::register_plan(app);
+    linksim::cli::register_calibrate(app);
+    linksim::cli::register_fit(app);
+    linksim::cli::register_completion(app);
+    // An unknown command, or an unknown subcommand of one that needs one (`linksim topo bogus`),
+    // is named as such (CLI11 would say "A subcommand is required").
+    if (argc > 1 && argv[1][0] != '-') {
+      if (unknown_subcommand(app, argv[1], argv[1])) return linksim::kInputErrorExitCode;
+      CLI::App* command = app.get_subcommand(argv[1]);
+      if (argc > 2 && argv[2][0] != '-' && command->get_require_subcommand_min() > 0 &&
+          unknown_subcommand(*command, argv[2], fmt::format("{} {}", argv[1], argv[2]))) {
+        return linksim::kInputErrorExitCode;
+      }
+    }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version print and succeed; every usage error is one line and exit code 2,

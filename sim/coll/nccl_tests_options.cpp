@@ -252,7 +252,10 @@ NcclTestsSettings read_nccl_tests_settings(const NcclTestsArgs& args) {
   r.integer('G', s.graph_launches, 0);
   r.integer('C', s.report_cputime, 0, 1);
   r.integer('S', s.report_timestamps, 0, 1);
-  if (const auto* j = r.text('J')) s.output_file = *j;
+  if (const auto* j = r.text('J')) {
+    s.output_file = *j;
+    s.output_file_given = true;
+  }
   r.integer('a', s.average, 0, 3);
   r.integer('R', s.local_register, 0, 2);
   r.integer('x', s.cta_policy, 0, 2);

@@ -62,6 +62,7 @@ struct NcclTestsSettings {
   int report_cputime = 0;
   int report_timestamps = 0;
   std::string output_file;
+  bool output_file_given = false;  // -J was on the command line (its name may be "")
   int average = 1;
   int local_register = 0;
   int cta_policy = -1;

@@ -12,6 +12,7 @@
 #include "sim/coll/host_launch_cost.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_cases.hpp"
+#include "sim/topo/copy_model.hpp"
 #include "sim/topo/uncertainty.hpp"
 
 namespace linksim::coll {
@@ -203,6 +204,22 @@ void validate_sweep_spec(const SweepSpec& spec) {
   }
 }
 
+double one_rank_copy_s(const topo::GpuModel& gpu, double bytes) {
+  const double copy_Bps = gpu.hbm_bandwidth_Bps * topo::kCopyConstants.dram_copy_efficiency;
+  return copy_Bps > 0 ? 2 * bytes / copy_Bps : 0;
+}
+
+bool one_rank_copies_in_place(Op op, const std::string& redop, const std::string& dtype) {
+  // Only the reducing collectives take the -o reduction (sendrecv's name is printed, unused).
+  if (op != Op::all_reduce && op != Op::reduce && op != Op::reduce_scatter) return false;
+  // enqueue.cc hostToDevRedOp: ncclAvg is PreMulSum (by 1/nranks) on floating-point types and
+  // SumPostDiv on integers; nccl-tests' mulsum is ncclRedOpCreatePreMulSum on every type.
+  static const std::vector<std::string> floating{"half",   "bfloat16", "float",
+                                                 "double", "f8e4m3",   "f8e5m2"};
+  const bool is_floating = std::find(floating.begin(), floating.end(), dtype) != floating.end();
+  return redop == "mulsum" || (redop == "avg" && is_floating);
+}
+
 namespace {
 
 // One row of the sweep: the collective at `size` as nccl-tests sizes, launches and reports it.
@@ -233,14 +250,28 @@ SweepRow sweep_row(const Communicator& comm, const SweepSpec& spec, double size)
   request.allowed_algorithms = spec.allowed_algorithms;
   request.allowed_protocols = spec.allowed_protocols;
   request.nccl_version = spec.nccl_version;
-  Outcome o = simulate_collective(comm, request);
-  const PacedTime paced = pace_like_nccl_tests(o.time_s, launch_s, pacing);
-  o.time_s = paced.time_s;
-  o.host_bound = paced.host_bound;
-  row.cpu_time_s = paced.cpu_time_s;
-  o.algbw_Bps = o.time_s > 0 ? sizes.algbw_bytes / o.time_s : 0;
-  o.busbw_Bps = o.algbw_Bps * busbw_factor(spec.op, n);
-  row.outcome = o;
+  const Outcome simulated = simulate_collective(comm, request);
+  // The run as nccl-tests times it, when the GPU spends `gpu_s` on each operation.
+  const auto reported = [&](double gpu_s) {
+    Outcome o = simulated;
+    const PacedTime paced = pace_like_nccl_tests(gpu_s, launch_s, pacing);
+    o.time_s = paced.time_s;
+    o.host_bound = paced.host_bound;
+    row.cpu_time_s = paced.cpu_time_s;  // the host's launches: the same in place or not
+    o.algbw_Bps = o.time_s > 0 ? sizes.algbw_bytes / o.time_s : 0;
+    o.busbw_Bps = o.algbw_Bps * busbw_factor(spec.op, n);
+    return o;
+  };
+  if (n == 1) {
+    // One rank moves nothing between GPUs (simulated: its launch alone), but copies in memory.
+    const auto& gpu = comm.topology().node(comm.gpu(0)).gpu;
+    const double copy_s = gpu ? one_rank_copy_s(*gpu, sizes.request_bytes) : 0.0;
+    const bool in_place_copies = one_rank_copies_in_place(spec.op, spec.redop, spec.dtype);
+    row.outcome = reported(simulated.time_s + copy_s);
+    row.in_place = reported(simulated.time_s + (in_place_copies ? copy_s : 0.0));
+    return row;
+  }
+  row.outcome = reported(simulated.time_s);
   return row;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/coll/collective_sim.hpp"
+#include "sim/topo/gpu_model.hpp"
 
 namespace linksim::coll {
 
@@ -54,11 +55,30 @@ struct SweepRow {
   double size_bytes = 0;  // the "size" column
   long long count = 0;    // the "count" column (per-rank for all_gather, reduce_scatter, alltoall)
   std::string type;
-  std::string redop;      // "none" for ops that do not reduce
-  int root = -1;          // -1 for ops without a root
-  Outcome outcome;        // same for out-of-place and in-place: the simulator moves the same data
+  std::string redop;  // "none" for ops that do not reduce
+  int root = -1;      // -1 for ops without a root
+  // The out-of-place run, and the in-place one too unless `in_place` is set: on several ranks
+  // both move the same data.
+  Outcome outcome;
+  // The in-place run where it differs: on one rank, where NCCL copies the send buffer into the
+  // receive buffer out of place and does nothing in place (one_rank_copy_s).
+  std::optional<Outcome> in_place;
   double cpu_time_s = 0;  // nccl-tests -C's figure (pace_like_nccl_tests)
+
+  const Outcome& in_place_outcome() const { return in_place ? *in_place : outcome; }
 };
+
+// What NCCL does on the GPU for a collective on one rank beyond its launch (enqueue.cc
+// taskAppend -> ncclLaunchOneRank, src/device/onerank.cu @5067397c): no communication, but out
+// of place a device-to-device copy of the receive buffer's `bytes` from the send buffer
+// (cudaMemcpyAsync); in place nothing, except where the reduction is one NCCL runs as
+// PreMulSum (avg on a floating-point type, nccl-tests' mulsum), whose kernel reads and writes
+// the whole buffer either way. The copy reads and writes each byte in the GPU's memory at the
+// share of its peak a device-local copy reaches (topo::kCopyConstants.dram_copy_efficiency):
+// 2 x bytes / (hbm_bandwidth x efficiency) seconds, 0 when the model's bandwidth is unknown.
+double one_rank_copy_s(const topo::GpuModel& gpu, double bytes);
+// Whether that copy runs in place too: `redop` (an nccl-tests -o name) on `dtype` is PreMulSum.
+bool one_rank_copies_in_place(Op op, const std::string& redop, const std::string& dtype);
 
 // Bytes per element of an nccl-tests dtype; 0 when unknown.
 int dtype_bytes(const std::string& dtype);

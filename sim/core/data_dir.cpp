@@ -1,8 +1,12 @@
 #include "sim/core/data_dir.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+
+#include "sim/core/error.hpp"
 
 namespace linksim {
 namespace {
@@ -21,7 +25,19 @@ std::string installed_data_dir() {
 }  // namespace
 
 std::string data_dir() {
-  if (const char* env = std::getenv("LINKSIM_DATA"); env != nullptr && *env != '\0') return env;
+  if (const char* env = std::getenv("LINKSIM_DATA"); env != nullptr && *env != '\0') {
+    // Said here, naming the variable: a missing folder otherwise surfaces as "default: cannot
+    // open file", which names neither.
+    std::error_code ec;
+    if (!std::filesystem::is_directory(env, ec)) {
+      throw InputError("LINKSIM_DATA", "",
+                       fmt::format("\"{}\" is not a folder; expected the folder that holds "
+                                   "topologies/, models/ and scenarios/ (or leave LINKSIM_DATA "
+                                   "unset for the shipped ones)",
+                                   env));
+    }
+    return env;
+  }
   static const std::string installed = installed_data_dir();
   if (!installed.empty()) return installed;
   return LINKSIM_SOURCE_DATA_DIR;

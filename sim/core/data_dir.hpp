@@ -10,7 +10,8 @@
 
 namespace linksim {
 
-// The folder holding topologies/, models/, scenarios/ and tests/data/reference/.
+// The folder holding topologies/, models/, scenarios/ and tests/data/reference/. Throws
+// InputError naming LINKSIM_DATA when that is set to something that is not a folder.
 std::string data_dir();
 
 }  // namespace linksim

@@ -33,6 +33,15 @@ void append_bounded(std::istream& in, const std::string& name, std::uint64_t max
   }
 }
 
+// What a file that is neither a folder nor a regular file is, as `ls -l` would say.
+const char* special_file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
 }  // namespace
 
 std::string describe_byte_limit(std::uint64_t bytes) {
@@ -51,6 +60,13 @@ std::string read_text_file(const std::string& path, std::size_t spare_capacity_b
   const bool known = ::stat(path.c_str(), &info) == 0;
   // An ifstream opens a folder and then reads nothing; say what it is instead.
   if (known && S_ISDIR(info.st_mode)) throw InputError(path, "", "is a folder; expected a file");
+  // Opening a FIFO blocks until a writer comes, and a device (/dev/zero) never ends: neither is
+  // opened. Standard input is read through read_text_stream ("-").
+  if (known && !S_ISREG(info.st_mode)) {
+    throw InputError(path, "",
+                     fmt::format("is not a regular file ({}); expected a file",
+                                 special_file_kind(info.st_mode)));
+  }
   if (known && S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > max_bytes) {
     fail_too_large(path, max_bytes);
   }

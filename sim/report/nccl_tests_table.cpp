@@ -91,15 +91,17 @@ std::string table_header(const NcclTestsRun& r) {
 
 // writeBenchmarkLineBody, and writePerIterReport's columns: every simulated iteration takes
 // the same time, so min = max = p99 and the variation is 0.
-std::string body(const NcclTestsRun& r, const coll::SweepRow& row, bool checked) {
-  const double time_us = (r.report_cputime ? row.cpu_time_s : row.outcome.time_s) * 1e6;
+// `o` is the row's out-of-place or in-place run.
+std::string body(const NcclTestsRun& r, const coll::SweepRow& row, const coll::Outcome& o,
+                 bool checked) {
+  const double time_us = (r.report_cputime ? row.cpu_time_s : o.time_s) * 1e6;
   const std::string time = nccl_tests_float(time_us, 7);
-  const std::string alg = nccl_tests_float(row.outcome.algbw_Bps / 1e9, 6);
-  const std::string bus = nccl_tests_float(row.outcome.busbw_Bps / 1e9, 6);
+  const std::string alg = nccl_tests_float(o.algbw_Bps / 1e9, 6);
+  const std::string bus = nccl_tests_float(o.busbw_Bps / 1e9, 6);
   std::string out = checked ? fmt::sprintf("  %7s  %6s  %6s  %6g", time, alg, bus, 0.0)
                             : fmt::sprintf("  %7s  %6s  %6s    N/A", time, alg, bus);
   if (r.per_iter_timing) {
-    const std::string it = nccl_tests_float(row.outcome.time_s * 1e6, 7);
+    const std::string it = nccl_tests_float(o.time_s * 1e6, 7);
     out += fmt::sprintf("  %7s  %7s  %7s  %7s", it, it, it, nccl_tests_float(0.0, 7));
   }
   return out;
@@ -184,13 +186,13 @@ std::string json_result(const NcclTestsRun& r, const coll::SweepRow& row) {
                    static_cast<long long>(row.size_bytes), row.count, json_string(row.type),
                    json_string(row.redop), json_string(fmt::sprintf("%6i", row.root)));
   const char* time_key = r.report_cputime ? "cpu_time" : "time";
-  const double time_us = (r.report_cputime ? row.cpu_time_s : row.outcome.time_s) * 1e6;
   for (const bool out_of_place : {true, false}) {
     const bool checked = out_of_place ? r.datacheck > 0 : in_place_checked(r);
+    const coll::Outcome& o = out_of_place ? row.outcome : row.in_place_outcome();
+    const double time_us = (r.report_cputime ? row.cpu_time_s : o.time_s) * 1e6;
     out += fmt::sprintf(",\"%s\":{\"%s\":%s,\"alg_bw\":%s,\"bus_bw\":%s,\"nwrong\":%s}",
                         out_of_place ? "out_of_place" : "in_place", time_key, json_double(time_us),
-                        json_double(row.outcome.algbw_Bps / 1e9),
-                        json_double(row.outcome.busbw_Bps / 1e9),
+                        json_double(o.algbw_Bps / 1e9), json_double(o.busbw_Bps / 1e9),
                         checked ? json_double(0) : std::string("null"));
   }
   return out + fmt::sprintf(",\"actual_iterations\":%d,\"experiment_name\":\"\"}", r.iters);
@@ -210,7 +212,7 @@ double nccl_tests_average_busbw_GBps(const std::vector<coll::SweepRow>& rows) {
   if (rows.empty()) return 0;
   double sum = 0;
   for (const auto& r : rows)
-    sum += 2 * r.outcome.busbw_Bps / 1e9;  // out-of-place + in-place
+    sum += (r.outcome.busbw_Bps + r.in_place_outcome().busbw_Bps) / 1e9;
   return sum / (2.0 * static_cast<double>(rows.size()));
 }
 
@@ -221,7 +223,8 @@ std::string format_nccl_tests(const NcclTestsRun& r, const std::vector<coll::Swe
     const auto& row = rows[i];
     out += fmt::sprintf("%12li  %12li  %8s  %6s  %6s", static_cast<long long>(row.size_bytes),
                         row.count, row.type, row.redop, fmt::sprintf("%6i", row.root));
-    out += body(r, row, r.datacheck > 0) + body(r, row, in_place_checked(r)) + "\n";
+    out += body(r, row, row.outcome, r.datacheck > 0) +
+           body(r, row, row.in_place_outcome(), in_place_checked(r)) + "\n";
     if (i < notes.size() && !notes[i].empty()) out += notes[i] + "\n";
   }
   const double avg = nccl_tests_average_busbw_GBps(rows);
@@ -334,6 +337,17 @@ std::string explain_network(const coll::Communicator& comm) {
 
 std::string explain_row(const coll::SweepRow& row, const coll::Communicator& comm) {
   const auto& o = row.outcome;
+  // NCCL runs no algorithm on one rank (coll::one_rank_copy_s): say what it does instead.
+  if (comm.size() == 1) {
+    const auto& gpu = comm.topology().node(comm.gpu(0)).gpu;
+    const double copy_s = gpu ? coll::one_rank_copy_s(*gpu, row.size_bytes) : 0.0;
+    return fmt::format(
+        "#   -> one rank: no communication; out of place NCCL copies the send buffer into the "
+        "receive buffer in the GPU's memory; bottleneck: {}",
+        o.host_bound            ? "the host's kernel launches (host_launch)"
+        : copy_s > o.time_s / 2 ? "the GPU's memory (the copy reads and writes every byte)"
+                                : "none (latency-bound)");
+  }
   const auto& c = o.choice;
   std::string out = fmt::format("#   -> {}/{} {} channel(s)", coll::to_string(c.algorithm),
                                 coll::to_string(c.protocol), c.channels);

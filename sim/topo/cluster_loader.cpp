@@ -159,15 +159,48 @@ int parse_nvlink_domain(const JsonView& dv, const Topology& machine, int nodes) 
   return hosts;
 }
 
+// The host's file: beside the cluster file, else a shipped machine. Blamed on /cluster/host, so
+// a host that is empty, a folder or a special file (/dev/zero, a FIFO) names the cluster file.
 std::string resolve_host(const JsonView& hv, const std::string& file) {
   const std::string name = hv.as_string();
+  if (name.empty()) hv.fail("expected a machine file or a shipped machine's name, got \"\"");
   const fs::path beside = fs::path(file).parent_path() / name;
   std::error_code ec;
-  if (fs::exists(beside, ec)) return beside.string();
-  const std::string shipped = resolve_topology_path(name);
-  if (fs::exists(shipped, ec)) return shipped;
-  hv.fail(fmt::format("host machine \"{}\" not found (looked for {} and the shipped machines)",
-                      name, beside.string()));
+  std::string found;
+  if (fs::exists(beside, ec)) {
+    found = beside.string();
+  } else if (const std::string shipped = resolve_topology_path(name); fs::exists(shipped, ec)) {
+    found = shipped;
+  } else {
+    hv.fail(fmt::format("host machine \"{}\" not found (looked for {} and the shipped machines)",
+                        name, beside.string()));
+  }
+  if (!fs::is_regular_file(found, ec)) {
+    hv.fail(fmt::format("host \"{}\" ({}) is not a regular file; expected a machine file", name,
+                        found));
+  }
+  return found;
+}
+
+// The host machine, refused before it is parsed when it is a cluster: parsing a cluster loads
+// its host, so a cluster naming itself, or two naming each other, would recurse without end.
+// (A machine's "base" may not be a cluster either, parse_base.cpp, so no chain of files that
+// name each other can come back to a cluster.)
+Topology load_host(const JsonView& hv, const std::string& file) {
+  const std::string path = resolve_host(hv, file);
+  const Json document = read_json_file(path);
+  if (document.is_object() && document.contains("cluster")) {
+    std::error_code ec;
+    if (fs::equivalent(path, file, ec)) {
+      hv.fail(
+          fmt::format("the host \"{}\" is this cluster file itself; a cluster's host must be "
+                      "one machine",
+                      hv.as_string()));
+    }
+    hv.fail(fmt::format("the host \"{}\" is itself a cluster; a cluster's host must be one machine",
+                        hv.as_string()));
+  }
+  return parse_topology(document, path);
 }
 
 }  // namespace
@@ -186,11 +219,7 @@ Topology parse_cluster(const JsonView& root, const std::string& file) {
   const JsonView cv = root.at("cluster");
   cv.expect_only({"host", "nodes", "rails", "fabric", "nvlink_domain"});
   const JsonView hv = cv.at("host");
-  Topology host = load_topology(resolve_host(hv, file));
-  if (host.is_cluster()) {
-    hv.fail(fmt::format("the host \"{}\" is itself a cluster; a cluster's host must be one machine",
-                        hv.as_string()));
-  }
+  Topology host = load_host(hv, file);
   const JsonView nv = cv.at("nodes");
   int nodes = bounded_int(nv, 1, kMaxClusterHosts, "a node count");
   // An NVLink domain of M machines becomes one host (cluster_domain.hpp): the cluster then has

@@ -156,10 +156,31 @@ class Reader {
     }
   }
 
+  // A <pci>'s link_width: its lane count, or 0 for none given. NCCL writes "0" (and "") where
+  // sysfs has no max_link_width, as in virtual machines, and reads 0 as x16 (topo.cc
+  // ncclTopoAddPci): such a file is NCCL's own, so 0 is taken as unknown, and said so. A
+  // negative width or more lanes than PCIe has (x32) is no width at all: refused.
+  int link_width(const XMLElement& pci) {
+    const int width = int_attr(pci, "link_width", opt_.source, 0);
+    if (width < 0 || width > 32) {
+      throw InputError(opt_.source, at_line(pci),
+                       fmt::format("<{}> link_width=\"{}\": expected a PCIe lane count from 1 to "
+                                   "32, or 0 where the width is unknown",
+                                   pci.Name(), attr(pci, "link_width")));
+    }
+    if (width == 0 && !attr(pci, "link_width").empty() && !zero_width_noted_) {
+      assumed.push_back(fmt::format(
+          "link_width=\"0\" (first at line {}: the width is unknown) read as x16, as NCCL reads it",
+          pci.GetLineNum()));
+      zero_width_noted_ = true;
+    }
+    return width;
+  }
+
   LinkEntry pcie_link(const std::string& a, const std::string& b, const XMLElement* pci) {
     int generation = pci ? pcie_generation(attr(*pci, "link_speed")) : 0;
-    int width = pci ? int_attr(*pci, "link_width", opt_.source, 0) : 0;
-    if (generation == 0 || width <= 0) {
+    int width = pci ? link_width(*pci) : 0;
+    if (generation == 0 || width == 0) {
       if (!defaulted_pcie_) {
         assumed.push_back(fmt::format(
             "PCIe {}.0 x16 (from the GPU model) where the XML gives no link_speed or link_width",
@@ -167,7 +188,7 @@ class Reader {
         defaulted_pcie_ = true;
       }
       if (generation == 0) generation = model_.pcie_generation;
-      if (width <= 0) width = 16;
+      if (width == 0) width = 16;
     }
     return pcie_link_entry(a, b, generation, width);
   }
@@ -179,6 +200,12 @@ class Reader {
     const XMLElement* nic = e.FirstChildElement("nic");
     if (gpu) {
       const int dev = int_attr(*gpu, "dev", opt_.source);
+      // dev is the GPU's CUDA device number (NCCL's ncclTopoAddGpu), and names its node gpu<dev>.
+      if (dev < 0) {
+        throw InputError(opt_.source, at_line(*gpu),
+                         fmt::format("<gpu> dev=\"{}\": expected a CUDA device number, 0 or more",
+                                     attr(*gpu, "dev")));
+      }
       Gpu g{fmt::format("gpu{}", dev), gpu};
       if (!gpus_.emplace(dev, g).second) {
         throw InputError(opt_.source, at_line(*gpu),
@@ -301,6 +328,7 @@ class Reader {
   int skipped_ = 0;
   int outside_ = 0;
   bool defaulted_pcie_ = false;
+  bool zero_width_noted_ = false;
 };
 
 }  // namespace

@@ -28,8 +28,14 @@ Topology parse_base(const JsonView& root, const JsonView& base_view, const std::
     base_view.fail(fmt::format("base machine \"{}\" not found (looked for {})", base_name,
                                base_path.string()));
   }
-  Topology topo = parse_machine(parse_json_text(*text, base_path.string()), base_path.string(),
-                                BaseChain{chain.read, chain.depth + 1});
+  const Json document = parse_json_text(*text, base_path.string());
+  // A cluster loads its host; a base that is a cluster could name this file as that host.
+  if (document.is_object() && document.contains("cluster")) {
+    base_view.fail(
+        fmt::format("base \"{}\" is a cluster; a machine's base must be one machine", base_name));
+  }
+  Topology topo =
+      parse_machine(document, base_path.string(), BaseChain{chain.read, chain.depth + 1});
   topo.base = fs::path(base_name).stem().string();
   if (auto replace = root.get("replace_models")) {
     replace_gpu_models(*replace, topo);

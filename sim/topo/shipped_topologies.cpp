@@ -10,13 +10,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The *.json files in `dir` but its schema.json, sorted; none when `dir` is absent.
+// The regular *.json files in `dir` but its schema.json, sorted; none when `dir` is absent. A
+// FIFO or device named *.json is no machine (opening a FIFO would block `topo list`).
 std::vector<std::string> json_files_in(const fs::path& dir) {
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const auto& p = entry.path();
-    if (p.extension() == ".json" && p.filename() != "schema.json") out.push_back(p.string());
+    std::error_code type_ec;
+    if (p.extension() == ".json" && p.filename() != "schema.json" &&
+        entry.is_regular_file(type_ec)) {
+      out.push_back(p.string());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;

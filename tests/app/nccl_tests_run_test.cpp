@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "sim/core/error.hpp"
 #include "tests/support/temp_files.hpp"
 #include "tests/support/thrown_message.hpp"
@@ -100,14 +102,56 @@ TEST(NcclTestsRunTest, MaxBytesShrinksToTheGpusMemory) {
 TEST(NcclTestsRunTest, JsonDestinationNeverOverwritesUnlessAsked) {
   const testing::TempDir dir;
   const std::string path = dir.path() + "/out.json";
-  EXPECT_EQ(nccl_tests_json_destination(path, false), path);
+  EXPECT_EQ(nccl_tests_json_destination(path, false).path, path);
   dir.write("out.json", "{}");
-  EXPECT_EQ(nccl_tests_json_destination(path, false), path + ".0");
+  EXPECT_EQ(nccl_tests_json_destination(path, false).path, path + ".0");
   dir.write("out.json.0", "{}");
-  EXPECT_EQ(nccl_tests_json_destination(path, false), path + ".1");
-  EXPECT_EQ(nccl_tests_json_destination(path, true), path);
-  // Only a .json name is written, as util.cu does.
-  EXPECT_EQ(nccl_tests_json_destination(dir.path() + "/out.txt", false), "");
+  EXPECT_EQ(nccl_tests_json_destination(path, false).path, path + ".1");
+  EXPECT_EQ(nccl_tests_json_destination(path, true).path, path);
+  EXPECT_EQ(nccl_tests_json_destination(path, true).note, "");
+  // No -J: nothing, and nothing said.
+  const NcclTestsJsonDestination none = nccl_tests_json_destination("", false, false);
+  EXPECT_EQ(none.path + none.printed_line + none.note, "");
+}
+
+// nccl-tests writes only a name ending in .json (common.cu classifyOutputFile) and says nothing
+// of another; linksim says on stderr that nothing was written.
+TEST(NcclTestsRunTest, JsonDestinationOfAnotherNameIsNoneAndSaysSo) {
+  const NcclTestsJsonDestination txt = nccl_tests_json_destination("/tmp/out.txt", false);
+  EXPECT_EQ(txt.path, "");
+  EXPECT_EQ(txt.printed_line, "");
+  EXPECT_EQ(txt.note,
+            "linksim: note: -J \"/tmp/out.txt\": nothing written; nccl-tests writes JSON only to a "
+            "file name ending in .json\n");
+  EXPECT_EQ(nccl_tests_json_destination("", false).note,
+            "linksim: note: -J \"\": nothing written; nccl-tests writes JSON only to a file name "
+            "ending in .json\n");
+  EXPECT_EQ(nccl_tests_json_destination("/dev/full", false).path, "");
+}
+
+// A destination fopen(.., "wx") cannot create is skipped with nccl-tests' own line (util.cu
+// jsonOutputInit), and linksim says why on stderr; a folder named like the file is an existing
+// name, so the next probe is taken, as EEXIST makes util.cu do (was: internal error for a name
+// too long, a refusal for a missing folder).
+TEST(NcclTestsRunTest, JsonDestinationThatCannotBeCreatedIsSkipped) {
+  const testing::TempDir dir;
+  const std::string missing = dir.path() + "/no/out.json";
+  const NcclTestsJsonDestination m = nccl_tests_json_destination(missing, false);
+  EXPECT_EQ(m.path, "");
+  EXPECT_EQ(m.printed_line, "# skipping json output; " + missing + " not accessible\n");
+  EXPECT_EQ(m.note, "linksim: note: -J \"" + missing + "\": nothing written (no folder " +
+                        dir.path() + "/no); nccl-tests skips its JSON output then\n");
+  // 300 characters: past any file system's 255 for one name.
+  const std::string long_name = dir.path() + "/" + std::string(295, 'x') + ".json";
+  const NcclTestsJsonDestination l = nccl_tests_json_destination(long_name, false);
+  EXPECT_EQ(l.path, "");
+  EXPECT_EQ(l.printed_line, "# skipping json output; " + long_name + " not accessible\n");
+  EXPECT_EQ(l.note, "linksim: note: -J \"" + long_name +
+                        "\": nothing written (File name too long); nccl-tests skips its JSON "
+                        "output then\n");
+  std::filesystem::create_directory(dir.path() + "/d.json");
+  EXPECT_EQ(nccl_tests_json_destination(dir.path() + "/d.json", false).path,
+            dir.path() + "/d.json.0");
 }
 
 }  // namespace

@@ -133,6 +133,31 @@ TEST(ImportNcclTestsHardening, FailedValidationAndRepeatedSizesAreRefused) {
       "accepted");
 }
 
+TEST(ImportNcclTestsHardening, EachRankIsListedOnce) {
+  const std::string good = fixture("rtx2080ti-2x-all_reduce_perf.txt");
+  // Lines 10 and 11 list ranks 0 and 1. Two "Rank  0" lines used to be counted as two ranks.
+  EXPECT_EQ(nccl_error(edit(good, "#  Rank  1 Group", "#  Rank  0 Group")),
+            "ar.txt: at line 11: a second device line for rank 0 (the first is at line 10); give "
+            "one run per file");
+  EXPECT_EQ(nccl_error(edit(good, "#  Rank  1 Group", "#  Rank  x Group")),
+            "ar.txt: at line 11: rank: expected a non-negative integer, found \"x\"");
+}
+
+TEST(ImportNcclTestsHardening, RowsAfterTheFooterAreRefused) {
+  const std::string good = fixture("rtx2080ti-2x-all_reduce_perf.txt");
+  // The footer is line 24 and the file ends at line 25: a row after it used to be fitted as
+  // part of the run's table.
+  EXPECT_EQ(nccl_error(good + kRow8 + "\n"),
+            "ar.txt: at line 26: a table row after the \"# Avg bus bandwidth\" footer at line 24, "
+            "which ends the table; give one run per file");
+  // What a run prints after its table (NCCL's teardown, the closing comment) is no row.
+  EXPECT_EQ(
+      nccl_error(good + "gpu01:4242:4242 [0] NCCL INFO comm 0x5 rank 0 nranks 2 cudaDev 0 busId "
+                        "3b000 - Destroy COMPLETE\n"
+                        "# Collective test concluded: all_reduce_perf\n"),
+      "accepted");
+}
+
 TEST(ImportNcclTestsHardening, BusbwMustBeAlgbwTimesTheBinarysBusFactor) {
   const std::string ar = fixture("rtx2080ti-2x-all_reduce_perf.txt");
   // all_reduce on 2 ranks: 2(n-1)/n = 1. Line 18 prints algbw 1.63; 2% of it is 0.0326.
@@ -307,6 +332,25 @@ TEST(ImportNvbandwidthHardening, NegativeHugeAndStrayRowsAreRefused) {
                            " 1    276.19", " 4    276.19"),
                       gpus(2)),
             "nvb.txt: at line 3: GPU 4 is beyond the topology's 2 GPUs");
+}
+
+TEST(ImportNvbandwidthHardening, AHostMatrixHasOneRowLabelledZero) {
+  // nvbandwidth's host testcases print a 1 x GPUs matrix whose one row, 0, is the host. A row
+  // labelled 99 used to be read as the host's.
+  const std::string host =
+      "Running host_to_device_memcpy_ce.\n"
+      "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+      "           0         1\n"
+      " 0     26.28     26.30\n"
+      "\n"
+      "SUM host_to_device_memcpy_ce 52.58\n";
+  EXPECT_EQ(nvb_error(host, gpus(2)), "accepted");
+  EXPECT_EQ(nvb_error(edit(host, " 0     26.28", " 99    26.28"), gpus(2)),
+            "nvb.txt: at line 4: row label 99 is not the host's row; a CPU(row) matrix has one "
+            "row, labelled 0");
+  EXPECT_EQ(nvb_error(edit(host, " 0     26.28", " 1     26.28")),
+            "nvb.txt: at line 4: row label 1 is not the host's row; a CPU(row) matrix has one "
+            "row, labelled 0");
 }
 
 }  // namespace

@@ -119,6 +119,71 @@ TEST(ImportNcclTestsJson, RefusesFailedValidationRepeatsAndBusbwOffTheFactor) {
             "at /results/1); give one run per file");
 }
 
+TEST(ImportNcclTestsJson, ConfigCountsAreBlamedOnTheLogsOwnFields) {
+  // "ngpus": 10^9 used to be taken as is: the fit then derived a host launch cost from it, and
+  // `linksim fit` blamed the shipped machine's /host_launch/range. It is the log's field.
+  EXPECT_EQ(error_of(replaced(kRealJson, R"("ngpus":2)", R"("ngpus":1000000000)"), "r.json"),
+            "r.json: at /config/ngpus: 1000000000 is above the 1048576 linksim accepts");
+  EXPECT_EQ(error_of(replaced(kRealJson, R"("nthreads":1)", R"("nthreads":0)"), "r.json"),
+            "r.json: at /config/nthreads: expected at least 1, got 0");
+  // Two devices cannot come from one thread driving 4 GPUs (as for a text log's Rank lines).
+  EXPECT_EQ(error_of(replaced(kRealJson, R"("ngpus":2)", R"("ngpus":4)"), "r.json"),
+            "r.json: at /config/devices: 2 devices are not a whole number of processes of 1 x 4 "
+            "GPUs");
+  EXPECT_EQ(
+      error_of(replaced(kRealJson, R"("iterations":20)", R"("iterations":10000000000)"), "r.json"),
+      "r.json: at /config/iterations: expected an integer from 0 to 1073741824, got 10000000000");
+}
+
+TEST(ImportNcclTestsJson, ResultsNeedASizeTypeAndReductionNcclTestsPrints) {
+  // A negative size, an unknown type or an unknown reduction used to be listed as "fitted".
+  EXPECT_EQ(
+      error_of(replaced(kRealJson, R"({"size":1024,"count":128)", R"({"size":-1024,"count":128)"),
+               "r.json"),
+      "r.json: at /results/1/size: expected a size of at least 0 bytes, got -1024");
+  EXPECT_EQ(
+      error_of(replaced(kRealJson, R"("count":128,"type":"float")", R"("count":128,"type":"quad")"),
+               "r.json"),
+      "r.json: at /results/1/type: unknown data type \"quad\"; expected one of int8, uint8, "
+      "int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3, f8e5m2");
+  EXPECT_EQ(error_of(replaced(kRealJson, R"("redop":"none")", R"("redop":"xor")"), "r.json"),
+            "r.json: at /results/0/redop: unknown reduction \"xor\"; expected sum, prod, max, "
+            "min, avg, mulsum or none");
+  // hypercube.cu passes no reduction's name: its results say "" (and its bus factor is 1).
+  Json hypercube = Json::parse(kRealJson);
+  hypercube["args"][0] = "./build/hypercube_perf";
+  for (auto& result : hypercube["results"]) {
+    result["redop"] = "";
+    for (const char* placement : {"out_of_place", "in_place"})
+      result[placement]["bus_bw"] = result[placement]["alg_bw"];
+  }
+  EXPECT_EQ(error_of(hypercube.dump(), "h.json"), "accepted");
+  EXPECT_EQ(error_of(replaced(kRealJson, R"("redop":"none")", R"("redop":"")"), "r.json"),
+            "r.json: at /results/0/redop: unknown reduction \"\"; expected sum, prod, max, min, "
+            "avg, mulsum or none");
+}
+
+TEST(ImportNcclTestsJson, TheNcclVersionMustBeARelease) {
+  // -1 and 10^12 used to be dropped in silence, and the run fitted as the modelled release.
+  EXPECT_EQ(
+      error_of(replaced(kRealJson, R"("nccl_version":22704)", R"("nccl_version":-1)"), "r.json"),
+      "r.json: at /nccl_version: expected an NCCL_VERSION_CODE such as 23007 (2.30.7), "
+      "from 20900 (2.9.0) on, got -1");
+  EXPECT_EQ(
+      error_of(replaced(kRealJson, R"("nccl_version":22704)", R"("nccl_version":1e12)"), "r.json"),
+      "r.json: at /nccl_version: expected an NCCL_VERSION_CODE such as 23007 (2.30.7), "
+      "from 20900 (2.9.0) on, got 1000000000000.0");
+  EXPECT_EQ(error_of(replaced(kRealJson, R"("nccl_version":22704)", R"("nccl_version":"2.27.4")"),
+                     "r.json"),
+            "r.json: at /nccl_version: expected an NCCL_VERSION_CODE such as 23007 (2.30.7), from "
+            "20900 (2.9.0) on, got \"2.27.4\"");
+  // 2.8.4 (2804, the code's older form) is before the releases the model stands for.
+  EXPECT_EQ(
+      error_of(replaced(kRealJson, R"("nccl_version":22704)", R"("nccl_version":2804)"), "r.json"),
+      "r.json: at /nccl_version: expected an NCCL_VERSION_CODE such as 23007 (2.30.7), "
+      "from 20900 (2.9.0) on, got 2804");
+}
+
 TEST(ImportNcclTestsJson, LinksimsOwnOutputIsNoMeasurement) {
   Json doc = Json::parse(kRealJson);
   doc["linksim"] = {{"simulated", true}};

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/support/temp_files.hpp"
@@ -37,6 +38,32 @@ TEST(AccuracyCliTest, APlotFolderThatIsNotThereIsRefusedBeforeAnythingIsWritten)
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_FALSE(fs::exists(dir.path() + "/a.md"));
   EXPECT_TRUE(r.out.empty());
+}
+
+// The shipped reference data has rows whose source rounds busbw to 0.00 GB/s: their error has no
+// value, so the JSON says null and why (was "internal error: json parse_error", exit 1), and
+// the CSV says n/a.
+TEST(AccuracyCliTest, JsonAndCsvOfTheShippedDataCarryNoInfinity) {
+  const auto json = run_linksim("accuracy --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto sets = nlohmann::json::parse(json.out);
+  int without_ratio = 0;
+  for (const auto& set : sets) {
+    for (const auto& row : set["rows"]) {
+      if (row["measured_busbw_Bps"] != 0) {
+        EXPECT_TRUE(row["error"].is_number()) << row.dump();
+        continue;
+      }
+      ++without_ratio;
+      EXPECT_TRUE(row["error"].is_null()) << row.dump();
+      EXPECT_EQ(row["error_note"], "n/a: the measured busbw is 0, so no ratio");
+    }
+  }
+  // docs/ACCURACY.md's "(n/a)" rows: 3 on the 2080 Ti pair, 6 on the EFA sets.
+  EXPECT_EQ(without_ratio, 9);
+  const auto csv = run_linksim("accuracy --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.find("inf"), std::string::npos);
 }
 
 }  // namespace

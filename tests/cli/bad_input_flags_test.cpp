@@ -68,7 +68,9 @@ std::vector<FlagCase> flag_cases() {
       {"sweep_factor_inf", kSweep + "-f inf", "nccl-tests -f: expected an integer"},
       {"sweep_factor_fraction", kSweep + "-f 1.000001", "nccl-tests -f: expected an integer"},
       {"sweep_factor_word", kSweep + "-f fast", "got \"fast\""},
-      {"sweep_step_tiny", kSweep + "-f 0 -i 1 -e 1G", "step size"},
+      {"sweep_step_tiny", kSweep + "-f 0 -i 1 -e 1G",
+       "nccl-tests -i: the sweep from 33554432 to 1073741824 bytes would print more than 10000 "
+       "rows; use a larger step"},
       {"sweep_minbytes_word", kSweep + "-b abc", "-b"},
       {"sweep_min_above_max", kSweep + "-b 1G -e 1M",
        "invalid sizes for 'minbytes' and 'maxbytes'"},
@@ -130,6 +132,38 @@ INSTANTIATE_TEST_SUITE_P(Flags, BadFlag, ::testing::ValuesIn(flag_cases()),
                          [](const ::testing::TestParamInfo<FlagCase>& param) {
                            return param.param.name;
                          });
+
+// The whole line, for flags whose error used to name nothing or to be missing.
+std::string whole_error(const std::string& args) {
+  const auto r = run_linksim(args);
+  EXPECT_EQ(r.exit_code, 2) << args;
+  EXPECT_EQ(r.out, "") << args;
+  return r.err;
+}
+
+TEST(BadFlagWhole, AnEmptyNcclVersionIsRefused) {
+  // --nccl-version '' used to run as no --nccl-version at all: the modelled release, 2.30.7.
+  EXPECT_EQ(whole_error("nccl-tests --topology rtx2080ti-2x --nccl-version '' all_reduce_perf "
+                        "-g 2"),
+            "linksim: error: --nccl-version: \"\" is not an NCCL release; expected "
+            "MAJOR.MINOR.PATCH such as 2.18.5, or its NCCL_VERSION_CODE such as 21805, from 2.9.0 "
+            "on (see linksim --help)\n");
+  EXPECT_EQ(whole_error("nccl-tests --topology rtx2080ti-2x --nccl-version 2.8.4 all_reduce_perf "
+                        "-g 2"),
+            "linksim: error: --nccl-version: \"2.8.4\" is not an NCCL release; expected "
+            "MAJOR.MINOR.PATCH such as 2.18.5, or its NCCL_VERSION_CODE such as 21805, from 2.9.0 "
+            "on (see linksim --help)\n");
+}
+
+TEST(BadFlagWhole, ASweepTooFineOrEmptyNamesTheNcclTestsFlag) {
+  // The sweep's own names ("step size: ...") used to stand where the flag the user gave goes.
+  EXPECT_EQ(whole_error("nccl-tests --topology rtx2080ti-2x all_reduce_perf -g 2 -b 8 -e 64M -i 1"),
+            "linksim: error: nccl-tests -i: the sweep from 8 to 67108864 bytes would print more "
+            "than 10000 rows; use a larger step\n");
+  EXPECT_EQ(
+      whole_error("nccl-tests --topology rtx2080ti-2x all_reduce_perf -g 2 -b 8 -e 64 -f 1 -i 0"),
+      "linksim: error: nccl-tests -i: expected a step above 0 bytes, got 0\n");
+}
 
 }  // namespace
 }  // namespace linksim

@@ -1,5 +1,7 @@
 // Bad input through the command line (issue 13, items 5-10 and 13): exit 2, one stderr line
 // naming the file and where in it, nothing on stdout, no output file.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/topo/gpu_model.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim {
@@ -122,6 +125,42 @@ TEST(BadInputImporters, SmiPrintoutsForTopoImport) {
                  out);
   expect_refused(import("dup.txt", replaced(good, "GPU1    NV12     X", "GPU0    NV12     X")),
                  "dup.txt: at line 4: row GPU0 appears twice (first at line 3)", out);
+}
+
+// NCCL's topology XML through `topo import` (issue 38, items 1-3): the whole stderr line.
+TEST(BadInputImporters, NcclXmlForTopoImport) {
+  TempDir dir;
+  const std::string good = read_file(source_dir() + "/tests/data/nccl/dgx1v-4gpu-topo.xml");
+  const std::string out = dir.path() + "/imported.json";
+  const auto import = [&](const std::string& path, const std::string& gpu) {
+    return run_linksim("topo import " + shell_quote(path) + " --gpu " + gpu + " -o " +
+                       shell_quote(out));
+  };
+  // Item 1: a byte order mark first made the XML an nvidia-smi printout: "bom.xml: no
+  // nvidia-smi topo -m header found (a line naming GPU0, GPU1, ...)". Now it imports.
+  const auto bom = import(dir.write("bom.xml", "\xEF\xBB\xBF" + good), "V100-SXM2-32GB");
+  EXPECT_EQ(bom.exit_code, 0) << bom.err;
+  EXPECT_EQ(bom.err.rfind("linksim: assumed:\n", 0), 0u) << bom.err;
+  EXPECT_TRUE(std::filesystem::exists(out));
+  std::filesystem::remove(out);
+  // Item 2: an unknown --gpu was blamed on the XML file ("linksim: error: good.xml: unknown GPU
+  // model ..."); it is the option's, with the models it may name.
+  const std::string xml = dir.write("good.xml", good);
+  const auto gpu = import(xml, "Z100");
+  EXPECT_EQ(gpu.exit_code, 2);
+  EXPECT_EQ(gpu.out, "");
+  EXPECT_EQ(gpu.err, fmt::format("linksim: error: --gpu: unknown GPU model \"Z100\"; known "
+                                 "models: {}\n",
+                                 fmt::join(topo::gpu_model_names(), ", ")));
+  // Item 3: dev="-1" was imported as GPU "gpu-1"; the <gpu> of GPU 0 is on line 5.
+  const std::string minus_one =
+      dir.write("minus-one.xml", replaced(good, "<gpu dev=\"0\"", "<gpu dev=\"-1\""));
+  const auto dev = import(minus_one, "V100-SXM2-32GB");
+  EXPECT_EQ(dev.exit_code, 2);
+  EXPECT_EQ(dev.err, "linksim: error: " + minus_one +
+                         ": at line 5: <gpu> dev=\"-1\": expected a CUDA device number, 0 or "
+                         "more\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 // JSON inputs: overflowing numbers, deep nesting and template expressions.

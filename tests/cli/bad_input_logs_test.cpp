@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/topo/shipped_topologies.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim {
@@ -206,6 +207,50 @@ INSTANTIATE_TEST_SUITE_P(Logs, BadLog, ::testing::ValuesIn(log_cases()),
                          [](const ::testing::TestParamInfo<LogCase>& param) {
                            return param.param.name;
                          });
+
+// An nccl-tests -J file of a 2-rank all_gather_perf run (src/util.cu, version 3), one size.
+std::string nccl_tests_json(const std::string& ngpus) {
+  return R"({"version":3,"args":["./build/all_gather_perf","-b","1K","-e","1K","-g","2"],)"
+         R"("nccl_version":22704,"config":{"nthreads":1,"ngpus":)" +
+         ngpus +
+         R"(,"iterations":20,"devices":[{"rank":0},{"rank":1}]},)"
+         R"("results":[{"size":1024,"count":128,"type":"float","redop":"none","root":"    -1",)"
+         R"("out_of_place":{"time":10.11,"alg_bw":0.1,"bus_bw":0.05,"nwrong":0},)"
+         R"("in_place":{"time":9.9,"alg_bw":0.1,"bus_bw":0.05,"nwrong":0}}],)"
+         R"("average_bus_bandwidth":{"bandwidth":0.05}})";
+}
+
+TEST(BadLogWhole, ANcclTestsJsonGpuCountIsBlamedOnTheLog) {
+  // "ngpus": 10^9 used to reach the fit, which on dgx-a100 then blamed the shipped machine:
+  // "topologies/dgx-a100.json: at /host_launch/range: expected [low, high] with low <=
+  // host_launch.per_gpu <= high".
+  TempDir dir;
+  const std::string log = dir.write("run.json", nccl_tests_json("1000000000"));
+  const std::string out = dir.path() + "/out.json";
+  const auto r = run_linksim("fit --topology rtx2080ti-2x --date 2026-01-01 --nccl-tests " +
+                             shell_quote(log) + " -o " + shell_quote(out));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "linksim: error: " + log +
+                       ": at /config/ngpus: 1000000000 is above the 1048576 linksim accepts\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(BadLogWhole, FitOnAClusterNamesItsHostMachine) {
+  // A cluster file used to be read as a machine: "at /: missing required field \"links\"".
+  TempDir dir;
+  const std::string log = dir.write("run.json", nccl_tests_json("2"));
+  const std::string out = dir.path() + "/out.json";
+  const auto r = run_linksim("fit --topology aws-p4d-x2 --nccl-tests " + shell_quote(log) + " -o " +
+                             shell_quote(out));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "linksim: error: " + topo::resolve_topology_path("aws-p4d-x2") +
+                       ": at /cluster: fit calibrates one machine, not a cluster; give the "
+                       "cluster's host machine, --topology aws-p4d.24xlarge, and logs measured "
+                       "on one of its nodes\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
 
 }  // namespace
 }  // namespace linksim

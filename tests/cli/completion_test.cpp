@@ -12,11 +12,16 @@ using testing::shell_quote;
 using testing::TempDir;
 
 // What bash's completion function offers for the typed words (the last one being completed).
+// A word that is no flag also completes file names (compgen -f), so bash runs in an empty
+// folder of its own: the offer must not depend on what the test's working folder holds.
+// Before, it ran in that folder, and after `cmake --install build` "linksim topo i" offered
+// install_manifest.txt beside "import".
 std::string complete(const std::string& script_path, const std::string& words, int cword) {
   TempDir dir;
+  const TempDir empty;
   const std::string out = dir.path() + "/reply";
   const std::string cmd =
-      "bash -c " +
+      "cd " + shell_quote(empty.path()) + " && bash -c " +
       shell_quote("source " + shell_quote(script_path) + "; COMP_WORDS=(" + words +
                   "); COMP_CWORD=" + std::to_string(cword) +
                   "; _linksim; echo \"${COMPREPLY[*]}\" > " + shell_quote(out)) +

@@ -223,6 +223,28 @@ TEST(NcclTestsCli, JsonFileIsNcclTestsOwn) {
   EXPECT_EQ(again.out.substr(0, 25 + path.size() + 3), "# Writing JSON output to " + path + ".0\n");
 }
 
+// -J naming what nccl-tests would not write runs as nccl-tests runs (exit 0, the same table) and
+// says so on stderr: a name without .json, and a folder that is not there (nccl-tests prints its
+// own "skipping" line for that one).
+TEST(NcclTestsCli, JsonFileNotWrittenIsSaidOnStderr) {
+  TempDir dir;
+  const auto empty =
+      run_linksim("nccl-tests --topology rtx2080ti-2x all_reduce_perf -b 8 -e 8 -g 2 -J ''");
+  ASSERT_EQ(empty.exit_code, 0) << empty.err;
+  EXPECT_NE(empty.err.find("linksim: note: -J \"\": nothing written; nccl-tests writes JSON only "
+                           "to a file name ending in .json\n"),
+            std::string::npos)
+      << empty.err;
+  const std::string missing = dir.path() + "/no/run.json";
+  const auto m =
+      run_linksim("nccl-tests --topology rtx2080ti-2x all_reduce_perf -b 8 -e 8 -g 2 -J " +
+                  shell_quote(missing));
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(lines_of(m.out).at(0), "# skipping json output; " + missing + " not accessible");
+  EXPECT_NE(m.err.find("nothing written (no folder " + dir.path() + "/no)"), std::string::npos)
+      << m.err;
+}
+
 TEST(NcclTestsCli, UnmodelledFlagsAreStatedOnStderr) {
   const auto r = run_linksim(
       "nccl-tests --topology rtx2080ti-2x all_reduce_perf -b 8 -e 8 -g 2 -a 0 -R 1 -T 10");

@@ -2,8 +2,10 @@
 // a file, write some outputs of a failed command, or print on stdout before failing.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -43,6 +45,50 @@ TEST(OutputSafetyTest, PlotPathIsNeverSeenByAShell) {
   EXPECT_EQ(read_file(picture).substr(0, 4), "\x89PNG");
   // Only the picture is left: no script, no temporary file.
   EXPECT_EQ(entries(dir.path()), (std::set<std::string>{fs::path(picture).filename().string()}));
+}
+
+// Runs the linksim beside this test binary in `folder` with TMPDIR set to `tmpdir` (which
+// run_linksim cannot do: its own temporary files follow TMPDIR); stdout and stderr land in
+// `folder`/out and `folder`/err.
+int run_linksim_with_tmpdir(const std::string& folder, const std::string& tmpdir,
+                            const std::string& args) {
+  const std::string linksim =
+      (fs::read_symlink("/proc/self/exe").parent_path() / "linksim").string();
+  const std::string command = "cd " + shell_quote(folder) + " && TMPDIR=" + shell_quote(tmpdir) +
+                              " " + shell_quote(linksim) + " " + args + " >out 2>err";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Issue 38, item 6: the private folder's path, under $TMPDIR, went into gnuplot's script as
+// `set output '<path>'` unquoted inside the quotes, so this TMPDIR ran `touch PWNED3` in the
+// working folder (and gnuplot then failed). It is quoted as gnuplot reads quotes ('' for ').
+TEST(OutputSafetyTest, TmpdirReachesGnuplotQuoted) {
+  TempDir dir;
+  const std::string tmpdir = dir.path() + "/x'; system('touch PWNED3'); '";
+  fs::create_directory(tmpdir);
+  const std::string picture = dir.path() + "/p.png";
+  const std::string sweep = "nccl-tests --topology dgx-a100 all_reduce_perf -b 1M -e 4M -f 2 -g 8";
+  EXPECT_EQ(run_linksim_with_tmpdir(dir.path(), tmpdir, sweep + " --plot " + shell_quote(picture)),
+            0)
+      << read_file(dir.path() + "/err");
+  EXPECT_FALSE(fs::exists(dir.path() + "/PWNED3"));
+  EXPECT_EQ(read_file(picture).substr(0, 4), "\x89PNG");
+  EXPECT_TRUE(fs::is_empty(tmpdir));  // the private folder is gone
+  // A line break ends a gnuplot command, inside quotes too: no gnuplot string can hold it, so
+  // such a TMPDIR is refused by name before anything runs.
+  const std::string broken = dir.path() + "/a\nb";
+  fs::create_directory(broken);
+  fs::remove(picture);
+  EXPECT_EQ(run_linksim_with_tmpdir(dir.path(), broken, sweep + " --plot " + shell_quote(picture)),
+            2);
+  EXPECT_EQ(read_file(dir.path() + "/err"),
+            "linksim: error: TMPDIR: \"" + dir.path() +
+                "/a\\nb\" holds a control character, which gnuplot cannot be given in a file "
+                "name; set TMPDIR to a folder without one\n");
+  EXPECT_EQ(read_file(dir.path() + "/out"), "");
+  EXPECT_FALSE(fs::exists(picture));
+  EXPECT_TRUE(fs::is_empty(broken));
 }
 
 TEST(OutputSafetyTest, TitlesFromInputFilesAreNotExpandedByGnuplot) {

@@ -10,6 +10,7 @@
 #include "sim/coll/communicator.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/topo/shipped_topologies.hpp"
 #include "tests/support/thrown_message.hpp"
 
 namespace linksim::coll {
@@ -175,6 +176,97 @@ TEST(SweepThreadsTest, ThreadsGiveTheSameRowsInTheSameOrder) {
     EXPECT_EQ(three[i].outcome.choice.protocol, one[i].outcome.choice.protocol) << i;
     EXPECT_EQ(three[i].outcome.choice.channels, one[i].outcome.choice.channels) << i;
     EXPECT_EQ(three[i].outcome.bottleneck, one[i].outcome.bottleneck) << i;
+  }
+}
+
+}  // namespace
+}  // namespace linksim::coll
+
+namespace linksim::coll {
+namespace {
+
+// One rank of a DGX A100 (A100-SXM4-80GB: 2039 GB/s of HBM), all_reduce_perf -g 1.
+SweepSpec one_gpu_sweep(double min_bytes, double max_bytes) {
+  SweepSpec spec;
+  spec.min_bytes = min_bytes;
+  spec.max_bytes = max_bytes;
+  spec.step_factor = 2;
+  return spec;
+}
+
+// Issue 38, item 5: one GPU printed the launch time (6.79 us) for every size, out of place
+// too, so 8 GiB "ran" at 1e+06 GB/s. NCCL on one rank (ncclLaunchOneRank) copies the send
+// buffer into the receive buffer out of place and does nothing in place.
+TEST(OneRankSweepTest, OutOfPlaceCopiesInTheGpusMemoryInPlaceDoesNot) {
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  const Communicator comm(t, {t.nodes_of(topo::NodeKind::gpu).front()});
+  const std::vector<SweepRow> rows = run_sweep(comm, one_gpu_sweep(8, 1024.0 * 1024 * 1024));
+  ASSERT_EQ(rows.size(), 28u);  // 8 B = 2^3 to 1 GiB = 2^30
+  const SweepRow& small = rows.front();
+  const SweepRow& big = rows.back();
+  ASSERT_TRUE(small.in_place && big.in_place);
+  // In place: the launch alone, whatever the size.
+  EXPECT_EQ(big.in_place->time_s, small.in_place->time_s);
+  // Out of place, both GPU-bound (the GPU's time above the host's 3.8 us launch), so each is
+  // its GPU time plus 3.8 us / 20 iterations, and they differ by the copy alone: 1 GiB read and
+  // written at 80% of 2039 GB/s, 2 x 1073741824 B / (0.8 x 2039e9 B/s) = 1.3165054242 ms.
+  EXPECT_NEAR(big.outcome.time_s - big.in_place->time_s, 2 * 1073741824.0 / (0.8 * 2039e9), 1e-12);
+  EXPECT_NEAR(big.outcome.time_s - big.in_place->time_s, 1.3165054242e-3, 1e-12);
+  // algbw = 1073741824 B / (1.3165054 ms + the in-place 6.79 us) = 811.4 GB/s, below the
+  // 1019.5 GB/s (half of 2039) that a copy reading and writing every byte could reach.
+  EXPECT_NEAR(big.outcome.algbw_Bps / 1e9, 811.4, 0.05);
+  // nccl-tests' busbw factor for one rank is 0, in place or not.
+  EXPECT_EQ(big.outcome.busbw_Bps, 0.0);
+  EXPECT_EQ(big.in_place->busbw_Bps, 0.0);
+  // The copy's own arithmetic, and no copy where the GPU's bandwidth is unknown.
+  topo::GpuModel gpu;
+  gpu.hbm_bandwidth_Bps = 1000e9;
+  EXPECT_DOUBLE_EQ(one_rank_copy_s(gpu, 400e6), 2 * 400e6 / (0.8 * 1000e9));  // 1 ms
+  gpu.hbm_bandwidth_Bps = 0;
+  EXPECT_EQ(one_rank_copy_s(gpu, 400e6), 0.0);
+}
+
+// avg on a floating-point type and mulsum are PreMulSum to NCCL, a kernel that reads and
+// writes the buffer in place too (enqueue.cc hostToDevRedOp, device/onerank.cu); avg on an
+// integer type is SumPostDiv, a copy only out of place; non-reducing ops take no reduction.
+TEST(OneRankSweepTest, PreMulSumReductionsCopyInPlaceToo) {
+  EXPECT_TRUE(one_rank_copies_in_place(Op::all_reduce, "avg", "float"));
+  EXPECT_TRUE(one_rank_copies_in_place(Op::reduce_scatter, "avg", "bfloat16"));
+  EXPECT_TRUE(one_rank_copies_in_place(Op::reduce, "mulsum", "int32"));
+  EXPECT_FALSE(one_rank_copies_in_place(Op::all_reduce, "avg", "int32"));
+  EXPECT_FALSE(one_rank_copies_in_place(Op::all_reduce, "sum", "float"));
+  EXPECT_FALSE(one_rank_copies_in_place(Op::sendrecv, "avg", "float"));
+  EXPECT_FALSE(one_rank_copies_in_place(Op::all_gather, "avg", "float"));
+  const topo::Topology t = topo::load_topology("dgx-a100");
+  const Communicator comm(t, {t.nodes_of(topo::NodeKind::gpu).front()});
+  SweepSpec spec = one_gpu_sweep(1024.0 * 1024 * 1024, 1024.0 * 1024 * 1024);
+  spec.redop = "avg";
+  const SweepRow avg = run_sweep(comm, spec).front();
+  EXPECT_EQ(avg.in_place->time_s, avg.outcome.time_s);
+}
+
+// The property behind item 5: on every shipped machine, for every operation, no one-GPU row
+// out of place beats a copy that reads and writes each byte once in the GPU's memory, i.e.
+// algbw <= hbm_bandwidth / 2 (within the printed rounding). In place NCCL moves nothing, so its
+// algbw is size / launch time, as nccl-tests prints it on a real GPU.
+TEST(OneRankSweepTest, NoOutOfPlaceRowBeatsTheGpusMemory) {
+  for (const std::string& file : topo::shipped_topology_files()) {
+    const topo::Topology t = topo::load_topology(file);
+    const topo::NodeId gpu = t.nodes_of(topo::NodeKind::gpu).front();
+    const double hbm_Bps = t.node(gpu).gpu->hbm_bandwidth_Bps;
+    ASSERT_GT(hbm_Bps, 0) << file;
+    const Communicator comm(t, {gpu});
+    for (const Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::broadcast,
+                        Op::reduce, Op::alltoall, Op::sendrecv}) {
+      SweepSpec spec = one_gpu_sweep(8, 8.0 * 1024 * 1024 * 1024);
+      spec.step_factor = 8;
+      spec.op = op;
+      for (const SweepRow& row : run_sweep(comm, spec)) {
+        EXPECT_LE(row.outcome.algbw_Bps, hbm_Bps / 2)
+            << file << " " << to_string(op) << " " << row.size_bytes << " B";
+        EXPECT_GT(row.outcome.time_s, 0) << file;
+      }
+    }
   }
 }
 

@@ -1,8 +1,9 @@
 // The one reader of input files: its size limit (checked up front for a regular file, while
-// reading for a stream or device) and its refusal of folders.
+// reading for a stream) and its refusal of folders, devices and FIFOs.
 #include "sim/core/text_file.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -57,10 +58,19 @@ TEST(TextFileTest, RefusesARegularFileOverTheLimitBeforeReadingIt) {
             small + ": larger than 4095 bytes; expected a text file of at most 4095 bytes");
 }
 
-TEST(TextFileTest, StopsReadingADeviceOncePastTheLimit) {
-  // /dev/zero has no size and no end: before, it was read until memory ran out.
-  EXPECT_EQ(error_of([] { detail::read_text_file("/dev/zero", 0, 4u << 20); }),
-            "/dev/zero: larger than 4 MiB; expected a text file of at most 4 MiB");
+// A device is not read at all (/dev/zero has no end; it was read up to the limit), and a FIFO is
+// not opened (open() blocks until a writer comes: `topo list` hung on one in LINKSIM_DATA).
+TEST(TextFileTest, RefusesADeviceOrAFifoUnopened) {
+  EXPECT_EQ(error_of([] { read_text_file("/dev/zero"); }),
+            "/dev/zero: is not a regular file (a character device); expected a file");
+  TempDir dir;
+  const std::string fifo = dir.path() + "/pipe.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of([&] { read_text_file(fifo); }),
+            fifo + ": is not a regular file (a FIFO); expected a file");
+}
+
+TEST(TextFileTest, StopsReadingAStreamOncePastTheLimit) {
   std::istringstream in(std::string(5000, 'y'));
   EXPECT_EQ(error_of([&] { detail::read_text_stream(in, "-", 4096); }),
             "-: larger than 4 KiB; expected a text file of at most 4 KiB");

@@ -170,6 +170,30 @@ TEST(NcclTestsTableTest, JsonIsTheBinarysSchema) {
   EXPECT_NE(nccl_tests_json(run, rows).find("\"\\/tmp\\/x.json\""), std::string::npos);
 }
 
+// Issue 38, item 5: one rank's in-place run differs from its out-of-place one (NCCL copies the
+// buffer out of place only): the in-place columns and the JSON show that run.
+// Before, the in-place columns repeated the out-of-place figures.
+TEST(NcclTestsTableTest, AnInPlaceRunOfItsOwnIsPrintedApart) {
+  NcclTestsRun run = two_gpu_run();
+  run.gpus_per_thread = 1;
+  run.ranks.resize(1);
+  coll::SweepRow one_rank = row(1073741824, 268435456, 1323.30e-6, 811.41, 0);
+  one_rank.in_place = one_rank.outcome;
+  one_rank.in_place->time_s = 6.79e-6;
+  one_rank.in_place->algbw_Bps = 158136e9;
+  const auto lines = lines_of(format_nccl_tests(run, {one_rank}));
+  char root[100];
+  std::snprintf(root, sizeof root, "%6i", -1);
+  EXPECT_EQ(lines.at(10),
+            c_printf("%12li  %12li  %8s  %6s  %6s", 1073741824L, 268435456L, "float", "sum", root) +
+                c_printf("  %7s  %6s  %6s  %6g", "1323.30", "811.41", "  0.00", 0.0) +
+                c_printf("  %7s  %6s  %6s  %6g", "   6.79", "158136", "  0.00", 0.0));
+  const Json doc = Json::parse(nccl_tests_json(run, {one_rank}));
+  EXPECT_DOUBLE_EQ(doc["results"][0]["out_of_place"]["time"].get<double>(), 1323.30);
+  EXPECT_DOUBLE_EQ(doc["results"][0]["in_place"]["time"].get<double>(), 6.79);
+  EXPECT_DOUBLE_EQ(doc["results"][0]["in_place"]["alg_bw"].get<double>(), 158136);
+}
+
 // --explain names the host memory that stages a crossing's NIC traffic where GPUDirect RDMA
 // is off, and why: p3dn's one EFA interface hangs off socket 0's root complex, so node0/gpu7
 // (under socket 1) is SYS from it and node1/gpu0 PHB, both beyond NCCL's default level.

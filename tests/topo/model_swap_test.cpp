@@ -45,7 +45,7 @@ std::string pair_doc(const std::string& model0, const std::string& model1, int l
   Json pcie = {{"for", {{"g", "0..1"}}}, {"a", "gpu{g}"},          {"b", "cpu0"},
                {"kind", "pcie"},         {"generation", pcie_gen}, {"host_bridge", "{g}"}};
   if (!pcie_bw.empty()) pcie["bandwidth"] = pcie_bw;
-  doc["links"] = {pcie};
+  doc["links"] = Json::array({pcie});  // {pcie} alone is pcie itself under clang
   if (lanes > 0) {
     Json nv = {
         {"a", "gpu0"}, {"b", "gpu1"}, {"kind", "nvlink"}, {"generation", 3}, {"lanes", lanes}};

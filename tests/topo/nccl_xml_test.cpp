@@ -178,5 +178,55 @@ TEST(NcclXmlTest, BadContentNamesTheLine) {
             "t.xml: at line 2: <cpu> numaid=\"zero\": expected an integer");
 }
 
+// One GPU under one CPU, the <pci> element on line 3 and the <gpu> on line 4, with `pci_attrs`
+// and `gpu_attrs` as given.
+std::string one_gpu_xml(const std::string& pci_attrs, const std::string& gpu_attrs) {
+  return "<system version=\"1\">\n  <cpu numaid=\"0\" vendor=\"GenuineIntel\">\n"
+         "    <pci busid=\"0000:01:00.0\" class=\"0x030200\" " +
+         pci_attrs + ">\n      <gpu " + gpu_attrs + "/>\n    </pci>\n  </cpu>\n</system>\n";
+}
+
+// Issue 38, item 3: dev="-1" was imported as a GPU named "gpu-1". dev is a CUDA device number.
+TEST(NcclXmlTest, ANegativeDeviceNumberIsRefused) {
+  const std::string pci = "link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"";
+  EXPECT_EQ(error_of(one_gpu_xml(pci, "dev=\"-1\" sm=\"90\"")),
+            "t.xml: at line 4: <gpu> dev=\"-1\": expected a CUDA device number, 0 or more");
+  EXPECT_EQ(error_of(one_gpu_xml(pci, "dev=\"0\" sm=\"90\"")), "accepted");
+}
+
+// Issue 38, item 3: a negative link_width, or more lanes than PCIe has, was taken as "no width"
+// and silently replaced by x16.
+TEST(NcclXmlTest, ALinkWidthThatIsNoLaneCountIsRefused) {
+  EXPECT_EQ(error_of(one_gpu_xml("link_speed=\"16.0 GT/s PCIe\" link_width=\"-8\"", "dev=\"0\"")),
+            "t.xml: at line 3: <pci> link_width=\"-8\": expected a PCIe lane count from 1 to 32, "
+            "or 0 where the width is unknown");
+  EXPECT_EQ(error_of(one_gpu_xml("link_speed=\"16.0 GT/s PCIe\" link_width=\"64\"", "dev=\"0\"")),
+            "t.xml: at line 3: <pci> link_width=\"64\": expected a PCIe lane count from 1 to 32, "
+            "or 0 where the width is unknown");
+}
+
+// link_width="0" is what NCCL itself dumps where sysfs has no max_link_width (virtual machines:
+// link_speed="" link_width="0"), and NCCL reads it as x16 (topo.cc ncclTopoAddPci). Refusing it
+// would refuse NCCL's own files, so it is read as NCCL reads it, and the assumption says so.
+TEST(NcclXmlTest, AZeroLinkWidthIsUnknownAndReadAsNcclReadsIt) {
+  NcclXmlImportOptions options;
+  options.gpu_model = "A100-SXM4-80GB";
+  options.source = "t.xml";
+  const NcclXmlImport imported = import_nccl_xml(
+      one_gpu_xml("link_speed=\"16.0 GT/s PCIe\" link_width=\"0\"", "dev=\"0\""), options);
+  ASSERT_FALSE(imported.assumed.empty());
+  EXPECT_EQ(imported.assumed.front(),
+            "link_width=\"0\" (first at line 3: the width is unknown) read as x16, as NCCL reads "
+            "it");
+  const Topology t = parse_topology(imported.document, "t.json");
+  int pcie_links = 0;
+  for (const Link& l : t.links()) {
+    if (l.kind != LinkKind::pcie) continue;
+    ++pcie_links;
+    EXPECT_EQ(l.width, 16);
+  }
+  EXPECT_EQ(pcie_links, 1);  // gpu0 to cpu0
+}
+
 }  // namespace
 }  // namespace linksim::topo

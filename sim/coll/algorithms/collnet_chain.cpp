@@ -21,8 +21,6 @@ namespace {
 
 using engine::TaskId;
 
-constexpr double kUs = 1e-6;
-
 class CollNetChainAlgorithm final : public CollectiveAlgorithm {
  public:
   std::string_view name() const override { return "CollNetChain"; }
