@@ -7,6 +7,7 @@
 #include "sim/coll/collective_sim.hpp"
 #include "sim/core/units.hpp"
 #include "sim/work/advice.hpp"
+#include "sim/work/placement.hpp"
 
 namespace linksim::work {
 
@@ -62,18 +63,24 @@ GradientSyncResult simulate_gradient_sync(const topo::Topology& machine, const S
   }
   // Realistic: compute on every GPU, then an NCCL all-reduce over all of them.
   {
-    const coll::Communicator comm(machine, gpus);
-    engine::Simulation sim(comm.capacities_Bps(), gpus.size());
+    Placement placement(machine, gpus, {});
     std::vector<TaskId> computes;
-    for (int r = 0; r < comm.size(); ++r)
-      computes.push_back(sim.add_compute(comm.gpu_index(r), g.compute_s, {}));
+    for (topo::NodeId gpu : gpus) {
+      computes.push_back(
+          placement.add({.kind = WorkKind::compute, .amount = g.compute_s, .gpu = gpu}, {}).end);
+    }
+    CollectiveWork all_reduce{coll::Op::all_reduce, gpus, sc.algorithm, sc.protocol};
+    placement.add(
+        {.kind = WorkKind::collective, .amount = g.gradient_bytes, .collective = &all_reduce},
+        computes);
     coll::Request req;
     req.op = coll::Op::all_reduce;
     req.size_bytes = g.gradient_bytes;
     req.algorithm = sc.algorithm;
     req.protocol = sc.protocol;
+    const coll::Communicator& comm = placement.communicator(gpus);
     const coll::Outcome best = coll::simulate_collective(comm, req);
-    coll::lower_collective(comm, req, best.choice, sim, computes);
+    engine::Simulation& sim = placement.simulation();
     JobResult& r = out.realistic;
     fill_sync_result(r, sim.run().makespan_s, g);
     r.by_collective["all_reduce"] = {1, r.comm_s, g.gradient_bytes};

@@ -2,9 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/coll/collective_sim.hpp"
-#include "sim/coll/route_paths.hpp"
-#include "sim/topo/link_payload.hpp"
 #include "sim/work/model_costs.hpp"
 #include "sim/work/pipeline_schedule.hpp"
 
@@ -17,12 +14,10 @@ JobBuilder::JobBuilder(const topo::Topology& machine, const ModelSpec& model,
       sc_(scenario),
       layout_{scenario.plan},
       gpus_(plan_gpus(machine, scenario.plan)),
-      sim_(std::make_shared<engine::Simulation>(topo::payload_capacities_Bps(machine),
-                                                gpus_.size())),
+      placement_(machine, gpus_, {LinkRates::payload, leave_out_planes}),
       last_(gpus_.size(), std::nullopt),
       gpu_(&*machine.node(gpus_.front()).gpu),
-      roofline_(model, scenario, *machine.node(gpus_.front()).gpu),
-      comms_(machine, gpus_, leave_out_planes) {}
+      roofline_(model, scenario, *machine.node(gpus_.front()).gpu) {}
 
 void JobBuilder::build() {
   const ParallelPlan& p = layout_.plan;
@@ -54,7 +49,12 @@ int JobBuilder::gpu_index(int rank) const {
 engine::TaskId JobBuilder::compute(int rank, double seconds, std::vector<TaskId> deps) {
   auto& last = last_[static_cast<std::size_t>(rank)];
   if (last) deps.push_back(*last);
-  const TaskId t = sim_->add_compute(gpu_index(rank), seconds, deps);
+  const TaskId t = placement_
+                       .add({.kind = WorkKind::compute,
+                             .amount = seconds,
+                             .gpu = gpus_[static_cast<std::size_t>(rank)]},
+                            deps)
+                       .end;
   compute_tasks_.emplace_back(t, rank);
   last = t;
   return t;
@@ -63,16 +63,19 @@ engine::TaskId JobBuilder::compute(int rank, double seconds, std::vector<TaskId>
 // A collective over `ranks`, after `deps`; returns its end.
 engine::TaskId JobBuilder::collective(const std::string& group, const std::vector<int>& ranks,
                                       coll::Op op, double size, const std::vector<TaskId>& deps) {
-  if (ranks.size() < 2 || size <= 0) return sim_->add_barrier(deps);
-  coll::Request r;
-  r.op = op;
-  r.size_bytes = size;
-  r.algorithm = sc_.algorithm;
-  r.protocol = sc_.protocol;
-  const coll::Choice& choice = comms_.choice(ranks, r);
+  if (ranks.size() < 2 || size <= 0) return placement_.add({.kind = WorkKind::barrier}, deps).end;
+  CollectiveWork c;
+  c.op = op;
+  for (int rank : ranks)
+    c.gpus.push_back(gpus_[static_cast<std::size_t>(rank)]);
+  c.algorithm = sc_.algorithm;
+  c.protocol = sc_.protocol;
+  const coll::Choice& choice = placement_.choice(c, size);
   max_channels_ = std::max(max_channels_, choice.channels);
-  const TaskId first = static_cast<TaskId>(sim_->task_count());
-  const TaskId end = comms_.lowered(ranks, r).add_to(*sim_, deps);
+  const Placed placed =
+      placement_.add({.kind = WorkKind::collective, .amount = size, .collective = &c}, deps);
+  const TaskId first = placed.first;
+  const TaskId end = placed.end;
   std::vector<int> gpus;
   for (int rank : ranks)
     gpus.push_back(gpu_index(rank));
@@ -150,7 +153,7 @@ JobBuilder::Ready JobBuilder::ready_from_stage_input(int s, int mb, bool backwar
       const int a = layout_.rank(from, d, t);
       const int b = layout_.rank(s, d, t);
       const TaskId dep = src[static_cast<std::size_t>(d * p.tensor + t)];
-      const TaskId first = static_cast<TaskId>(sim_->task_count());
+      const TaskId first = static_cast<TaskId>(placement_.simulation().task_count());
       const TaskId x = send(a, b, bytes, dep);
       records_.push_back({"PP", coll::Op::sendrecv, first, x, bytes, {gpu_index(a), gpu_index(b)}});
       ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)] = {x};
@@ -159,16 +162,13 @@ JobBuilder::Ready JobBuilder::ready_from_stage_input(int s, int mb, bool backwar
   return ready;
 }
 
+// One way only (a 2-rank sendrecv would send both ways): NCCL's point-to-point send.
 engine::TaskId JobBuilder::send(int a, int b, double bytes, TaskId dep) {
-  // One way only (a 2-rank sendrecv would send both ways): a single Simple transfer.
-  auto& comm = comms_.communicator({a, b});
-  const double hop =
-      coll::hop_latency_s(coll::Algorithm::pairwise, coll::Protocol::simple, comm.intra_class());
-  const coll::PlaneCopies* planes = comms_.planes();
-  const auto shares = coll::add_route_paths(*sim_, comm.route(0, 1), hop, std::nullopt,
-                                            planes ? &planes->keep_path : nullptr);
-  return sim_->add_transfer(bytes / coll::wire_efficiency(coll::Protocol::simple), shares,
-                            gpu_index(a), gpu_index(b), {&dep, 1});
+  const Work w{.kind = WorkKind::send,
+               .amount = bytes,
+               .src = gpus_[static_cast<std::size_t>(a)],
+               .dst = gpus_[static_cast<std::size_t>(b)]};
+  return placement_.add(w, {&dep, 1}).end;
 }
 
 std::vector<engine::TaskId> JobBuilder::flatten_ends(int s, const Ready& ready) const {
@@ -186,6 +186,18 @@ std::vector<engine::TaskId> JobBuilder::flatten_ends(int s, const Ready& ready) 
 
 void JobBuilder::forward(int s, int mb) {
   Ready ready = ready_from_stage_input(s, mb, false);
+  // The embedding lookup (first stage) and the final norm, LM head and loss (last stage): one
+  // compute on every GPU of the stage (layer_roofline.hpp).
+  const auto on_stage = [&](double seconds) {
+    if (seconds <= 0) return;
+    for (int d = 0; d < layout_.plan.data; ++d) {
+      for (int t = 0; t < layout_.plan.tensor; ++t) {
+        auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+        r = {compute(layout_.rank(s, d, t), seconds, r)};
+      }
+    }
+  };
+  if (s == 0) on_stage(roofline_.first_stage_s(false));
   const int layers = layers_[static_cast<std::size_t>(s)];
   std::vector<TaskId> prefetched;
   for (int l = 0; l < layers; ++l) {
@@ -196,12 +208,24 @@ void JobBuilder::forward(int s, int mb) {
       store_activations(s, mb, l);
     }
   }
+  if (s == layout_.plan.pipeline - 1) on_stage(roofline_.last_stage_s(false));
   fwd_out_[static_cast<std::size_t>(s)][static_cast<std::size_t>(mb)] = flatten_ends(s, ready);
 }
 
 void JobBuilder::backward(int s, int mb, bool last_micro_batch) {
   const ParallelPlan& p = layout_.plan;
   Ready ready = ready_from_stage_input(s, mb, true);
+  // The loss and LM head gradients first on the last stage, the embedding's last on the first.
+  const auto on_stage = [&](double seconds) {
+    if (seconds <= 0) return;
+    for (int d = 0; d < p.data; ++d) {
+      for (int t = 0; t < p.tensor; ++t) {
+        auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+        r = {compute(layout_.rank(s, d, t), seconds, r)};
+      }
+    }
+  };
+  if (s == p.pipeline - 1) on_stage(roofline_.last_stage_s(true));
   const int layers = layers_[static_cast<std::size_t>(s)];
   double pending = 0;  // gradient bytes not yet in a bucket, per TP rank
   const double bytes = roofline_.element_bytes();
@@ -230,6 +254,7 @@ void JobBuilder::backward(int s, int mb, bool last_micro_batch) {
       pending = 0;
     }
   }
+  if (s == 0) on_stage(roofline_.first_stage_s(true));
   bwd_out_[static_cast<std::size_t>(s)][static_cast<std::size_t>(mb)] = flatten_ends(s, ready);
 }
 

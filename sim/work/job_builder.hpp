@@ -26,12 +26,11 @@
 
 #include "sim/coll/collective.hpp"
 #include "sim/engine/simulation.hpp"
-#include "sim/topo/routing.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/work/comm_record.hpp"
-#include "sim/work/job_communicators.hpp"
 #include "sim/work/layer_roofline.hpp"
 #include "sim/work/model.hpp"
+#include "sim/work/placement.hpp"
 #include "sim/work/rank_layout.hpp"
 #include "sim/work/scenario.hpp"
 
@@ -48,7 +47,7 @@ class JobBuilder {
   // Adds the whole step to sim(). Call once.
   void build();
 
-  std::shared_ptr<engine::Simulation> sim() const { return sim_; }
+  std::shared_ptr<engine::Simulation> sim() const { return placement_.shared_simulation(); }
   const std::vector<CommRecord>& records() const { return records_; }
   // Every compute task and the rank it runs on, in creation order.
   const std::vector<std::pair<engine::TaskId, int>>& compute_tasks() const {
@@ -57,7 +56,7 @@ class JobBuilder {
   // The most channels any of the job's collectives runs.
   int max_channels() const { return max_channels_; }
   // The planes the graph leaves out, or nullptr when it has every plane.
-  const coll::PlaneCopies* planes() const { return comms_.planes(); }
+  const coll::PlaneCopies* planes() const { return placement_.planes(); }
 
  private:
   using TaskId = engine::TaskId;
@@ -95,12 +94,10 @@ class JobBuilder {
   const Scenario& sc_;
   RankLayout layout_;
   std::vector<topo::NodeId> gpus_;
-  std::shared_ptr<engine::Simulation> sim_;
+  Placement placement_;
   std::vector<std::optional<TaskId>> last_;  // per rank: its last compute (or host step)
   const topo::GpuModel* gpu_ = nullptr;
   LayerRoofline roofline_;
-  JobCommunicators comms_;
-  std::unique_ptr<topo::Router> router_;
   std::map<std::tuple<int, int, int>, TaskId> stored_;  // (rank, micro-batch, layer) -> copy
   std::map<int, TaskId> last_fetch_;
   std::vector<int> layers_;                                // per stage

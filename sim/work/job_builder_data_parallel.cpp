@@ -112,8 +112,9 @@ void JobBuilder::optimizer_step() {
         auto deps = grad_syncs_[r];
         if (const auto& last = last_[static_cast<std::size_t>(r)]) deps.push_back(*last);
         const TaskId down = host_copy(r, true, params * bytes, deps);
-        const TaskId cpu_step =
-            sim_->add_delay(params * (16 + 2 * bytes) / host_memory_bandwidth_Bps(r), {&down, 1});
+        const Work step{.kind = WorkKind::delay,
+                        .amount = params * (16 + 2 * bytes) / host_memory_bandwidth_Bps(r)};
+        const TaskId cpu_step = placement_.add(step, {&down, 1}).end;
         last_[static_cast<std::size_t>(r)] = host_copy(r, false, params * bytes, {cpu_step});
       }
     }

@@ -3,10 +3,8 @@
 // over the GPU's route to its CPU socket.
 #include <fmt/format.h>
 
-#include "sim/coll/route_paths.hpp"
 #include "sim/core/error.hpp"
 #include "sim/work/job_builder.hpp"
-#include "sim/work/job_planes.hpp"
 
 namespace linksim::work {
 
@@ -42,35 +40,32 @@ void JobBuilder::fetch_activations(int s, int mb, int layer, Ready& ready) {
 // communication of that GPU.
 engine::TaskId JobBuilder::host_copy(int r, bool to_host, double bytes,
                                      const std::vector<TaskId>& deps) {
-  if (!router_) router_ = std::make_unique<topo::Router>(machine_);
   const topo::NodeId g = gpus_[static_cast<std::size_t>(r)];
-  const auto cpu = router_->host_socket(g);
+  const auto cpu = placement_.router().host_socket(g);
   if (!cpu) {
     throw InputError(sc_.file, "/plan",
                      fmt::format("offloading needs a CPU socket reachable from {}; {} has none",
                                  machine_.node(g).id, machine_.name));
   }
-  const auto route = to_host ? router_->route(g, *cpu) : router_->route(*cpu, g);
-  if (comms_.planes() && !off_planes(*comms_.planes(), *route)) throw PlanesDoNotHold{};
-  const auto shares = coll::add_route_paths(*sim_, *route);
-  const int gi = gpu_index(r);
-  const TaskId first = static_cast<TaskId>(sim_->task_count());
-  const TaskId x = sim_->add_transfer(bytes, shares, to_host ? gi : engine::kNoGpu,
-                                      to_host ? engine::kNoGpu : gi, deps);
-  records_.push_back({"offload", coll::Op::sendrecv, first, x, bytes, {gi}});
-  return x;
+  const Work w{.kind = WorkKind::copy,
+               .amount = bytes,
+               .src = to_host ? g : *cpu,
+               .dst = to_host ? *cpu : g};
+  const Placed x = placement_.add(w, deps);
+  records_.push_back({"offload", coll::Op::sendrecv, x.first, x.end, bytes, {gpu_index(r)}});
+  return x.end;
 }
 
 // Memory bandwidth the CPU optimizer step of rank r gets: its socket's, shared by the GPUs
 // attached to it (100 GB/s per socket assumed when the machine file gives none).
 double JobBuilder::host_memory_bandwidth_Bps(int r) {
-  if (!router_) router_ = std::make_unique<topo::Router>(machine_);
-  const auto cpu = router_->host_socket(gpus_[static_cast<std::size_t>(r)]);
+  const topo::Router& router = placement_.router();
+  const auto cpu = router.host_socket(gpus_[static_cast<std::size_t>(r)]);
   double bw = cpu ? machine_.node(*cpu).cpu->memory_bandwidth_Bps : 0;
   if (bw <= 0) bw = 100e9;
   int sharing = 0;
   for (auto g : gpus_)
-    sharing += router_->host_socket(g) == cpu ? 1 : 0;
+    sharing += router.host_socket(g) == cpu ? 1 : 0;
   return bw / std::max(sharing, 1);
 }
 

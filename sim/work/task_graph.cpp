@@ -456,28 +456,32 @@ void Loader::read_task(Form& f, const Origin& o) {
   if (f.fields->is_collective) {
     read_collective(f, t, o);
   } else {
-    t.kind = f.fields->task_kind;
-    if (t.kind == engine::TaskKind::compute || t.kind == engine::TaskKind::delay) {
+    const engine::TaskKind kind = f.fields->task_kind;
+    t.kind = kind == engine::TaskKind::compute ? WorkKind::compute
+             : kind == engine::TaskKind::delay ? WorkKind::delay
+                                               : WorkKind::barrier;
+    if (kind == engine::TaskKind::compute || kind == engine::TaskKind::delay) {
       const JsonView& d = field(f, f.fields->duration, "duration");
       t.amount = f.loops && d.is_string()
                      ? read_expanded(d, o, t.id, [](const JsonView& e) { return e.as_time_s(); })
                      : d.as_time_s();
       if (t.amount < 0) fail_task(d, o, t.id, "duration must not be negative");
     }
-    if (t.kind == engine::TaskKind::compute) {
+    if (kind == engine::TaskKind::compute) {
       const std::string name = text(field(f, f.fields->gpu, "gpu"), o, t.id);
       t.gpu = endpoint(*f.fields->gpu, name, o, t.id);
       if (topo_.node(t.gpu).kind != topo::NodeKind::gpu) {
         fail_task(*f.fields->gpu, o, t.id, fmt::format("\"{}\" is not a GPU", name));
       }
     }
-    if (t.kind == engine::TaskKind::transfer) {
+    if (kind == engine::TaskKind::transfer) {
       t.amount = read_bytes(field(f, f.fields->bytes, "bytes"), o, t.id);
       const JsonView& src = field(f, f.fields->src, "src");
       t.src = endpoint(src, text(src, o, t.id), o, t.id);
       const JsonView& dst = field(f, f.fields->dst, "dst");
       t.dst = endpoint(dst, text(dst, o, t.id), o, t.id);
       if (t.src == t.dst) fail_task(*f.fields->dst, o, t.id, "src and dst are the same node");
+      t.kind = detail::transfer_work(topo_, t.src, t.dst);
     }
   }
 }

@@ -17,6 +17,7 @@
 #include "sim/engine/summary.hpp"
 #include "sim/topo/routing.hpp"
 #include "sim/topo/topology.hpp"
+#include "sim/work/workload.hpp"
 
 namespace linksim::work {
 
@@ -29,11 +30,9 @@ struct TaskGraph {
   std::vector<engine::CommOp> comm_ops;
 };
 
-// Which capacity a link offers a task graph's transfers. `line`: the link's line rate, as the
-// seed article's arithmetic counts (10 GB over 32 GB/s PCIe 4.0 x16 is 0.3125 s), for schedules
-// whose bytes already include every overhead. `payload`: what the link carries after its
-// encoding and packet headers (sim/topo/link_payload.hpp), as collectives and copies see it.
-enum class LinkRates { line, payload };
+// Link capacities: LinkRates (workload.hpp). With `line`, a transfer between two GPUs is a raw
+// copy at line rate, as the seed article counts; with `payload`, it is NCCL's point-to-point send
+// (sim/coll/point_to_point.hpp), as a job's pipeline sends are.
 
 // Names of the graph's channels: the topology's, then the per-rank caps that collective tasks
 // add ("protocol cap N", as job reports name them).

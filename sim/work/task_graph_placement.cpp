@@ -12,11 +12,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "sim/coll/collective_sim.hpp"
-#include "sim/coll/communicator.hpp"
-#include "sim/coll/route_paths.hpp"
-#include "sim/core/error.hpp"
-#include "sim/topo/link_payload.hpp"
+#include "sim/work/placement.hpp"
 
 namespace linksim::work::detail {
 
@@ -92,145 +88,78 @@ std::vector<std::size_t> canonical_order(const std::vector<RawTask>& tasks, bool
 
 namespace {
 
-// Adds tasks to one simulation, sharing routes, communicators and collective choices.
+// Hands tasks to one placement, names their engine tasks and keeps the collectives' spans.
 class Placer {
  public:
   Placer(const topo::Topology& topology, LinkRates rates, const PlacementFailure& fail)
-      : topo_(topology), router_(topology), fail_(fail), gpu_index_(topology.nodes().size(), -1) {
-    std::vector<std::string> gpu_names;
-    for (topo::NodeId g : topology.nodes_of(topo::NodeKind::gpu)) {
-      gpu_index_[g] = static_cast<int>(gpu_names.size());
-      gpu_names.push_back(topology.node(g).id);
-    }
-    std::vector<double> capacity(topology.channel_count());
-    if (rates == LinkRates::payload) {
-      capacity = topo::payload_capacities_Bps(topology);
-    } else {
-      for (topo::ChannelId c = 0; c < capacity.size(); ++c)
-        capacity[c] = topology.channel_bandwidth_Bps(c);
-    }
-    graph_.emplace(
-        TaskGraph{engine::Simulation(std::move(capacity), gpu_names.size()), {}, {}, {}, {}});
-    graph_->gpu_names = std::move(gpu_names);
+      : placement_(topology, topology.nodes_of(topo::NodeKind::gpu), {rates, false}), fail_(fail) {
+    for (topo::NodeId g : topology.nodes_of(topo::NodeKind::gpu))
+      gpu_names_.push_back(topology.node(g).id);
   }
 
-  TaskGraph& graph() { return *graph_; }
+  engine::Simulation& simulation() { return placement_.simulation(); }
+  std::vector<std::string>& task_names() { return task_names_; }
 
   // Adds task `i` after `deps` (engine ids); returns the engine task its dependents wait for.
+  // A collective's tasks are named "ID#k", the last one "ID".
   engine::TaskId add(std::size_t i, const RawTask& t, std::span<const engine::TaskId> deps) {
-    engine::Simulation& sim = graph_->simulation;
-    if (t.collective) return add_collective(i, t, deps);
-    switch (t.kind) {
-      case engine::TaskKind::compute:
-        return name(sim.add_compute(gpu_index_[t.gpu], t.amount, deps), t.id);
-      case engine::TaskKind::delay:
-        return name(sim.add_delay(t.amount, deps), t.id);
-      case engine::TaskKind::barrier:
-        return name(sim.add_barrier(deps), t.id);
-      case engine::TaskKind::transfer:
-        break;
+    Work w{.kind = t.kind, .amount = t.amount, .gpu = t.gpu, .src = t.src, .dst = t.dst};
+    if (t.collective) {
+      w.kind = WorkKind::collective;
+      w.collective = t.collective.get();
     }
-    auto [it, fresh] = routes_.try_emplace({t.src, t.dst});
-    if (fresh) {
-      const auto route = router_.route(t.src, t.dst);
-      if (!route || route->paths.empty()) {
-        fail_(i, "dst",
-              fmt::format("no route from {} to {} in topology \"{}\"", topo_.node(t.src).id,
-                          topo_.node(t.dst).id, topo_.name));
-      }
-      it->second = coll::add_route_paths(sim, *route);
+    Placed placed;
+    try {
+      placed = placement_.add(w, deps);
+    } catch (const PlacementError& e) {
+      fail_(i, e.field(), e.what());
     }
-    return name(sim.add_transfer(t.amount, it->second, gpu_index_[t.src], gpu_index_[t.dst], deps),
-                t.id);
+    if (t.collective) {
+      std::vector<int> gpus;
+      for (topo::NodeId g : t.collective->gpus)
+        gpus.push_back(placement_.gpu_index(g));
+      for (engine::TaskId k = placed.first; k < placed.end; ++k)
+        task_names_.push_back(fmt::format("{}#{}", t.id, k - placed.first));
+      comm_ops_.push_back({placed.first, placed.end, std::move(gpus)});
+    }
+    task_names_.push_back(t.id);
+    return placed.end;
+  }
+
+  TaskGraph release() {
+    return TaskGraph{std::move(placement_.simulation()),
+                     std::move(task_names_),
+                     std::move(gpu_names_),
+                     {},
+                     std::move(comm_ops_)};
   }
 
  private:
-  engine::TaskId name(engine::TaskId task, const std::string& id) {
-    graph_->task_names.push_back(id);
-    return task;
-  }
-
-  // Lowered as a sweep lowers it, with the candidate NCCL would pick (the fastest alone on the
-  // machine, among those the task allows). Its tasks are named "ID#k", the last one "ID".
-  engine::TaskId add_collective(std::size_t i, const RawTask& t,
-                                std::span<const engine::TaskId> deps) {
-    const CollectiveTask& c = *t.collective;
-    std::vector<int> gpus;
-    for (topo::NodeId g : c.gpus) {
-      // The lowering numbers GPUs by ordinal (sim/coll); this graph, by place in the machine.
-      if (topo_.node(g).ordinal != gpu_index_[g]) {
-        fail_(i, "gpus",
-              fmt::format("topology \"{}\" numbers its GPUs out of order (GPU \"{}\" has "
-                          "ordinal {}), which collective tasks cannot use yet",
-                          topo_.name, topo_.node(g).id, topo_.node(g).ordinal));
-      }
-      gpus.push_back(gpu_index_[g]);
-    }
-    auto comm_it = communicators_.find(c.gpus);
-    if (comm_it == communicators_.end()) {
-      try {
-        comm_it =
-            communicators_.emplace(c.gpus, std::make_unique<coll::Communicator>(topo_, c.gpus))
-                .first;
-      } catch (const InputError& e) {
-        fail_(i, "gpus", fmt::format("these GPUs cannot all reach each other: {}", e.message()));
-      }
-    }
-    const coll::Communicator& comm = *comm_it->second;
-    coll::Request r;
-    r.op = c.op;
-    r.size_bytes = t.amount;
-    r.algorithm = c.algorithm;
-    r.protocol = c.protocol;
-    const auto key = std::make_tuple(c.gpus, static_cast<int>(c.op), t.amount,
-                                     c.algorithm ? std::string(c.algorithm->name()) : "",
-                                     c.protocol ? static_cast<int>(*c.protocol) : -1);
-    auto choice_it = choices_.find(key);
-    if (choice_it == choices_.end()) {
-      try {
-        choice_it = choices_.emplace(key, coll::simulate_collective(comm, r).choice).first;
-      } catch (const InputError& e) {
-        fail_(
-            i,
-            c.algorithm  ? "algorithm"
-            : c.protocol ? "protocol"
-                         : "op",
-            fmt::format("no way to run {} on these GPUs: {}", coll::to_string(c.op), e.message()));
-      }
-    }
-    engine::Simulation& sim = graph_->simulation;
-    const auto first = static_cast<engine::TaskId>(sim.task_count());
-    const engine::TaskId end = coll::lower_collective(comm, r, choice_it->second, sim, deps);
-    for (engine::TaskId k = first; k < end; ++k)
-      graph_->task_names.push_back(fmt::format("{}#{}", t.id, k - first));
-    graph_->task_names.push_back(t.id);
-    graph_->comm_ops.push_back({first, end, std::move(gpus)});
-    return end;
-  }
-
-  const topo::Topology& topo_;
-  const topo::Router router_;
+  Placement placement_;
   const PlacementFailure& fail_;
-  std::vector<int> gpu_index_;
-  std::optional<TaskGraph> graph_;
-  std::map<std::pair<topo::NodeId, topo::NodeId>, std::vector<engine::PathShare>> routes_;
-  std::map<std::vector<topo::NodeId>, std::unique_ptr<coll::Communicator>> communicators_;
-  std::map<std::tuple<std::vector<topo::NodeId>, int, double, std::string, int>, coll::Choice>
-      choices_;
+  std::vector<std::string> task_names_;
+  std::vector<std::string> gpu_names_;
+  std::vector<engine::CommOp> comm_ops_;
 };
 
 }  // namespace
+
+WorkKind transfer_work(const topo::Topology& topology, topo::NodeId src, topo::NodeId dst) {
+  const bool gpus = topology.node(src).kind == topo::NodeKind::gpu &&
+                    topology.node(dst).kind == topo::NodeKind::gpu;
+  return gpus ? WorkKind::send : WorkKind::copy;
+}
 
 TaskGraph place_tasks(const std::vector<RawTask>& tasks, const std::vector<std::size_t>& order,
                       const topo::Topology& topology, LinkRates rates,
                       const PlacementFailure& fail) {
   Placer placer(topology, rates, fail);
-  engine::Simulation& sim = placer.graph().simulation;
+  engine::Simulation& sim = placer.simulation();
   std::size_t dep_count = 0;
   for (const RawTask& t : tasks)
     dep_count += t.deps.size();
   sim.reserve(tasks.size(), dep_count);
-  placer.graph().task_names.reserve(tasks.size());
+  placer.task_names().reserve(tasks.size());
   std::vector<engine::TaskId> ids(tasks.size());
   std::vector<engine::TaskId> deps;
   for (std::size_t i : order) {
@@ -241,7 +170,7 @@ TaskGraph place_tasks(const std::vector<RawTask>& tasks, const std::vector<std::
     std::sort(deps.begin(), deps.end());
     ids[i] = placer.add(i, t, deps);
   }
-  return std::move(placer.graph());
+  return placer.release();
 }
 
 }  // namespace linksim::work::detail

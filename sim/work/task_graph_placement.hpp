@@ -12,29 +12,30 @@
 
 #include "sim/coll/collective.hpp"
 #include "sim/work/task_graph.hpp"
+#include "sim/work/workload.hpp"
 
 namespace linksim::work::detail {
 
 // A collective task: lowered by sim/coll over its GPUs, the root (broadcast, reduce) the first.
-struct CollectiveTask {
-  coll::Op op = coll::Op::all_reduce;
-  std::vector<topo::NodeId> gpus;
-  std::optional<coll::Algorithm> algorithm;
-  std::optional<coll::Protocol> protocol;
-};
+using CollectiveTask = CollectiveWork;
 
+// A task as read: its id, its work (workload.hpp) and its dependencies.
 struct RawTask {
   std::string id;
   // Set for a collective; then `kind` is unused. (A pointer: a graph of a million plain tasks
   // should not pay for the collectives' fields.)
   std::unique_ptr<CollectiveTask> collective;
-  engine::TaskKind kind = engine::TaskKind::barrier;
+  WorkKind kind = WorkKind::barrier;
   double amount = 0;     // seconds or bytes (a collective's size, as nccl-tests counts it)
   topo::NodeId gpu = 0;  // compute
-  topo::NodeId src = 0;  // transfer
+  topo::NodeId src = 0;  // send, copy
   topo::NodeId dst = 0;
   std::vector<std::size_t> deps;  // indices into the task list, each once, in file order
 };
+
+// What a file's transfer from `src` to `dst` is: between two GPUs a send (NCCL's point-to-point,
+// as a job's pipeline sends), with a CPU or NIC at either end a copy.
+WorkKind transfer_work(const topo::Topology& topology, topo::NodeId src, topo::NodeId dst);
 
 // Kahn's algorithm, the lowest id first among the ready tasks. On a cycle the order is short:
 // it lacks every task on or after the cycle. Sets `*duplicate_ids`, when given, to whether two
@@ -47,8 +48,8 @@ std::vector<std::size_t> canonical_order(const std::vector<RawTask>& tasks,
 using PlacementFailure =
     std::function<void(std::size_t task, const char* field, const std::string& message)>;
 
-// Adds the tasks to a simulation in `order` (complete): a transfer whose endpoints have no
-// route, or a collective that cannot run on its GPUs, calls `fail`.
+// Hands the tasks to placement (placement.hpp) in `order` (complete): a transfer whose endpoints
+// have no route, or a collective that cannot run on its GPUs, calls `fail`.
 TaskGraph place_tasks(const std::vector<RawTask>& tasks, const std::vector<std::size_t>& order,
                       const topo::Topology& topology, LinkRates rates,
                       const PlacementFailure& fail);

@@ -164,13 +164,14 @@ void PlainReader::read_task(od::object task) {
   // Exactly the kind's fields (all required), plus any of the common ones.
   if (!k || (seen & ~kCommonFields) != k->fields) throw GiveUp{};
   RawTask t;
-  t.kind = k->kind;
-  switch (t.kind) {
+  switch (k->kind) {
     case engine::TaskKind::compute:
+      t.kind = WorkKind::compute;
       t.gpu = node(text[gpu], true);
       t.amount = amount(text[duration], true);
       break;
     case engine::TaskKind::delay:
+      t.kind = WorkKind::delay;
       t.amount = amount(text[duration], true);
       break;
     case engine::TaskKind::transfer:
@@ -178,6 +179,7 @@ void PlainReader::read_task(od::object task) {
       t.src = node(text[src], false);
       t.dst = node(text[dst], false);
       if (t.src == t.dst) throw GiveUp{};
+      t.kind = transfer_work(topo_, t.src, t.dst);
       break;
     case engine::TaskKind::barrier:
       break;

@@ -14,6 +14,7 @@
 #include "sim/core/schema_check.hpp"
 #include "sim/engine/summary.hpp"
 #include "sim/report/formats.hpp"
+#include "tests/support/simple_copy_share.hpp"
 #include "tests/support/task_graph_test_box.hpp"
 #include "tests/support/temp_files.hpp"
 #include "tests/support/thrown_message.hpp"
@@ -351,9 +352,15 @@ TEST(TaskGraph, PayloadRatesAreTheLinksPayload) {
   const topo::Topology t = test_machine();
   const TaskGraph g = load_task_graph(
       testing::source_dir() + "/scenarios/graphs/seed-gradient-pcie.json", t, LinkRates::payload);
-  // The PCIe 4.0 x16 link carries 32 GB/s x 0.82 = 26.24 GB/s of payload:
-  // 0.1 s + 10e9 / 26.24e9 = 0.1 + 0.381097561 s.
-  EXPECT_NEAR(g.simulation.run().makespan_s, 0.1 + 10e9 / 26.24e9, 1e-12);
+  // The PCIe 4.0 x16 link carries 32 GB/s x 0.82 = 26.24 GB/s of payload, and at payload rates
+  // the GPU-to-GPU transfer is NCCL's send (sim/coll/point_to_point.hpp): Ring's Simple hop
+  // latency over PCI, 5.7 us, and the bytes over Simple's wire efficiency, 0.858270 x 68.0157 /
+  // (68.0157 - 3.5) = 0.904831 (sim/coll/protocol.cpp: 370 / (450 x 0.958) all in, 1 MiB slices
+  // at 370e9 / 24 B/s, 3.5 us of sync each):
+  // 0.1 s + 5.7e-6 s + 10e9 / (0.904831 x 26.24e9) = 0.1 + 0.0000057 + 0.4211810 s = 0.5211867 s.
+  const double simple_efficiency = testing::kSimpleCopyShare;
+  EXPECT_NEAR(g.simulation.run().makespan_s, 0.1 + 5.7e-6 + 10e9 / (simple_efficiency * 26.24e9),
+              1e-12);
 }
 
 TEST(TaskGraphSchema, ShippedExampleConformsAndBadShapesDoNot) {
