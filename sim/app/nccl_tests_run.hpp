@@ -57,6 +57,9 @@ struct NcclTestsOptions {
   std::string nccl_version;
   // Per-size notes (algorithm, channels, bottleneck) and the network's rings in the printout.
   bool explain = false;
+  // Run each size's fastest candidate, every one simulated, rather than NCCL's pick
+  // (coll::Request::simulate_every_candidate).
+  bool simulate_every_candidate = false;
   // Threads simulating sizes at once; 0: one per core. The output is the same for any count.
   int threads = 0;
   // Called after each size with (sizes done, sizes in all); may be empty.

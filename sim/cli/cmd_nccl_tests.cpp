@@ -126,6 +126,10 @@ void register_nccl_tests(CLI::App& app) {
       ->check(nccl_release());
   cmd->add_flag("--explain", args->options.explain,
                 "After each size: the algorithm, protocol, channels and bottleneck link");
+  cmd->add_flag("--simulate-candidates", args->options.simulate_every_candidate,
+                "Simulate every algorithm and protocol NCCL could run and run the fastest, "
+                "instead of the one NCCL's own cost model picks (what the hardware allows, not "
+                "what NCCL does)");
   cmd->add_flag("--force", args->force, "Overwrite the -J file and the plot");
   cmd->add_option("--jobs", args->options.threads,
                   "Sizes simulated at once (default: one per core); the output is the same")

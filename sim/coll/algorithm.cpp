@@ -48,6 +48,12 @@ double CollectiveAlgorithm::bandwidth_efficiency(const Communicator& /*comm*/) c
   return 1.0;
 }
 
+std::optional<NcclModelRow> CollectiveAlgorithm::nccl_model_row(const Communicator& /*comm*/,
+                                                                const NcclModelInputs& /*in*/,
+                                                                Op /*op*/, Protocol /*p*/) const {
+  return std::nullopt;
+}
+
 ChannelWork CollectiveAlgorithm::channel_work(const Communicator& /*comm*/, const Request& request,
                                               int channels) const {
   return {channels, request.size_bytes / channels};

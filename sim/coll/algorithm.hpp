@@ -9,6 +9,7 @@
 // - the protocols it runs and its channel rule (how many channels for a message size);
 // - its latency constants by protocol and hardware class, and its bandwidth constants
 //   (per-rank caps, an efficiency on the wire);
+// - its row of NCCL's cost model, by which the planner picks as NCCL does;
 // - its lowering onto the engine: the transfers of one call.
 //
 // Plug-ins hold no state: one instance serves every communicator, concurrently.
@@ -22,6 +23,7 @@
 #include "sim/coll/collective.hpp"
 #include "sim/coll/communicator.hpp"
 #include "sim/coll/lowering.hpp"
+#include "sim/coll/nccl_tuner_model.hpp"
 #include "sim/coll/protocol.hpp"
 #include "sim/coll/request.hpp"
 #include "sim/engine/simulation.hpp"
@@ -73,6 +75,14 @@ class CollectiveAlgorithm {
   // The share of the protocol's wire efficiency this algorithm reaches (NVLS's SHARP
   // efficiency); default 1.
   virtual double bandwidth_efficiency(const Communicator& comm) const;
+
+  // Its row of NCCL's cost model (nccl_tuner_model.hpp, tuning.cc ncclTopoTuneModel) for `op`
+  // under protocol `p`: the algorithm bandwidth and latency NCCL predicts from, a row of no
+  // bandwidth where NCCL disables the pair. Default nullopt: NCCL has no row for it (the
+  // planner then simulates every candidate and keeps the fastest).
+  virtual std::optional<NcclModelRow> nccl_model_row(const Communicator& comm,
+                                                     const NcclModelInputs& in, Op op,
+                                                     Protocol p) const;
 
   // Whether every transfer its lowering adds goes through Lowering's sends between ranks (their
   // routes), none over channels it picks itself (NVLS's switch ports). Only then may a lone

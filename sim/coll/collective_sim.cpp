@@ -260,7 +260,9 @@ Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& 
     return o;
   };
   // As simulate_collective chooses: NCCL's pick where its cost model reaches, else the fastest.
-  if (const auto pick = nccl_tuner_pick(comm, request, choices)) {
+  if (const auto pick = request.simulate_every_candidate
+                            ? std::nullopt
+                            : nccl_tuner_pick(comm, request, choices)) {
     return with_nccl_pick(priced(choices[pick->index]), *pick, choices);
   }
   std::optional<Outcome> best;
@@ -277,7 +279,9 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
   const auto choices = candidate_choices(comm, request, &why);
   if (choices.empty()) throw InputError(comm.topology().file, "", why);
   // Where NCCL's own cost model covers the candidates, NCCL runs its pick, right or wrong.
-  if (const auto pick = nccl_tuner_pick(comm, request, choices)) {
+  if (const auto pick = request.simulate_every_candidate
+                            ? std::nullopt
+                            : nccl_tuner_pick(comm, request, choices)) {
     Outcome o = simulate_choice(comm, request, choices[pick->index]);
     comm.memo(alone_key(request, choices[pick->index], Granularity::slices),
               [&] { return o.time_s; });

@@ -17,6 +17,8 @@ enum class CollNetVariant { direct, chain };
 // enqueue.cc:2000-2003: CollNetDirect and CollNetChain run on at most NCCL_MAX_DIRECT_ARITY + 1
 // (device.h:199, 7 + 1) GPUs per node.
 inline constexpr int kCollNetMaxLocalRanks = 8;
+// search.cc: the CollNet graph searches at most this many channels (collNetGraph maxChannels).
+inline constexpr int kMaxCollNetChannels = 8;
 // tuning.cc:250-252: both run NCCL_MAX_NTHREADS (device.h:93) threads per channel.
 inline constexpr int kCollNetThreadsPerChannel = 640;
 // tuning.cc:594-595: threadThresholds for both, bytes per thread (Simple).

@@ -11,6 +11,17 @@ namespace {
 constexpr std::array<double, 13> kSpeedsIntra{40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
 constexpr std::array<double, 11> kSpeedsIntraSm90{60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
 constexpr std::array<double, 12> kSpeedsIntraSm100{90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+// search.cc: speedArrayInter, sm90SpeedArrayInter, sm100SpeedArrayInter.
+constexpr std::array<double, 19> kSpeedsInter{48, 30, 28, 24, 20, 18,  15,  12,  10, 9,
+                                              7,  6,  5,  4,  3,  2.4, 1.2, .24, .12};
+constexpr std::array<double, 17> kSpeedsInterSm90{48, 45, 42, 40, 30,  24,  22,  20, 17.5,
+                                                  15, 12, 6,  3,  2.4, 1.2, .24, .12};
+constexpr std::array<double, 20> kSpeedsInterSm100{96, 86,   80, 48, 45.1, 42, 40,  30,  24,  22,
+                                                   20, 17.5, 15, 12, 6,    3,  2.4, 1.2, .24, .12};
+// connect.cc: on SM90 across nodes, rings above this speed per channel with fewer than
+// kSm90DoubleBelowChannels channels are doubled once more.
+constexpr double kSm90DoubleAbove_GBps = 45.0;
+constexpr int kSm90DoubleBelowChannels = 16;
 
 // init.cc: ringGraph->maxChannels = MAXCHANNELS / 2.
 constexpr int kMaxSearchChannels = 32;
@@ -33,6 +44,12 @@ std::span<const double> nccl_intra_search_speeds_GBps(int compute_capability) {
   return kSpeedsIntra;
 }
 
+std::span<const double> nccl_inter_search_speeds_GBps(int compute_capability) {
+  if (compute_capability >= 100) return kSpeedsInterSm100;
+  if (compute_capability >= 90) return kSpeedsInterSm90;
+  return kSpeedsInter;
+}
+
 double nccl_nvlink_GBps(int compute_capability) {
   // topo.h: SM60 18, SM70 20, SM80 20, SM86 12, SM90 20.6, SM100 40.1; anything else SM80's.
   if (compute_capability >= 100) return 40.1;
@@ -52,17 +69,23 @@ double nccl_pcie_GBps(int generation, int width) {
   return width * per_lane / 80.0;
 }
 
-NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability) {
-  const auto speeds = nccl_intra_search_speeds_GBps(compute_capability);
+namespace {
+
+// Pass 1, the duplication, (across nodes) the SM90 doubling and pass 2 over `speeds`, with
+// `channels_at(speed)` the channels that fit at a speed, `max_GBps` and `total_GBps` NCCL's
+// system maxBw and totalBw.
+template <typename ChannelsAt>
+NcclRingSearch search(std::span<const double> speeds, double max_GBps, double total_GBps,
+                      int compute_capability, bool across_nodes, ChannelsAt channels_at) {
   const std::size_t last = speeds.size() - 1;
-  // Pass 1: the fastest speed that fits (maxBw and totalBw are the same figure here).
+  // Pass 1: the fastest speed that fits.
   std::size_t i = 0;
-  while (i < last && speeds[i] > total_GBps + kSlack)
+  while (i < last && speeds[i] > max_GBps + kSlack)
     ++i;
   int best_channels = 0;
   double best_speed = 0;
   for (;;) {
-    const int found = rings_at(speeds[i], total_GBps);
+    const int found = channels_at(speeds[i]);
     // ncclTopoCompareGraphs: a solution replaces the kept one only with more channels x speed.
     if (found > 0 && found * speeds[i] > best_channels * best_speed + kSlack) {
       best_channels = found;
@@ -93,13 +116,18 @@ NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability) {
     best_speed /= divide;
     best_channels = doubled;
   }
+  if (across_nodes && compute_capability >= 90 && best_speed > kSm90DoubleAbove_GBps &&
+      best_channels < kSm90DoubleBelowChannels) {
+    best_channels *= 2;
+    best_speed /= 2;
+  }
   // Pass 2: raise the speed while the same channels still fit.
   std::size_t k = 0;
   while (k < last && speeds[k] > best_speed + kSlack)
     ++k;
   const int pass2_min = best_channels;
   while (k > 0) {
-    const int found = rings_at(speeds[k - 1], total_GBps);
+    const int found = channels_at(speeds[k - 1]);
     if (found < pass2_min) break;
     --k;
     best_channels = found;
@@ -109,6 +137,31 @@ NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability) {
   r.channel_GBps = best_speed;
   r.run_channels = std::min(kMaxRunChannels, 2 * best_channels);
   return r;
+}
+
+}  // namespace
+
+NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability) {
+  // One node: maxBw and totalBw are the same figure, the GPU's ring bandwidth.
+  return search(nccl_intra_search_speeds_GBps(compute_capability), total_GBps, total_GBps,
+                compute_capability, false,
+                [&](double speed) { return rings_at(speed, total_GBps); });
+}
+
+NcclRingSearch nccl_inter_ring_search(std::span<const double> nic_GBps, int compute_capability) {
+  double max_GBps = 0;
+  double total_GBps = 0;
+  for (double b : nic_GBps) {
+    max_GBps = std::max(max_GBps, b);
+    total_GBps += b;
+  }
+  return search(nccl_inter_search_speeds_GBps(compute_capability), max_GBps, total_GBps,
+                compute_capability, true, [&](double speed) {
+                  int channels = 0;
+                  for (double b : nic_GBps)
+                    channels += static_cast<int>(std::floor(b / speed + kSlack));
+                  return std::min(kMaxSearchChannels, channels);
+                });
 }
 
 }  // namespace linksim::coll

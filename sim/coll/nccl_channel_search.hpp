@@ -20,6 +20,10 @@ namespace linksim::coll {
 // SM90 and SM100 forms), by the GPUs' lowest compute capability (topo::nccl_compute_capability).
 std::span<const double> nccl_intra_search_speeds_GBps(int compute_capability);
 
+// The same across nodes (search.cc speedArrayInter, sm90SpeedArrayInter, sm100SpeedArrayInter):
+// a system with NICs searches every graph at these.
+std::span<const double> nccl_inter_search_speeds_GBps(int compute_capability);
+
 // NCCL's bandwidth for one NVLink of a GPU of `compute_capability` (topo.h
 // ncclTopoNVLinkBw), GB/s.
 double nccl_nvlink_GBps(int compute_capability);
@@ -44,5 +48,14 @@ struct NcclRingSearch {
 // while the same channels still fit. A GPU with nothing usable gets NCCL's fallback of one
 // channel.
 NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability);
+
+// The ring search across nodes. Each channel leaves and enters a node through one NIC at the
+// channel's speed, so a NIC of B GB/s carries floor(B / speed) channels; maxBw is the fastest
+// NIC and totalBw their sum (the GPU-NIC paths and the NVLinks inside the node are taken not to
+// bind, as on every shipped cluster). Pass 1 and the duplication as above; then, on SM90 and
+// newer, connect.cc's multi-node doubling (bwIntra above 45 GB/s with fewer than 16 channels:
+// twice the channels at half the speed); pass 2 raises the speed while the channels still fit.
+// `nic_GBps`: the NICs a node's rings leave by, in NCCL's figures (line rate / 8 Gb per GB).
+NcclRingSearch nccl_inter_ring_search(std::span<const double> nic_GBps, int compute_capability);
 
 }  // namespace linksim::coll

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <set>
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/nccl_channel_search.hpp"
@@ -13,9 +15,6 @@ namespace {
 constexpr double kUs = 1e-6;
 constexpr double kGBps = 1e9;
 
-// tuning.cc, one-node column of each table, by generation [Volta, Ampere, Hopper, Blackwell].
-// perChMaxTreeLL128Bws: Tree LL128's throughput per channel.
-constexpr std::array<double, 4> kTreeLl128PerChannel_GBps{20.0, 20.0, 36.7, 55.6};
 // NCCL_MAX_NVLS_ARITY (device.h): NVLS heads at most.
 constexpr int kMaxNvlsArity = 32;
 
@@ -29,10 +28,6 @@ constexpr std::array<std::array<double, 24>, 3> kTreeCorrection{{
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
      .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
 }};
-
-std::size_t gen_index(GpuGeneration g) {
-  return static_cast<std::size_t>(g);
-}
 
 std::size_t proto_index(Protocol p) {
   return static_cast<std::size_t>(p);  // ll, ll128, simple
@@ -48,95 +43,53 @@ int log_size(double bytes) {
   return log;
 }
 
-// nsteps of tuning.cc: all-reduce 2(n-1), all-gather and reduce-scatter n-1, the others n.
-int model_steps(Op op, int n) {
-  switch (op) {
-    case Op::all_reduce:
-      return 2 * (n - 1);
-    case Op::all_gather:
-    case Op::reduce_scatter:
-      return n - 1;
-    default:
-      return n;
+// The NICs a node's rings leave by (each ring's entry GPU's nearest), in NCCL's figures: the
+// port's line rate in GB/s (ncclNet properties speed / 8000).
+std::vector<double> ring_nic_GBps(const Communicator& comm) {
+  std::set<topo::NodeId> nics;
+  for (const Ring& ring : comm.rings()) {
+    const auto nearest = comm.router().nearest_nics(comm.gpu(ring.order.front()));
+    if (!nearest.empty()) nics.insert(nearest.front());
   }
+  std::vector<double> out;
+  for (topo::NodeId nic : nics) {
+    const double bw = comm.topology().node(nic).nic->port_bandwidth_Bps / kGBps;
+    if (bw > 0) out.push_back(bw);
+  }
+  return out;
 }
 
-NcclTunerGraph ring_graph(const Communicator& comm) {
-  NcclTunerGraph g;
-  g.channels = comm.ring_search().search_channels;
-  g.intra_GBps = g.inter_GBps = comm.ring_search().channel_GBps;
-  g.intra_class = comm.intra_class();
-  return g;
-}
-
-// NCCL's model (ncclTopoTuneModel) for one algorithm and protocol on one node: its bandwidth,
-// converted from busBw to algBw as tuning.cc stores it, and its latency; nullopt where the model
-// has no such row.
-struct ModelRow {
-  double alg_GBps = 0;
-  double latency_us = 0;
-};
-
-std::optional<ModelRow> model_row(const Communicator& comm, Op op, Algorithm a, Protocol p) {
-  const int n = comm.size();
-  const int steps = model_steps(op, n);
-  const GpuGeneration gen = comm.generation();
-  const CollectiveAlgorithm& plugin = AlgorithmRegistry::builtin().get(a);
-  NcclTunerGraph graph;
-  if (a == Algorithm::ring || a == Algorithm::tree) {
-    graph = ring_graph(comm);
-  } else if (a == Algorithm::nvls) {
-    graph = nccl_nvls_graph(n, comm.ring_nccl_GBps(), comm.compute_capability());
-    graph.intra_class = HwClass::nvlink;
-  } else {
-    return std::nullopt;
-  }
-  if (graph.channels <= 0) return std::nullopt;
-
-  double bw = graph.intra_GBps;
-  if (a == Algorithm::nvls) {
-    if (p != Protocol::simple || graph.channels < 2) return std::nullopt;
-    double intra = graph.intra_GBps * plugin.bandwidth_efficiency(comm) * (graph.channels - 1) /
-                   graph.channels;
-    intra *= op == Op::all_reduce ? 2.0 : (n - 1.0) / n;  // ppn = n on one node
-    bw = std::min(intra, graph.inter_GBps);
-  }
-  double bus = graph.channels * bw;
-  // "Various model refinements".
-  if (a == Algorithm::ring && p == Protocol::ll) {
-    bus = std::min(ll_max_total_Bps(gen) / kGBps, bus * .5);
-  }
-  if (a == Algorithm::ring && p == Protocol::ll128) {
-    bus = std::min(bus * .92, graph.channels * ll128_per_channel_Bps(gen) / kGBps);
-  }
-  if (a == Algorithm::tree) {
-    if (op != Op::all_reduce) return std::nullopt;
-    // perChMaxTreeBw: the tree plug-in's Simple cap per channel.
-    bus = std::min(bus * .92, plugin.rank_cap_Bps(comm, Protocol::simple, graph.channels) / kGBps);
-    if (p == Protocol::ll) bus = std::min(bus / 3.8, ll_max_total_Bps(gen) / kGBps);
-    if (p == Protocol::ll128) {
-      bus = std::min(bus * 7.0 / 9.0, graph.channels * kTreeLl128PerChannel_GBps[gen_index(gen)]);
+// A GPU's NVLinks in NCCL's figures (links x nccl_nvlink_GBps), GB/s.
+double gpu_nvlink_GBps(const Communicator& comm) {
+  double total = 0;
+  const topo::NodeId g = comm.gpu(0);
+  for (const auto& l : comm.topology().links()) {
+    if (l.kind == topo::LinkKind::nvlink && (l.a == g || l.b == g)) {
+      total += l.lanes * nccl_nvlink_GBps(comm.compute_capability());
     }
-    // tuning.cc's further x0.85 applies when the tree search fell back to the simple TREE
-    // pattern; linksim assumes a single node's balanced-tree search succeeds (not modelled).
   }
-  // busBw to algBw.
-  bus *= (a == Algorithm::tree) ? .5 : static_cast<double>(n) / steps;
+  return total;
+}
 
-  ModelRow row;
-  row.alg_GBps = bus;
-  const double intra_lat_us = plugin.hop_latency_s(p, graph.intra_class) / kUs;
-  row.latency_us = plugin.base_latency_s(p) / kUs;
-  if (a == Algorithm::ring) {
-    // Broadcast and reduce on channels that are all the same ring pay one hop (sameChannels).
-    row.latency_us +=
-        (op == Op::broadcast || op == Op::reduce) ? intra_lat_us : steps * intra_lat_us;
-  } else if (a == Algorithm::tree) {
-    row.latency_us += 2 * (n - 1) * intra_lat_us;
-  } else {
-    row.latency_us = intra_lat_us;  // NVLS: its hop latency is all of it
+// Across nodes NVLS's pass 2 raises bwInter through the inter-node speeds while it is under
+// twice bwIntra and a head's NIC carries it.
+double nvls_inter_GBps(double intra_GBps, double nic_GBps, int compute_capability) {
+  const auto speeds = nccl_inter_search_speeds_GBps(compute_capability);
+  double inter = 0;
+  for (double s : speeds) {
+    if (s <= nic_GBps + 1e-9) {
+      inter = s;  // the fastest a NIC carries
+      break;
+    }
   }
-  return row;
+  // Start where bwIntra is (or the NIC's speed if slower), then climb.
+  double current = std::min(intra_GBps, inter);
+  for (auto it = speeds.rbegin(); it != speeds.rend(); ++it) {
+    if (*it <= current + 1e-9) continue;
+    if (current >= 2 * intra_GBps || *it > nic_GBps + 1e-9) break;
+    current = *it;
+  }
+  return current;
 }
 
 }  // namespace
@@ -161,26 +114,143 @@ NcclTunerGraph nccl_nvls_graph(int gpus, double gpu_nvlink_GBps, int compute_cap
   return g;
 }
 
-std::optional<double> nccl_model_time_s(const Communicator& comm, const Request& request,
-                                        const Choice& choice) {
-  if (comm.node_count() != 1 || comm.size() < 2) return std::nullopt;
-  const auto row = model_row(comm, request.op, choice.algorithm, choice.protocol);
-  if (!row || row->alg_GBps <= 0) return std::nullopt;
+int nccl_model_steps(Op op, int ranks) {
+  switch (op) {
+    case Op::all_reduce:
+      return 2 * (ranks - 1);
+    case Op::all_gather:
+    case Op::reduce_scatter:
+      return ranks - 1;
+    default:
+      return ranks;
+  }
+}
+
+int nccl_inter_steps(Op op, int nodes) {
+  if (nodes <= 1) return 0;
+  switch (op) {
+    case Op::all_reduce:
+      return 2 * (nodes - 1);
+    case Op::all_gather:
+    case Op::reduce_scatter:
+      return nodes - 1;
+    default:
+      return 0;
+  }
+}
+
+int nccl_log2i(long long v) {
+  int log = 0;
+  while (v > 1) {
+    v >>= 1;
+    ++log;
+  }
+  return log;
+}
+
+double nccl_inter_latency_us(const NcclModelInputs& in, Algorithm a, Protocol p,
+                             const NcclTunerGraph& graph) {
+  const Algorithm row = in.ppn == 1 ? Algorithm::tree : a;
+  double lat = AlgorithmRegistry::builtin().get(row).hop_latency_s(p, HwClass::net) / kUs;
+  lat += graph.latency_inter_us;
+  if (p == Protocol::simple) lat += graph.latency_inter_us;  // "the flush extra latency"
+  return lat;
+}
+
+NcclModelInputs nccl_model_inputs(const Communicator& comm) {
+  NcclModelInputs in;
+  in.ranks = comm.size();
+  in.nodes = comm.node_count();
+  in.ppn = in.ranks / std::max(1, in.nodes);
+  in.generation = comm.generation();
+  in.compute_capability = comm.compute_capability();
+  in.amd_cpu = comm.amd_cpu();
+  in.run_channels = comm.max_channels();
+  in.llmax_GBps = in.nodes == 1 ? ll_max_total_Bps(in.generation) / kGBps
+                                : ll_max_total_Bps(in.generation, in.nodes, in.amd_cpu) / kGBps;
+  if (in.nodes == 1) {
+    in.ring.channels = comm.ring_search().search_channels;
+    in.ring.intra_GBps = in.ring.inter_GBps = comm.ring_search().channel_GBps;
+    in.ring.intra_class = comm.intra_class();
+    in.tree = in.ring;
+    in.nvls = nccl_nvls_graph(in.ranks, comm.ring_nccl_GBps(), in.compute_capability);
+    return in;
+  }
+  in.net_overhead_us = in.amd_cpu ? 2.0 : 1.0;
+  const auto speeds_inter = nccl_inter_search_speeds_GBps(in.compute_capability);
+  const std::vector<double> nics = ring_nic_GBps(comm);
+  if (!nics.empty()) {
+    const NcclRingSearch found = nccl_inter_ring_search(nics, in.compute_capability);
+    in.ring.channels = found.search_channels;
+    in.ring.intra_GBps = in.ring.inter_GBps = found.channel_GBps;
+  } else {
+    // No NIC the search can see (a cluster of one GPU per host over its host's network): the
+    // rings' own bandwidth over half the channels they run.
+    in.ring.channels = std::max(1, comm.max_channels() / 2);
+    in.ring.intra_GBps = in.ring.inter_GBps =
+        comm.ring_bus_bandwidth_Bps() / kGBps / in.ring.channels;
+  }
+  in.ring.intra_class = comm.intra_class();
+  // The tree graph: the ring's channels, then search.cc's pass 2 "increase bwIntra for trees"
+  // while it is under twice bwInter (the NVLinks inside the node carry it on every shipped
+  // cluster), so that on two nodes, where the model reads bwIntra, a tree moves twice a NIC's
+  // speed per channel.
+  in.tree = in.ring;
+  for (auto it = speeds_inter.rbegin(); it != speeds_inter.rend(); ++it) {
+    if (*it <= in.tree.intra_GBps + 1e-9) continue;
+    if (in.tree.intra_GBps >= 2 * in.tree.inter_GBps - 1e-9) break;
+    in.tree.intra_GBps = *it;
+  }
+  in.nvls = nccl_nvls_graph(in.ppn, gpu_nvlink_GBps(comm), in.compute_capability);
+  if (in.nvls.channels > 0 && !nics.empty()) {
+    const double nic = *std::max_element(nics.begin(), nics.end());
+    in.nvls.inter_GBps = nvls_inter_GBps(in.nvls.intra_GBps, nic, in.compute_capability);
+  }
+  return in;
+}
+
+namespace {
+
+std::optional<double> model_time_s(const Communicator& comm, const NcclModelInputs& in,
+                                   const Request& request, const Choice& choice) {
+  if (comm.size() < 2) return std::nullopt;
+  const CollectiveAlgorithm& plugin = AlgorithmRegistry::builtin().get(choice.algorithm);
+  const auto row = plugin.nccl_model_row(comm, in, request.op, choice.protocol);
+  if (!row) return std::nullopt;
+  // A row of no bandwidth is one NCCL disables (busBw 0): never picked.
+  if (row->alg_GBps <= 0) return std::numeric_limits<double>::infinity();
   double bw = row->alg_GBps;
+  double lat = row->latency_us;
   const int column = log_size(request.size_bytes);
   if (choice.algorithm == Algorithm::tree && column >= 0 && column < 23) {
     bw *= kTreeCorrection[proto_index(choice.protocol)][static_cast<std::size_t>(column)];
   }
+  // "Plateau effect of ring": across nodes a Ring/Simple all-reduce of at least 64 B per
+  // channel and rank pays its latency 1.4 times (1.9 before SM80).
+  if (in.nodes > 1 && choice.algorithm == Algorithm::ring && choice.protocol == Protocol::simple &&
+      request.op == Op::all_reduce &&
+      request.size_bytes / (static_cast<double>(in.run_channels) * in.ranks) >= 64) {
+    lat *= in.compute_capability >= 80 ? 1.4 : 1.9;
+  }
   // time (us) = lat + nBytes / (1000 x bw [GB/s]).
-  return (row->latency_us + request.size_bytes / (1000.0 * bw)) * kUs;
+  return (lat + request.size_bytes / (1000.0 * bw)) * kUs;
+}
+
+}  // namespace
+
+std::optional<double> nccl_model_time_s(const Communicator& comm, const Request& request,
+                                        const Choice& choice) {
+  return model_time_s(comm, nccl_model_inputs(comm), request, choice);
 }
 
 std::optional<NcclTunerPick> nccl_tuner_pick(const Communicator& comm, const Request& request,
                                              std::span<const Choice> candidates) {
+  if (comm.size() < 2) return std::nullopt;
+  const NcclModelInputs in = nccl_model_inputs(comm);
   std::vector<double> model_s;
   model_s.reserve(candidates.size());
   for (const Choice& c : candidates) {
-    const auto t = nccl_model_time_s(comm, request, c);
+    const auto t = model_time_s(comm, in, request, c);
     if (!t) return std::nullopt;
     model_s.push_back(*t);
   }

@@ -8,12 +8,13 @@
 // from about 24 MB, where LL128 would still be faster for a while. linksim simulates the
 // choice NCCL makes, so the model picks it here.
 //
-// Scope: one node, where linksim runs NCCL's ring search (nccl_channel_search.hpp); candidates
-// Ring, Tree (LL, LL128, Simple) and NVLS (Simple). The tree graph is taken to be the ring
-// graph (NCCL searches it separately; on the machines modelled they agree), and NVLS's graph
-// is its search on the GPUs' NVSwitch links (one channel per GPU as head). Across nodes, or
-// with any other algorithm among the candidates, there is no pick and the planner keeps the
-// fastest simulated candidate.
+// Scope: every algorithm with a row (its plug-in's nccl_model_row: Ring, Tree, NVLS, NVLSTree,
+// CollNetDirect, CollNetChain, PAT), on one node and across nodes. On one node the graphs come
+// from NCCL's ring search (nccl_channel_search.hpp); across nodes from its search over the NICs
+// (nccl_inter_ring_search). The tree graph is taken to be the ring graph (NCCL searches it
+// separately; on the machines modelled they agree), and NVLS's graph is its search on the GPUs'
+// NVSwitch links (one channel per GPU as head). Where a candidate has no row, there is no pick
+// and the planner keeps the fastest simulated candidate.
 
 #include <optional>
 #include <span>
@@ -31,7 +32,46 @@ struct NcclTunerGraph {
   double intra_GBps = 0;               // graph->bwIntra: the speed per channel
   double inter_GBps = 0;               // graph->bwInter (NVLS: what its pass 2 raises)
   HwClass intra_class = HwClass::pci;  // NVLINK when the graph's paths are NVLink
+  double latency_inter_us = 0;         // graph->latencyInter (the network's; 0 where unknown)
 };
+
+// What every row of NCCL's model is worked out from, once per communicator (tuning.cc
+// ncclTopoTuneModel's inputs).
+struct NcclModelInputs {
+  int ranks = 0;  // nRanks
+  int nodes = 1;  // nNodes
+  int ppn = 1;    // nRanks / nNodes
+  GpuGeneration generation = GpuGeneration::volta;
+  int compute_capability = 0;
+  bool amd_cpu = false;
+  int run_channels = 1;        // comm->nChannels
+  NcclTunerGraph ring;         // Ring and PAT
+  NcclTunerGraph tree;         // Tree: the ring's, its bwIntra raised across nodes
+  NcclTunerGraph nvls;         // NVLS and NVLSTree
+  double net_overhead_us = 0;  // getNetOverhead: 2 on AMD, 1 elsewhere; 0 on one node
+  double llmax_GBps = 0;       // llMaxBw: by generation on one node, by CPU vendor across
+};
+
+NcclModelInputs nccl_model_inputs(const Communicator& comm);
+
+// One row of NCCL's model: the algorithm bandwidth tuning.cc stores (busBw converted) and the
+// latency, for one operation, algorithm and protocol.
+struct NcclModelRow {
+  double alg_GBps = 0;
+  double latency_us = 0;
+};
+
+// tuning.cc's step counts: nsteps (all-reduce 2(n-1), all-gather and reduce-scatter n-1, the
+// others n) and nInterSteps (all-reduce 2(nNodes-1), all-gather and reduce-scatter nNodes-1,
+// the others 0 here).
+int nccl_model_steps(Op op, int ranks);
+int nccl_inter_steps(Op op, int nodes);
+// log2i: the floor of log2(v), 0 for v < 2.
+int nccl_log2i(long long v);
+// interLat of tuning.cc: the NET hop latency of the algorithm (of Tree with one GPU per node),
+// plus the graph's latencyInter, added once more for Simple (the flush).
+double nccl_inter_latency_us(const NcclModelInputs& in, Algorithm a, Protocol p,
+                             const NcclTunerGraph& graph);
 
 // NVLS's graph on one node: every GPU heads one channel, pulling from the NVSwitch twice what
 // the others do, so a GPU's NVLink carries (n + 1) x speed; the fastest of NCCL's speeds that

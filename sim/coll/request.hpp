@@ -27,6 +27,9 @@ struct Request {
   // sim/core/nccl_version.hpp): so far how NVLS spreads a message over its channels
   // (channel_work.hpp) and a tree's Simple chunk (pipeline_constants.hpp).
   int nccl_version = kModelledNcclVersion;
+  // Run the fastest candidate, each simulated, instead of the one NCCL's cost model picks
+  // (nccl_tuner_model.hpp): what the hardware could do, rather than what NCCL does on it.
+  bool simulate_every_candidate = false;
 };
 
 // Whether the request's lists allow `a` / `p`.

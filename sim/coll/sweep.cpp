@@ -250,6 +250,7 @@ SweepRow sweep_row(const Communicator& comm, const SweepSpec& spec, double size)
   request.allowed_algorithms = spec.allowed_algorithms;
   request.allowed_protocols = spec.allowed_protocols;
   request.nccl_version = spec.nccl_version;
+  request.simulate_every_candidate = spec.simulate_every_candidate;
   const Outcome simulated = simulate_collective(comm, request);
   // The run as nccl-tests times it, when the GPU spends `gpu_s` on each operation.
   const auto reported = [&](double gpu_s) {

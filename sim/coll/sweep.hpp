@@ -43,6 +43,8 @@ struct SweepSpec {
   std::vector<Protocol> allowed_protocols;
   // The NCCL release to follow (Request::nccl_version).
   int nccl_version = kModelledNcclVersion;
+  // Request::simulate_every_candidate.
+  bool simulate_every_candidate = false;
   // Called after each row with (rows done, rows in all), for a progress display; prints nothing.
   // With several threads it is called from them, one call at a time.
   std::function<void(std::size_t done, std::size_t total)> progress;

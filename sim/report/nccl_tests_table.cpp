@@ -368,12 +368,9 @@ std::string explain_row(const coll::SweepRow& row, const coll::Communicator& com
                       coll::to_string(o.nccl_runner_up->protocol), o.nccl_runner_up_model_s * 1e6);
     }
   } else if (o.simulated_candidates > 1) {
-    // Across nodes linksim does not run NCCL's inter-node search, so it does not follow NCCL's
-    // cost model there: say that the choice is the fastest simulated instead.
-    out += fmt::format(
-        "; the fastest of {} candidates simulated (NCCL's cost model is not followed across "
-        "nodes)",
-        o.simulated_candidates);
+    // Where some candidate has no row in NCCL's cost model, or with --simulate-candidates, the
+    // choice is the fastest simulated: say so.
+    out += fmt::format("; the fastest of {} candidates simulated", o.simulated_candidates);
   }
   return out;
 }

@@ -222,9 +222,10 @@ namespace linksim::coll {
 namespace {
 
 TEST(CollectiveSimTest, SkippingByBoundPicksWhatSimulatingEveryCandidatePicks) {
-  // Across nodes, where NCCL's cost model is not followed (nccl_tuner_model.hpp), the planner
-  // keeps the fastest candidate and skips one whose bandwidth bound cannot beat the best so
-  // far; the pick must be the fastest of all candidates, each simulated, at every size.
+  // Asked to simulate every candidate (Request::simulate_every_candidate; also where NCCL's
+  // cost model has no row for one), the planner keeps the fastest candidate and skips one
+  // whose bandwidth bound cannot beat the best so far; the pick must be the fastest of all
+  // candidates, each simulated, at every size.
   for (const char* machine : {"aws-p4d-x2", "aws-p5-x2"}) {
     const topo::Topology t = topo::load_topology(topo::resolve_topology_path(machine));
     const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
@@ -233,8 +234,8 @@ TEST(CollectiveSimTest, SkippingByBoundPicksWhatSimulatingEveryCandidatePicks) {
       Request r;
       r.op = Op::all_reduce;
       r.size_bytes = size;
+      r.simulate_every_candidate = true;
       const auto candidates = candidate_choices(comm, r);
-      ASSERT_FALSE(nccl_tuner_pick(comm, r, candidates)) << machine;
       double fastest_s = 0;
       for (const Choice& c : candidates) {
         const double t_s = simulate_choice(comm, r, c).time_s;
@@ -259,6 +260,27 @@ TEST(CollectiveSimTest, OneNodeRunsNcclsPickNotTheFastest) {
   const Choice ll128{Algorithm::ring, Protocol::ll128,
                      channels_for(comm, Algorithm::ring, Protocol::ll128, r.size_bytes)};
   EXPECT_LT(simulate_choice(comm, r, ll128).time_s, o.time_s);
+}
+
+TEST(CollectiveSimTest, AcrossNodesRunsNcclsPickNotTheFastest) {
+  // On two p5 nodes at 128 MiB NCCL's model prefers Tree/LL128 to NVLSTree/Simple (its graphs:
+  // nccl_tuner_model_test.cpp), while NVLSTree simulates faster: the planner runs NCCL's pick,
+  // and runs the fastest when asked to simulate every candidate.
+  const topo::Topology t = topo::load_topology(topo::resolve_topology_path("aws-p5-x2"));
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 128.0 * 1024 * 1024;
+  const Outcome picked = simulate_collective(comm, r);
+  EXPECT_EQ(picked.choice.algorithm, Algorithm::tree);
+  EXPECT_EQ(picked.choice.protocol, Protocol::ll128);
+  ASSERT_TRUE(picked.nccl_model_s);
+  EXPECT_EQ(picked.simulated_candidates, 0);
+  r.simulate_every_candidate = true;
+  const Outcome fastest = simulate_collective(comm, r);
+  EXPECT_EQ(to_string(fastest.choice.algorithm), "NVLSTree");
+  EXPECT_LT(fastest.time_s, picked.time_s);
+  EXPECT_FALSE(fastest.nccl_model_s);
 }
 
 }  // namespace

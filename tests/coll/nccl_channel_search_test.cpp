@@ -145,5 +145,31 @@ TEST(NcclChannelSearch, ShippedNodesRunNcclsChannels) {
   }
 }
 
+TEST(NcclChannelSearch, AcrossNodesFourEfaNicsOnAmpere) {
+  // p4de: four 100 Gb/s EFA NICs a node, 12.5 GB/s each in NCCL's figures; totalBw 50.
+  // Pass 1 from the first speed under 12.5 in speedArrayInter: 12 GB/s, one channel a NIC,
+  // 4 x 12 = 48 < 50; 10 (10/12 = 0.83 > 0.49) gives 40, 9 gives 36, 7 gives 28, 6 gives
+  // 2 x 4 x 6 = 48, not more; 5 (5/12 = 0.42) stops the search. No duplication (12 < 25);
+  // pass 2 finds no faster speed a NIC carries. 4 search channels at 12 GB/s, 8 run.
+  const std::vector<double> nics(4, 12.5);
+  const NcclRingSearch r = nccl_inter_ring_search(nics, 80);
+  EXPECT_EQ(r.search_channels, 4);
+  EXPECT_DOUBLE_EQ(r.channel_GBps, 12.0);
+  EXPECT_EQ(r.run_channels, 8);
+}
+
+TEST(NcclChannelSearch, AcrossNodesEightNdrNicsOnHopperDoubleOnce) {
+  // DGX H100: eight 400 Gb/s NICs, 50 GB/s each; sm90SpeedArrayInter starts at 48: one
+  // channel a NIC, 8 x 48 = 384 < 400; 45 (0.94) gives 360, ... 24 gives 2 x 8 x 24 = 384,
+  // not more; 22 (22/48 = 0.46) stops. ncclTopoDupChannels does not run (SM90, 48 < 50, more
+  // than 4 channels); connect.cc's multi-node doubling does (48 > 45, 8 < 16): 16 channels at
+  // 24 GB/s. Pass 2: 30 GB/s fits one channel a NIC, 8 < 16, so it stays. 32 run.
+  const std::vector<double> nics(8, 50.0);
+  const NcclRingSearch r = nccl_inter_ring_search(nics, 90);
+  EXPECT_EQ(r.search_channels, 16);
+  EXPECT_DOUBLE_EQ(r.channel_GBps, 24.0);
+  EXPECT_EQ(r.run_channels, 32);
+}
+
 }  // namespace
 }  // namespace linksim::coll

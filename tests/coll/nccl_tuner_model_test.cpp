@@ -102,7 +102,8 @@ TEST(NcclTunerModel, DgxH100PicksNvlsForLargeAllReduces) {
   EXPECT_NEAR(i->runner_up_model_s * 1e6, 56.0 + 8192 * kMiB / (1000 * 360.0 * 8 / 14), 1e-6);
 }
 
-TEST(NcclTunerModel, NoPickAcrossNodesOrForOtherAlgorithms) {
+TEST(NcclTunerModel, NoPickWhereACandidateHasNoRow) {
+  // Pairwise (alltoall) has no row in NCCL's model: the planner simulates instead.
   const topo::Topology t = topo::load_topology("dgx-a100");
   const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
   Request r;
@@ -155,6 +156,60 @@ TEST(NcclTunerModel, PickIsTheLowestPredictionOnEveryShippedNode) {
     }
   }
   EXPECT_GT(picks, 100);  // most shipped machines are one node: the property is exercised
+}
+
+TEST(NcclTunerModel, TwoP4deNodesByHand) {
+  // 2 x p4de (16 A100s, four 12.5 GB/s EFA NICs a node, Intel hosts), all-reduce, nRanks 16,
+  // nNodes 2, ppn 8, nsteps 30, nInterSteps 2. The ring graph: 4 channels at 12 GB/s
+  // (NcclChannelSearch.AcrossNodesFourEfaNicsOnAmpere); the tree graph raises bwIntra while
+  // it is under twice bwInter: 15, 18, 20, 24.
+  const topo::Topology t = topo::load_topology("aws-p4de-x2");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  const NcclModelInputs in = nccl_model_inputs(comm);
+  EXPECT_EQ(in.nodes, 2);
+  EXPECT_EQ(in.ppn, 8);
+  EXPECT_EQ(in.ring.channels, 4);
+  EXPECT_DOUBLE_EQ(in.ring.intra_GBps, 12.0);
+  EXPECT_DOUBLE_EQ(in.tree.intra_GBps, 24.0);
+  EXPECT_DOUBLE_EQ(in.tree.inter_GBps, 12.0);
+  const Request r = all_reduce(256 * kMiB);
+  // Ring/Simple: busBw 4 x 12 = 48 (bwIntra on two nodes), algBw 48 x 16 / 30 = 25.6.
+  // Latency 8.4 + 28 x max(3.4 NVLink hop, 3 x 1.0 net overhead) + 2 x 14.0 (NET hop) = 131.6,
+  // x1.4 for the plateau (256 MiB / (8 channels x 16 ranks) >= 64 B): 184.24.
+  EXPECT_NEAR(model_us(comm, r, Algorithm::ring, Protocol::simple),
+              131.6 * 1.4 + 256 * kMiB / (1000 * 25.6), 1e-6);
+  // Tree/Simple: busBw min(4 x 24 x 0.92 = 88.32, 4 x 23.6 perChMaxTreeBw) = 88.32, algBw
+  // 44.16, x0.9 at log2(256 MiB / 64) = 22: 39.744. Latency 8.4 + 2 (7 x 4.0 + 1 x 14.0) = 92.4.
+  EXPECT_NEAR(model_us(comm, r, Algorithm::tree, Protocol::simple),
+              92.4 + 256 * kMiB / (1000 * 88.32 / 2 * 0.9), 1e-6);
+  // NCCL picks the tree, as the measured 2 x p4de sweep's busbw above a NIC's shows.
+  const auto candidates = candidate_choices(comm, r);
+  const auto pick = nccl_tuner_pick(comm, r, candidates);
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(candidates[pick->index].algorithm, Algorithm::tree);
+}
+
+TEST(NcclTunerModel, PickIsTheLowestPredictionOnEveryShippedCluster) {
+  // Across nodes every algorithm that runs an all-reduce has a row, so on every shipped cluster
+  // each all-reduce gets a pick (the planner simulates that one alone), and it is the lowest
+  // prediction among the candidates.
+  int picks = 0;
+  for (const std::string& file : topo::shipped_cluster_files()) {
+    const topo::Topology t = topo::load_topology(file);
+    const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+    if (comm.node_count() == 1) continue;  // one NVLink domain of trays is one NCCL node
+    for (double bytes = 1024; bytes <= 1024 * kMiB; bytes *= 32) {
+      const Request r = all_reduce(bytes);
+      const auto candidates = candidate_choices(comm, r);
+      const auto pick = nccl_tuner_pick(comm, r, candidates);
+      ASSERT_TRUE(pick) << file << " " << bytes;
+      ++picks;
+      for (const Choice& c : candidates) {
+        EXPECT_GE(*nccl_model_time_s(comm, r, c), pick->model_s) << file << " " << bytes;
+      }
+    }
+  }
+  EXPECT_GT(picks, 10);
 }
 
 }  // namespace

@@ -19,6 +19,8 @@
 namespace linksim::coll {
 namespace {
 
+constexpr double kUs = 1e-6;
+
 using engine::TaskId;
 
 class CollNetChainAlgorithm final : public CollectiveAlgorithm {
@@ -52,6 +54,27 @@ class CollNetChainAlgorithm final : public CollectiveAlgorithm {
 
   double hop_latency_s(Protocol p, HwClass c) const override {
     return collnet_hop_latency_s(CollNetVariant::chain, p, c);
+  }
+
+  // tuning.cc, all-reduce, Simple: busBw = nCh x bwIntra, algBw = busBw / 2. Latency:
+  // 2 (ppn - 1) intraLat up and down the chain, + interLat.
+  std::optional<NcclModelRow> nccl_model_row(const Communicator& comm, const NcclModelInputs& in,
+                                             Op /*op*/, Protocol p) const override {
+    if (p != Protocol::simple) return NcclModelRow{};
+    // The CollNet graph: one channel per head (a GPU with a NIC of its own, at most
+    // kMaxCollNetChannels), at the speed the ring graph's channels give together per head.
+    const NcclTunerGraph& ring = in.ring;
+    const int heads = std::min<int>(kMaxCollNetChannels, static_cast<int>(comm.rings().size()));
+    if (heads <= 0 || ring.channels <= 0) return std::nullopt;
+    NcclTunerGraph g = ring;
+    g.channels = heads;
+    g.intra_GBps = g.inter_GBps = ring.channels * ring.intra_GBps / heads;
+    NcclModelRow row;
+    row.alg_GBps = g.channels * g.intra_GBps * .5;
+    const double intra_us = hop_latency_s(p, g.intra_class) / kUs;
+    row.latency_us = base_latency_s(p) / kUs + 2 * (in.ppn - 1) * intra_us +
+                     nccl_inter_latency_us(in, id(), p, g);
+    return row;
   }
 
   // A rank sends at least its chain's part up (or to its NIC): S / H.

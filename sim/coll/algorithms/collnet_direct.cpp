@@ -79,6 +79,39 @@ class CollNetDirectAlgorithm final : public CollectiveAlgorithm {
     return collnet_hop_latency_s(CollNetVariant::direct, p, c);
   }
 
+  // tuning.cc, Simple: all-reduce busBw = nCh x bwIntra over f = ppn / nCh, f -= (f - 1) / 2,
+  // x0.85 on SM90 and newer, algBw = busBw / 2; all-gather and reduce-scatter
+  // ppn x min(bwIntra, 0.9 bwInter), unconverted. Latency: 2 (min(1, ppn - 1) intraLat +
+  // 0.4 (ppn - 1)) + interLat.
+  std::optional<NcclModelRow> nccl_model_row(const Communicator& comm, const NcclModelInputs& in,
+                                             Op op, Protocol p) const override {
+    if (p != Protocol::simple) return NcclModelRow{};
+    // The CollNet graph: one channel per head (a GPU with a NIC of its own, at most
+    // kMaxCollNetChannels), at the speed the ring graph's channels give together per head.
+    const NcclTunerGraph& ring = in.ring;
+    const int heads = std::min<int>(kMaxCollNetChannels, static_cast<int>(comm.rings().size()));
+    if (heads <= 0 || ring.channels <= 0) return std::nullopt;
+    NcclTunerGraph g = ring;
+    g.channels = heads;
+    g.intra_GBps = g.inter_GBps = ring.channels * ring.intra_GBps / heads;
+    NcclModelRow row;
+    if (op == Op::all_gather || op == Op::reduce_scatter) {
+      row.alg_GBps = in.ppn * std::min(g.intra_GBps, 0.9 * g.inter_GBps);
+    } else {
+      double f = static_cast<double>(in.ppn) / g.channels;
+      f -= (f - 1) / 2;
+      double bus = g.channels * g.intra_GBps / f;
+      if (in.compute_capability >= 90) bus *= .85;
+      row.alg_GBps = bus * .5;
+    }
+    const double intra_us = hop_latency_s(p, g.intra_class) / kUs;
+    row.latency_us =
+        base_latency_s(p) / kUs +
+        2 * (std::min(1, in.ppn - 1) * intra_us + (in.ppn - 1) * kCollNetAritySerialization_us) +
+        nccl_inter_latency_us(in, id(), p, g);
+    return row;
+  }
+
   // A rank sends at least its part to its NIC or a head: S / H.
   double least_bytes_sent_by_a_rank(const Communicator& comm,
                                     const Request& request) const override {

@@ -89,6 +89,25 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     return p == Protocol::simple ? kHopLatencySimple_us[static_cast<std::size_t>(c)] * kUs : 0.0;
   }
 
+  // tuning.cc, Simple only, on one node: intraBw = bwIntra x nvlsEfficiency x (nCh - 1) / nCh,
+  // doubled for all-reduce ("AllReduce pipelines two operations"), x (n - 1) / n otherwise;
+  // busBw = nCh x min(intraBw, bwInter); algBw = busBw x n / nsteps. Latency: the NVLink hop
+  // alone. Across nodes NCCL runs NVLS only with CollNet: disabled (a row of no bandwidth).
+  std::optional<NcclModelRow> nccl_model_row(const Communicator& comm, const NcclModelInputs& in,
+                                             Op op, Protocol p) const override {
+    if (in.nodes > 1) return NcclModelRow{};
+    const NcclTunerGraph& g = in.nvls;
+    if (g.channels <= 0 || p != Protocol::simple || g.channels < 2) return std::nullopt;
+    const int n = in.ranks;
+    double intra = g.intra_GBps * bandwidth_efficiency(comm) * (g.channels - 1) / g.channels;
+    intra *= op == Op::all_reduce ? 2.0 : (n - 1.0) / n;  // ppn = n on one node
+    const double bus = g.channels * std::min(intra, g.inter_GBps);
+    NcclModelRow row;
+    row.alg_GBps = bus * (static_cast<double>(n) / nccl_model_steps(op, n));
+    row.latency_us = hop_latency_s(p, g.intra_class) / kUs;
+    return row;
+  }
+
   double bandwidth_efficiency(const Communicator& comm) const override {
     return efficiency(comm.generation());
   }

@@ -113,6 +113,29 @@ class NvlsTreeAlgorithm final : public CollectiveAlgorithm {
     return p == Protocol::simple ? kHopLatencySimple_us[static_cast<std::size_t>(c)] * kUs : 0.0;
   }
 
+  // tuning.cc, all-reduce, Simple, across nodes: intraBw = bwIntra x nvlsEfficiency x
+  // (nCh - 1) / nCh x 2; bw = min(intraBw, bwInter (x2 on two nodes), perChMaxNVLSTreeBw);
+  // busBw = nCh x bw; algBw = busBw x n / nsteps. Latency: the NVLink hop, then 2 log2(nNodes)
+  // network hops, up and down the tree.
+  std::optional<NcclModelRow> nccl_model_row(const Communicator& /*comm*/,
+                                             const NcclModelInputs& in, Op op,
+                                             Protocol p) const override {
+    if (op != Op::all_reduce || p != Protocol::simple || in.nodes < 2) return NcclModelRow{};
+    const NcclTunerGraph& g = in.nvls;
+    if (g.channels < 2) return NcclModelRow{};
+    const auto gen = static_cast<std::size_t>(in.generation);
+    const auto column = static_cast<std::size_t>(std::min(in.nodes - 1, 2));
+    const double intra = g.intra_GBps * kNvlsEfficiency[gen] * (g.channels - 1) / g.channels * 2.0;
+    const double bw = std::min(
+        {intra, g.inter_GBps * (in.nodes <= 2 ? 2.0 : 1.0), kPerChannelBus_GBps[gen][column]});
+    NcclModelRow row;
+    row.alg_GBps =
+        g.channels * bw * (static_cast<double>(in.ranks) / nccl_model_steps(op, in.ranks));
+    row.latency_us = hop_latency_s(p, HwClass::nvlink) / kUs +
+                     2 * nccl_log2i(in.nodes) * nccl_inter_latency_us(in, id(), p, g);
+    return row;
+  }
+
   // By steps only (the slices form is not modelled yet: both granularities give this): after
   // the pipeline fills (one NVLS step, then every tree level up and down but the last), every
   // GPU's NVLink traffic and every tree edge's both directions run at once.

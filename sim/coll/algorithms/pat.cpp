@@ -113,6 +113,24 @@ class PatAlgorithm final : public CollectiveAlgorithm {
     return (c == HwClass::net ? us / kStageLatencyDivisor : us) * kUs;
   }
 
+  // tuning.cc, all-gather and reduce-scatter with one GPU per node: busBw = nCh x speed (the
+  // ring graph's) x0.75, unconverted (not a ring). Latency: 8 + log2(nNodes) interLat / 3.5 +
+  // 2.8 nRanks (the schedule's per-rank cost).
+  std::optional<NcclModelRow> nccl_model_row(const Communicator& /*comm*/,
+                                             const NcclModelInputs& in, Op /*op*/,
+                                             Protocol p) const override {
+    const NcclTunerGraph& g = in.ring;
+    if (g.channels <= 0) return std::nullopt;
+    NcclModelRow row;
+    row.alg_GBps =
+        g.channels * (in.nodes <= 2 ? g.intra_GBps : g.inter_GBps) * kBandwidthEfficiency;
+    row.latency_us =
+        base_latency_s(p) / kUs +
+        nccl_log2i(in.nodes) * nccl_inter_latency_us(in, id(), p, g) / kStageLatencyDivisor +
+        kPerRankSchedule_us * in.ranks;
+    return row;
+  }
+
   double bandwidth_efficiency(const Communicator& /*comm*/) const override {
     return kBandwidthEfficiency;
   }

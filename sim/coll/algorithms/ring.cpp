@@ -15,6 +15,7 @@ namespace {
 using engine::TaskId;
 
 constexpr double kUs = 1e-6;
+constexpr double kGBps = 1e9;
 
 // ../shared/reference/nccl-model.md §2, tuning.cc @5067397c, microseconds [LL, LL128, Simple].
 constexpr std::array<double, 3> kBaseLatency_us{6.6, 14.0, 8.4};
@@ -163,6 +164,41 @@ class RingAlgorithm final : public CollectiveAlgorithm {
 
   double hop_latency_s(Protocol p, HwClass c) const override {
     return kHopLatency_us[static_cast<std::size_t>(c)][index(p)] * kUs;
+  }
+
+  // tuning.cc: busBw = channels x speed (the ring graph's one figure, bwIntra and bwInter);
+  // LL at half of it up to llMaxBw, LL128 at 0.92 (0.7 with one GPU per node) up to its
+  // per-channel cap; algBw = busBw x n / nsteps. Latency: the base, then each step's hop; across
+  // nodes the steps that cross pay the network's (interLat), the others at least NCCL's net
+  // overhead (x3 for Simple); broadcast and reduce on the same channels pay one hop.
+  std::optional<NcclModelRow> nccl_model_row(const Communicator& /*comm*/,
+                                             const NcclModelInputs& in, Op op,
+                                             Protocol p) const override {
+    const NcclTunerGraph& g = in.ring;
+    if (g.channels <= 0) return std::nullopt;
+    const int n = in.ranks;
+    const int steps = nccl_model_steps(op, n);
+    double bus = g.channels * (in.nodes <= 2 ? g.intra_GBps : g.inter_GBps);
+    if (p == Protocol::ll) bus = std::min(in.llmax_GBps, bus * .5);
+    if (p == Protocol::ll128) {
+      bus = std::min(bus * (in.ppn < 2 ? .7 : .92),
+                     g.channels * ll128_per_channel_Bps(in.generation) / kGBps);
+    }
+    NcclModelRow row;
+    row.alg_GBps = bus * (static_cast<double>(n) / steps);
+    const double intra_us = hop_latency_s(p, g.intra_class) / kUs;
+    row.latency_us = base_latency_s(p) / kUs;
+    if (op == Op::broadcast || op == Op::reduce) {
+      row.latency_us += in.nodes == 1 ? intra_us : hop_latency_s(p, HwClass::net) / kUs;
+    } else if (in.nodes == 1) {
+      row.latency_us += steps * intra_us;
+    } else {
+      const int inter = nccl_inter_steps(op, in.nodes);
+      const double overhead_us = in.net_overhead_us * (p == Protocol::simple ? 3 : 1);
+      row.latency_us += (steps - inter) * std::max(intra_us, overhead_us) +
+                        inter * nccl_inter_latency_us(in, id(), p, g);
+    }
+    return row;
   }
 
   bool moves_only_over_rank_routes() const override { return true; }

@@ -33,6 +33,10 @@ constexpr std::array<std::array<double, 3>, 4> kPerChannelSimple_GBps{
     {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
 // maxThreads: Tree always runs 640 threads per channel.
 constexpr int kThreadsPerChannel = 640;
+// perChMaxTreeLL128Bw by generation [Volta, Ampere, Hopper, Blackwell], then nodes [1, 2, 3+],
+// GB/s (../shared/reference/nccl-model.md, tuning.cc @5067397c).
+constexpr std::array<std::array<double, 3>, 4> kPerChannelLl128_GBps{
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
 
 std::size_t index(Protocol p) {
   return static_cast<std::size_t>(p);  // ll, ll128, simple: the tables' column order
@@ -191,6 +195,38 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
 
   double hop_latency_s(Protocol p, HwClass c) const override {
     return kHopLatency_us[static_cast<std::size_t>(c)][index(p)] * kUs;
+  }
+
+  // tuning.cc, all-reduce only: busBw = channels x speed (the tree graph's), x0.92 up to
+  // perChMaxTreeBw per channel; LL at 1/3.8 of it up to llMaxBw, LL128 at 7/9 on one node
+  // (120/128 across) up to perChMaxTreeLL128Bw; algBw = busBw / 2. Latency: the base, then
+  // 2 ((ppn - 1) intraLat + log2(nNodes) interLat), up and down the chain and the node tree.
+  std::optional<NcclModelRow> nccl_model_row(const Communicator& comm, const NcclModelInputs& in,
+                                             Op op, Protocol p) const override {
+    const NcclTunerGraph& g = in.tree;
+    if (g.channels <= 0 || op != Op::all_reduce) return std::nullopt;
+    const auto column = static_cast<std::size_t>(std::min(in.nodes - 1, 2));
+    double bus = g.channels * (in.nodes <= 2 ? g.intra_GBps : g.inter_GBps);
+    bus = std::min(bus * .92, rank_cap_Bps(comm, Protocol::simple, g.channels) / kGBps);
+    if (p == Protocol::ll) bus = std::min(bus / 3.8, in.llmax_GBps);
+    if (p == Protocol::ll128) {
+      bus = std::min(
+          in.nodes == 1 ? bus * 7.0 / 9.0 : bus * 120.0 / 128.0,
+          g.channels * kPerChannelLl128_GBps[static_cast<std::size_t>(in.generation)][column]);
+    }
+    // tuning.cc's further x0.85 applies when the tree search fell back to the simple TREE
+    // pattern; linksim assumes the balanced-tree search succeeds (not modelled).
+    NcclModelRow row;
+    row.alg_GBps = bus * .5;
+    const double intra_us = hop_latency_s(p, g.intra_class) / kUs;
+    row.latency_us = base_latency_s(p) / kUs;
+    if (in.nodes == 1) {
+      row.latency_us += 2 * (in.ranks - 1) * intra_us;
+    } else {
+      row.latency_us += 2 * ((in.ppn - 1) * intra_us +
+                             nccl_log2i(in.nodes) * nccl_inter_latency_us(in, id(), p, g));
+    }
+    return row;
   }
 
   double rank_cap_Bps(const Communicator& comm, Protocol p, int channels) const override {
