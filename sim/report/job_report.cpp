@@ -136,6 +136,13 @@ std::string step_split_lines(const work::JobResult& r, const work::Scenario& sc)
   std::string out;
   // The engine's split (sim/engine/summary.hpp): the first three add up to the step.
   out += fmt::format("    compute          {}  (per GPU, average)\n", format_time(r.compute_s));
+  if (!r.compute_by_operation.empty()) {
+    // The derived compute model's split (sim/work/layer_ops.hpp): what bounds the compute.
+    std::vector<std::string> parts;
+    for (const auto& [kind, share] : r.compute_by_operation)
+      parts.push_back(fmt::format("{} {:.0f}%", kind, 100 * share));
+    out += fmt::format("      by operation   {}\n", fmt::join(parts, ", "));
+  }
   out +=
       fmt::format("    communication    {}  exposed: the GPU waits on a transfer or collective\n",
                   format_time(r.exposed_comm_s));
@@ -246,6 +253,12 @@ Json job_json(const work::JobResult& r, const work::Scenario& sc) {
   j["idle_s"] = r.idle_s;
   j["comm_share"] = r.comm_share;
   j["tokens_per_s"] = r.tokens_per_s;
+  if (!r.compute_by_operation.empty()) {
+    Json ops = Json::object();
+    for (const auto& [kind, share] : r.compute_by_operation)
+      ops[kind] = share;
+    j["compute_by_operation"] = ops;
+  }
   if (r.price_per_hour_usd) j["price_per_hour_usd"] = *r.price_per_hour_usd;
   Json groups = Json::object();
   for (const auto& [g, s] : r.by_group) {

@@ -215,7 +215,8 @@ void JobBuilder::forward(int s, int mb) {
 void JobBuilder::backward(int s, int mb, bool last_micro_batch) {
   const ParallelPlan& p = layout_.plan;
   Ready ready = ready_from_stage_input(s, mb, true);
-  // The loss and LM head gradients first on the last stage, the embedding's last on the first.
+  // The loss and LM head gradients first on the last stage, the embedding's last on the first
+  // (in the layer loop, before the last gradient bucket).
   const auto on_stage = [&](double seconds) {
     if (seconds <= 0) return;
     for (int d = 0; d < p.data; ++d) {
@@ -242,6 +243,8 @@ void JobBuilder::backward(int s, int mb, bool last_micro_batch) {
     if (roofline_.offload_bytes_per_layer() > 0) fetch_activations(s, mb, layers - 1 - l, ready);
     layer_half(s, true, true, ready);
     layer_half(s, true, false, ready);
+    // The embedding's gradient, last of the backward, before the bucket that carries it.
+    if (s == 0 && l == layers - 1) on_stage(roofline_.first_stage_s(true));
     if (!last_micro_batch || p.data < 2) continue;
     if (p.zero_stage >= 3) {
       reduce_gradients(s, grad_per_layer, coll::Op::reduce_scatter);
@@ -254,7 +257,6 @@ void JobBuilder::backward(int s, int mb, bool last_micro_batch) {
       pending = 0;
     }
   }
-  if (s == 0) on_stage(roofline_.first_stage_s(true));
   bwd_out_[static_cast<std::size_t>(s)][static_cast<std::size_t>(mb)] = flatten_ends(s, ready);
 }
 

@@ -89,9 +89,9 @@ void JobBuilder::reduce_gradients(int s, double bytes, coll::Op op) {
   }
 }
 
-// Adam: read and write weights, master weights, moments and gradients (~16 B per parameter
-// per GPU shard plus the dtype copy), memory-bound: on the GPU, or with ZeRO-Offload on the
-// CPU after the gradients came down (a delay: the GPU waits), the weights going back up.
+// Adam: read and write weights, master weights, moments and gradients, memory-bound
+// (LayerRoofline::optimizer_s): on the GPU, or with ZeRO-Offload on the CPU after the
+// gradients came down (a delay: the GPU waits), the weights going back up.
 void JobBuilder::optimizer_step() {
   const ParallelPlan& p = layout_.plan;
   const bool adapters = sc_.job.finetune.adapters();
@@ -101,7 +101,7 @@ void JobBuilder::optimizer_step() {
     const double params =
         (layers_[static_cast<std::size_t>(s)] * roofline_.trained_params_per_layer() + edge) /
         p.tensor / (p.zero_stage >= 1 ? p.shard_size() : 1);
-    const double t = params * (16 + 2 * bytes) / gpu_->hbm_bandwidth_Bps;
+    const double t = roofline_.optimizer_s(params);
     for (int d = 0; d < p.data; ++d) {
       for (int tp = 0; tp < p.tensor; ++tp) {
         const int r = layout_.rank(s, d, tp);

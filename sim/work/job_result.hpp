@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/error.hpp"
@@ -49,6 +50,10 @@ struct JobResult {
   MemoryBreakdown memory;
   std::string fit_explanation;
   double comm_sm_share = 0;
+  // The derived compute model's split of the step's compute by what bounds it ("matmul",
+  // "attention", "memory-bound", "LM head, loss, embedding", "optimizer"), shares summing to
+  // 1, largest first; empty under compute.efficiency (layer_roofline.hpp).
+  std::vector<std::pair<std::string, double>> compute_by_operation;
   std::vector<std::string> advice;
   std::vector<std::string> notes;  // how this result was obtained (e.g. the seed's simple model)
   std::string failure;             // set when the job could not run here (does not fit)

@@ -11,6 +11,7 @@
 #include "sim/work/job_accounting.hpp"
 #include "sim/work/job_builder.hpp"
 #include "sim/work/job_planes.hpp"
+#include "sim/work/layer_roofline.hpp"
 #include "sim/work/plan_check.hpp"
 #include "sim/work/rank_layout.hpp"
 #include "sim/work/sm_contention.hpp"
@@ -114,6 +115,7 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   auto tl = run();
   const double share = comm_sm_share(sc.compute.comm_sm_share, builder.max_channels(), gpu);
   res.comm_sm_share = share;
+  res.compute_by_operation = compute_shares(model, sc, gpu);
   const std::vector<double> scale = compute_slowdowns(
       overlap_fractions(*sim, *tl, builder.records(), builder.compute_tasks(), gpu_of_rank), share);
   bool slowed = false;

@@ -1,8 +1,10 @@
 #include "sim/work/layer_roofline.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
+#include "sim/work/compute_efficiency_table.hpp"
 #include "sim/work/finetune.hpp"
 #include "sim/work/memory.hpp"
 #include "sim/work/precision.hpp"
@@ -29,7 +31,7 @@ int micro_batches_per_step(const Scenario& scenario) {
 LayerRoofline::LayerRoofline(const ModelSpec& model, const Scenario& scenario,
                              const topo::GpuModel& gpu)
     : sc_(scenario), gpu_(gpu) {
-  peak_ = peak_flops(gpu, model.dtype) * scenario.compute.efficiency;
+  peak_ = peak_flops(gpu, model.dtype) * scenario.compute.efficiency.value_or(1);
   lc_ = layer_costs(model);
   bytes_ = work::dtype_bytes(model.dtype);
   const Job& job = scenario.job;
@@ -53,6 +55,62 @@ LayerRoofline::LayerRoofline(const ModelSpec& model, const Scenario& scenario,
   tokens_mb_ = job.kind == JobKind::decode ? sequences : sequences * job.sequence_length;
   context_ = job.kind == JobKind::decode ? job.sequence_length + job.decode_tokens / 2.0
                                          : job.sequence_length / 2.0;  // causal: half on average
+
+  LayerOpInputs& in = ops_;
+  in.model = &model;
+  const ArchitectureEfficiency& row = architecture_efficiency(gpu.architecture);
+  in.gpu.peak_flops = peak_flops(gpu, model.dtype);
+  in.gpu.hbm_Bps = gpu.hbm_bandwidth_Bps;
+  if (derived()) {
+    in.gpu.sm_count = gpu.sm_count;
+    in.gpu.gemm_fraction = row.gemm_fraction;
+    in.gpu.attention_fraction = row.attention_fraction;
+    in.gpu.hbm_fraction = row.hbm_fraction;
+  } else {
+    // The override's roofline for the first and last stages: no quantization, FLOPs at
+    // peak × efficiency, bytes at the datasheet bandwidth.
+    in.gpu.gemm_fraction = in.gpu.attention_fraction = *scenario.compute.efficiency;
+  }
+  in.tokens = tokens_mb_;
+  in.sequences = sequences;
+  in.sequence_length = job.sequence_length;
+  in.context = context_;
+  in.decode = job.kind == JobKind::decode;
+  in.training = job.kind == JobKind::training;
+  in.tensor = p.tensor;
+  in.expert = p.expert;
+  in.sequence_parallel = p.sequence_parallel;
+  in.flash_attention = options.flash_attention;
+  in.recompute = in.training ? p.recompute : Recompute::none;
+  in.act_bytes = bytes_;
+  in.weight_bytes = linear_bytes;
+  in.dequantize_weights = job.finetune.method == FinetuneMethod::qlora;
+  in.kv_bytes_per_token = kv_bytes_per_token_;
+  in.adapters = adapters_;
+  in.active_adapters = active_adapters_;
+  in.frozen_base = job.finetune.adapters();
+  for (int b = 0; b < 2; ++b) {
+    const bool backward = b == 1;
+    if (backward && !in.training) break;
+    if (derived()) half_s_[b] = total_seconds(layer_ops(in, backward)) / 2;
+    first_s_[b] = total_seconds(first_stage_ops(in, backward));
+    last_s_[b] = total_seconds(last_stage_ops(in, backward));
+  }
+}
+
+double LayerRoofline::first_stage_s(bool backward) const {
+  return first_s_[backward ? 1 : 0];
+}
+
+double LayerRoofline::last_stage_s(bool backward) const {
+  return last_s_[backward ? 1 : 0];
+}
+
+double LayerRoofline::optimizer_s(double params) const {
+  // The override keeps the earlier figure: 16 B + the dtype's read and write per parameter at
+  // the datasheet bandwidth.
+  if (!derived()) return params * (16 + 2 * bytes_) / gpu_.hbm_bandwidth_Bps;
+  return memory_time_s(params * adam_bytes_per_param(bytes_), ops_.gpu);
 }
 
 double LayerRoofline::trained_params_per_layer() const {
@@ -60,6 +118,7 @@ double LayerRoofline::trained_params_per_layer() const {
 }
 
 double LayerRoofline::half_layer_s(bool backward) const {
+  if (derived()) return half_s_[backward ? 1 : 0];
   const ParallelPlan& p = sc_.plan;
   const double per_rank = tokens_mb_ / p.tensor / 2;
   const double base = per_rank * lc_.fwd_flops_per_token;
@@ -80,6 +139,43 @@ double LayerRoofline::half_layer_s(bool backward) const {
   if (p.recompute == Recompute::full) ratio += 1;
   if (p.recompute == Recompute::selective && fwd > 0) ratio += scores / fwd;
   return ratio * t;
+}
+
+std::vector<std::pair<std::string, double>> compute_shares(const ModelSpec& model,
+                                                           const Scenario& scenario,
+                                                           const topo::GpuModel& gpu) {
+  const LayerRoofline r(model, scenario, gpu);
+  if (!r.derived()) return {};
+  const bool training = scenario.job.kind == JobKind::training;
+  std::map<OpKind, double> by_kind;
+  const auto add = [&](const std::vector<OpCost>& ops, double times) {
+    for (const auto& op : ops)
+      by_kind[op.kind] += op.seconds * times;
+  };
+  const double mb = micro_batches_per_step(scenario);
+  for (bool backward : {false, true}) {
+    if (backward && !training) continue;
+    add(r.layer_operations(backward), mb * model.layers);
+    add(r.first_stage_operations(backward), mb);
+    add(r.last_stage_operations(backward), mb);
+  }
+  if (training) {
+    const ParallelPlan& p = scenario.plan;
+    const double edge = scenario.job.finetune.adapters() ? 0 : embedding_params(model);
+    const double params = (model.layers * r.trained_params_per_layer() + edge) / p.tensor /
+                          (p.zero_stage >= 1 ? p.shard_size() : 1);
+    by_kind[OpKind::optimizer] += r.optimizer_s(params);
+  }
+  double total = 0;
+  for (const auto& [kind, s] : by_kind)
+    total += s;
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [kind, s] : by_kind) {
+    if (s > 0 && total > 0) out.emplace_back(to_string(kind), s / total);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
 }
 
 }  // namespace linksim::work

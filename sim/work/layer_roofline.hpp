@@ -1,10 +1,23 @@
 #pragma once
-// What one layer costs one GPU in a job: the roofline time of each layer half (attention, MLP)
-// on one tensor-parallel rank (FLOPs at the achieved rate, or bytes at HBM bandwidth, whichever
-// is longer), and the byte counts the job's communication moves for a layer. Fixed for a job:
-// its model, precision, fine-tuning, plan and micro-batch shape.
+// What one layer costs one GPU in a job: the time of each layer half (attention, MLP) on one
+// tensor-parallel rank, the first and last stages' embedding and LM head, the optimizer step,
+// and the byte counts the job's communication moves for a layer. Fixed for a job: its model,
+// precision, fine-tuning, plan and micro-batch shape.
+//
+// Two ways to time compute:
+//  - derived (the default): every operation from its shape on the GPU's SMs, tiles, peak and
+//    HBM bandwidth at the generation's achievable fractions (layer_ops.hpp, gemm_time.hpp,
+//    compute_efficiency_table.hpp; docs/compute-model.md);
+//  - compute.efficiency set in the scenario: the earlier single-number roofline, FLOPs at
+//    peak × efficiency or bytes at the datasheet HBM bandwidth, whichever is longer (the LM
+//    head, loss and embedding are timed the same way).
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/topo/topology.hpp"
+#include "sim/work/layer_ops.hpp"
 #include "sim/work/model.hpp"
 #include "sim/work/model_costs.hpp"
 #include "sim/work/scenario.hpp"
@@ -20,7 +33,25 @@ class LayerRoofline {
 
   // One layer half (attention or MLP: each is half the layer) on one TP rank for one
   // micro-batch, seconds; the backward with its recomputation.
+  // Derived: both halves take half of the whole layer's operations.
   double half_layer_s(bool backward) const;
+  // The first stage's embedding lookup (backward: its gradient) and the last stage's final
+  // norm, LM head and loss, per micro-batch on one TP rank; 0 where there is none.
+  double first_stage_s(bool backward) const;
+  double last_stage_s(bool backward) const;
+  // Adam over `params` parameters held by one GPU, memory-bound.
+  double optimizer_s(double params) const;
+  // Whether compute.efficiency overrides the derived model.
+  bool derived() const { return !sc_.compute.efficiency.has_value(); }
+  // The derived operations (layer_ops.hpp), for the report's split and the tests.
+  std::vector<OpCost> layer_operations(bool backward) const { return layer_ops(ops_, backward); }
+  std::vector<OpCost> first_stage_operations(bool backward) const {
+    return first_stage_ops(ops_, backward);
+  }
+  std::vector<OpCost> last_stage_operations(bool backward) const {
+    return last_stage_ops(ops_, backward);
+  }
+  const GpuRates& rates() const { return ops_.gpu; }
 
   // Tokens of one micro-batch per DP rank (decode: one per sequence), and the context each
   // attends to on average.
@@ -38,8 +69,12 @@ class LayerRoofline {
  private:
   const Scenario& sc_;
   const topo::GpuModel& gpu_;
-  double peak_ = 0;
+  double peak_ = 0;  // override only: peak × compute.efficiency
   LayerCosts lc_;
+  LayerOpInputs ops_;      // the derived model's inputs
+  double half_s_[2] = {};  // derived: forward, backward half-layer time
+  double first_s_[2] = {};
+  double last_s_[2] = {};
   double bytes_ = 2;
   double adapters_ = 0;            // LoRA adapter parameters per layer
   double active_adapters_ = 0;     // ... that one token passes through
@@ -49,5 +84,12 @@ class LayerRoofline {
   double tokens_mb_ = 0;
   double context_ = 0;
 };
+
+// The derived model's split of one replica's compute for a step (every stage's layers, the
+// embedding and LM head, the optimizer on one GPU's shard): each OpKind's share, largest
+// first. Empty under the compute.efficiency override.
+std::vector<std::pair<std::string, double>> compute_shares(const ModelSpec& model,
+                                                           const Scenario& scenario,
+                                                           const topo::GpuModel& gpu);
 
 }  // namespace linksim::work

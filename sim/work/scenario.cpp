@@ -174,7 +174,7 @@ ComputeModel parse_compute(const JsonView& c) {
   c.expect_only({"efficiency", "comm_sm_share"});
   if (auto e = c.get("efficiency")) {
     compute.efficiency = e->as_number();
-    if (!(compute.efficiency > 0) || compute.efficiency > 1) {
+    if (!(*compute.efficiency > 0) || *compute.efficiency > 1) {
       e->fail("expected a fraction of peak in (0, 1]");
     }
   }

@@ -18,7 +18,9 @@ struct GradientSync {
 };
 
 struct ComputeModel {
-  double efficiency = 0.5;  // achieved fraction of the GPU's peak dense FLOP/s
+  // Achieved fraction of the GPU's peak dense FLOP/s for every matmul: an explicit override of
+  // the derived per-operation model (nullopt, the default: layer_roofline.hpp).
+  std::optional<double> efficiency;
   // Share of SMs the communication kernels take from concurrent compute; nullopt = derive from
   // the channel count and the GPU's SM count.
   std::optional<double> comm_sm_share;

@@ -1,0 +1,35 @@
+#pragma once
+// The few compute constants that cannot be derived from a GPU's datasheet, one row per GPU
+// generation (architecture), each citing a public source (docs/compute-model.md explains how
+// they are used):
+//  - gemm_fraction: the fraction of the dense tensor-core peak a large, well-shaped GEMM's
+//    main loop reaches per SM in cuBLAS/CUTLASS (clock droop under load, pipeline fill, the
+//    epilogue). Tile and wave quantization are NOT in it: gemm_time.hpp derives them.
+//  - attention_fraction: the same for a FlashAttention kernel's matmuls (FlashAttention-2/3
+//    papers' measured fraction of peak), forward and backward alike.
+//  - hbm_fraction: the fraction of the datasheet memory bandwidth a streaming kernel (STREAM
+//    copy/triad, an elementwise op, a weight read) sustains.
+// All are in (0, 1]: nothing in the compute model runs above the datasheet's peaks.
+
+#include <string>
+#include <vector>
+
+namespace linksim::work {
+
+struct ArchitectureEfficiency {
+  std::string architecture;  // as topo::GpuModel::architecture spells it
+  double gemm_fraction = 0;
+  double attention_fraction = 0;
+  double hbm_fraction = 0;
+  std::string source;
+};
+
+// Every row, in the table's order.
+const std::vector<ArchitectureEfficiency>& compute_efficiency_table();
+
+// The row for `architecture`; an architecture the table lacks (a GPU defined in a topology
+// file without one, or an unknown name) gets the "default" row: the smallest fractions of the
+// NVIDIA rows, so that an unknown GPU is not credited with more than a known one.
+const ArchitectureEfficiency& architecture_efficiency(const std::string& architecture);
+
+}  // namespace linksim::work

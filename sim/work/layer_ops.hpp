@@ -1,0 +1,79 @@
+#pragma once
+// The operations one transformer layer (and the model's first and last stage) runs on one
+// tensor-parallel rank for one micro-batch, each with its FLOPs, HBM bytes and time on the GPU
+// (gemm_time.hpp; formulas and sources: docs/compute-model.md):
+//   attention half: norm, QKV projection, rotary, the attention core (FlashAttention, or
+//     unfused QK^T, softmax in HBM, AV), output projection, residual add;
+//   MLP half: norm, up(+gate) projection, activation, down projection (MoE: router and the
+//     local experts' batched GEMMs), residual add; LoRA adapters; QLoRA's dequantization;
+//   first stage: embedding lookup (backward: its dense gradient);
+//   last stage: final norm, LM head (vocab × hidden / TP), loss (training) or the logits read
+//     for sampling (inference, last position of each sequence only).
+// Matmuls are sharded as Megatron does: column-parallel QKV and up/gate (N / TP),
+// row-parallel output and down projections (K / TP), vocab-parallel LM head (N / TP).
+// The backward of a GEMM Y = X·W is dX = dY·Wᵀ and dW = Xᵀ·dY (dW skipped for frozen weights);
+// of a memory-bound op, twice its forward bytes (read the input and the output gradient, write
+// the input gradient); of FlashAttention, 2.5× its forward FLOPs (it recomputes QKᵀ: five
+// matmuls against two; Dao, FlashAttention-2, Sec. 3.1.2). Recomputation puts the forward (full)
+// or the attention core (selective) in front of the backward.
+
+#include <string>
+#include <vector>
+
+#include "sim/work/gemm_time.hpp"
+#include "sim/work/model.hpp"
+#include "sim/work/parallel_plan.hpp"
+
+namespace linksim::work {
+
+// What bounds a piece of compute, for the report's split.
+enum class OpKind { matmul, attention, memory, lm_head, optimizer };
+const char* to_string(OpKind kind);
+
+struct OpCost {
+  std::string name;  // "qkv", "attention", "down", ...
+  OpKind kind = OpKind::matmul;
+  double flops = 0;
+  double bytes = 0;  // HBM bytes read and written
+  double seconds = 0;
+};
+
+// Everything the operations depend on, fixed for a job (LayerRoofline fills it).
+struct LayerOpInputs {
+  const ModelSpec* model = nullptr;
+  GpuRates gpu;
+  double tokens = 0;           // of one micro-batch on one DP rank (decode: the sequences)
+  double sequences = 0;        // in that micro-batch
+  double sequence_length = 0;  // prompt / training sequence
+  double context = 0;          // average context a token attends to (causal: half the sequence)
+  bool decode = false;
+  bool training = false;
+  int tensor = 1;
+  int expert = 1;
+  bool sequence_parallel = false;
+  bool flash_attention = false;
+  Recompute recompute = Recompute::none;
+  double act_bytes = 2;             // model dtype
+  double weight_bytes = 2;          // per linear weight as stored (quantized formats: fractional)
+  bool dequantize_weights = false;  // QLoRA: NF4 dequantized to the dtype before each matmul
+  double kv_bytes_per_token = 0;    // per layer, at the cache's dtype
+  double adapters = 0;              // LoRA parameters per layer (0: none)
+  double active_adapters = 0;       // ... that one token passes through
+  bool frozen_base = false;         // LoRA/QLoRA: no weight gradients for the base
+};
+
+// One whole layer (both halves) forward, or backward with its recomputation.
+std::vector<OpCost> layer_ops(const LayerOpInputs& in, bool backward);
+// The first stage's embedding lookup (backward: its gradient; nothing when frozen).
+std::vector<OpCost> first_stage_ops(const LayerOpInputs& in, bool backward);
+// The last stage's final norm, LM head and loss or logits read.
+std::vector<OpCost> last_stage_ops(const LayerOpInputs& in, bool backward);
+
+// Adam's HBM bytes per parameter: the two fp32 moments read and written (16), the gradient
+// read (dtype), and the weights: with a dtype narrower than fp32, an fp32 master copy read and
+// written (8) plus the dtype copy written; in fp32, the weights read and written.
+double adam_bytes_per_param(double dtype_bytes);
+
+double total_seconds(const std::vector<OpCost>& ops);
+
+}  // namespace linksim::work
