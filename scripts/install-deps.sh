@@ -7,6 +7,7 @@ packages=(
   libboost-graph-dev nlohmann-json3-dev libeigen3-dev libvalijson-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
   libtinyxml2-dev libsimdjson-dev gnuplot-nox help2man lld
+  python3-venv python3-dev  # the Python package: pip install . in a venv (scripts/test-python.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

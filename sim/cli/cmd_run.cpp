@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "sim/app/scenario_report.hpp"
 #include "sim/app/scenario_run.hpp"
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
@@ -50,20 +51,9 @@ Runs run_all(const RunArgs& a) {
 
 // JSON and CSV are the same for run and compare; the table is each command's own.
 std::string format_runs(const RunArgs& a, const Runs& runs, const std::string& table) {
-  if (runs.serving() && a.format == "json") {
-    Json all = Json::array();
-    for (const auto& r : runs.servings)
-      all.push_back(report::serving_json(r, runs.scenario));
-    return all.dump(2) + "\n";
-  }
+  if (a.format == "json") return app::scenario_runs_json(runs);
   if (runs.serving() && a.format == "csv")
     return report::servings_csv(runs.servings, runs.scenario);
-  if (a.format == "json") {
-    Json all = Json::array();
-    for (const auto& j : runs.jobs)
-      all.push_back(report::job_json(j, runs.scenario));
-    return all.dump(2) + "\n";
-  }
   if (a.format == "csv") return report::jobs_csv(runs.jobs, runs.scenario);
   return table;
 }
