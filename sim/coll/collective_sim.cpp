@@ -10,6 +10,8 @@
 #include "sim/coll/host_launch_cost.hpp"
 #include "sim/coll/nccl_tuner_model.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/memory_bound.hpp"
+#include "sim/core/units.hpp"
 
 namespace linksim::coll {
 namespace {
@@ -249,6 +251,8 @@ Outcome with_nccl_pick(Outcome o, const NcclTunerPick& pick, const std::vector<C
 }  // namespace
 
 Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& request) {
+  const MemoryPhase phase(fmt::format("simulating {} of {} on {} GPUs", to_string(request.op),
+                                      units::format_bytes(request.size_bytes), comm.size()));
   std::string why;
   const auto choices = candidate_choices(comm, request, &why);
   if (choices.empty()) throw InputError(comm.topology().file, "", why);
@@ -275,6 +279,8 @@ Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& 
 }
 
 Outcome simulate_collective(const Communicator& comm, const Request& request) {
+  const MemoryPhase phase(fmt::format("simulating {} of {} on {} GPUs", to_string(request.op),
+                                      units::format_bytes(request.size_bytes), comm.size()));
   std::string why;
   const auto choices = candidate_choices(comm, request, &why);
   if (choices.empty()) throw InputError(comm.topology().file, "", why);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/core/error.hpp"
+#include "sim/core/memory_bound.hpp"
 #include "sim/work/advice.hpp"
 #include "sim/work/fit_failure.hpp"
 #include "sim/work/job_accounting.hpp"
@@ -78,6 +79,8 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   }
   const Scenario sc = with_data_filled(machine, scenario);
   check_plan(machine, model, sc);
+  const MemoryPhase phase(
+      fmt::format("building and running a step of {} on {}", model.name, machine.name));
   const topo::GpuModel& gpu = *machine.node(machine.nodes_of(topo::NodeKind::gpu).front()).gpu;
   JobResult res;
   res.machine = machine.name;

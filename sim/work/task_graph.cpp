@@ -13,6 +13,7 @@
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/memory_bound.hpp"
 #include "sim/core/schema_check.hpp"
 #include "sim/core/text_file.hpp"
 #include "sim/core/units.hpp"
@@ -655,6 +656,7 @@ std::vector<std::string> channel_names(const TaskGraph& graph, const topo::Topol
 
 TaskGraph read_task_graph_text(const std::string& text, const std::string& file,
                                const topo::Topology& topology, LinkRates rates) {
+  const MemoryPhase phase(fmt::format("reading the task graph {}", file));
   if (auto graph = detail::read_valid_task_graph(text, topology, rates)) return std::move(*graph);
   return parse_task_graph(parse_json_text(text, file), file, topology, rates);
 }
