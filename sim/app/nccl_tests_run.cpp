@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 #include <string_view>
 #include <system_error>
 
@@ -67,6 +69,47 @@ void apply_nccl_environment(const NcclTestsOptions& options, coll::SweepSpec& sp
   if (environment_value(options, "NCCL_NVLS_ENABLE") == "0") {
     spec.allowed_algorithms = coll::without_nvls(spec.allowed_algorithms);
   }
+  // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS: whole numbers from 1 to 64 (MAXCHANNELS), as
+  // NCCL reads them (a bad value there is ignored with a warning; here it is an error).
+  const auto channels = [&](const char* variable) {
+    const std::string text = environment_value(options, variable);
+    if (text.empty()) return 0;
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < 1 || value > 64) {
+      throw InputError(
+          "", variable,
+          fmt::format("expected a whole number of channels from 1 to 64, not \"{}\"", text));
+    }
+    return value;
+  };
+  spec.min_channels = channels("NCCL_MIN_NCHANNELS");
+  spec.max_channels = channels("NCCL_MAX_NCHANNELS");
+  if (spec.min_channels > 0 && spec.max_channels > 0 && spec.min_channels > spec.max_channels) {
+    throw InputError(
+        "", "NCCL_MIN_NCHANNELS",
+        fmt::format("{} is above NCCL_MAX_NCHANNELS ({})", spec.min_channels, spec.max_channels));
+  }
+}
+
+// The NCCL variables of the run's environment that linksim does not model, each once, in the
+// environment's order: what a real run reads and this one would silently drop.
+std::vector<std::string> unmodelled_nccl_variables(const NcclTestsOptions& options) {
+  // What changes the simulation (above, and the cluster file's nccl_env), and what changes no
+  // timing in a real run either (logging, dumps, nccl-tests' own checks).
+  static const std::set<std::string, std::less<>> kRead{
+      "NCCL_ALGO",          "NCCL_PROTO",           "NCCL_NVLS_ENABLE",    "NCCL_MIN_NCHANNELS",
+      "NCCL_MAX_NCHANNELS", "NCCL_TESTS_MIN_BW",    "NCCL_DEBUG",          "NCCL_DEBUG_SUBSYS",
+      "NCCL_DEBUG_FILE",    "NCCL_GRAPH_DUMP_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_TESTS_SPLIT_MASK",
+      "NCCL_TESTS_DEVICE"};
+  std::vector<std::string> out;
+  for (const auto& entry : options.environment) {
+    if (!std::string_view(entry).starts_with("NCCL_")) continue;
+    const std::string name = entry.substr(0, entry.find('='));
+    if (kRead.contains(name)) continue;
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
 }
 
 // The ranks' GPUs: mpirun fills each host's slots in turn, and rank r of process p is
@@ -317,6 +360,8 @@ NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
   result.printout = printed + report::format_nccl_tests(run, result.rows, notes, network);
   for (const auto& n : s.notes)
     result.notes += fmt::format("linksim: note: {}\n", n);
+  for (const auto& name : unmodelled_nccl_variables(options))
+    result.notes += fmt::format("linksim: note: {} is not modelled; ignored\n", name);
   if (machine.is_cluster() && !machine.cluster->fabric.nccl_env.empty()) {
     const auto& env = machine.cluster->fabric.nccl_env;
     result.notes += fmt::format(

@@ -107,7 +107,13 @@ std::vector<Choice> candidate_choices(const Communicator& comm, const Request& r
       if (!caller_named && a->id() != Algorithm::pairwise && !comm.network_env_allows(p)) {
         continue;
       }
-      out.push_back({a->id(), p, a->channels(comm, p, request.size_bytes)});
+      int channels = a->channels(comm, p, request.size_bytes);
+      const bool own_count = a->id() == Algorithm::nvls || a->name() == "NVLSTree";
+      if (!own_count && request.max_channels > 0)
+        channels = std::min(channels, request.max_channels);
+      if (!own_count && request.min_channels > 0)
+        channels = std::max(channels, request.min_channels);
+      out.push_back({a->id(), p, channels});
     }
   }
   if (out.empty() && why_empty) {

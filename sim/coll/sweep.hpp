@@ -45,6 +45,9 @@ struct SweepSpec {
   int nccl_version = kModelledNcclVersion;
   // Request::simulate_every_candidate.
   bool simulate_every_candidate = false;
+  // Request::min_channels, max_channels.
+  int min_channels = 0;
+  int max_channels = 0;
   // Called after each row with (rows done, rows in all), for a progress display; prints nothing.
   // With several threads it is called from them, one call at a time.
   std::function<void(std::size_t done, std::size_t total)> progress;
