@@ -349,6 +349,9 @@ NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
     coll::SweepSpec spec = result.spec;
     spec.progress = options.progress;
     result.rows = all_tests(comm, spec, s);
+    result.bandwidth_check_failed =
+        run.min_bw_check_GBps != -1 &&
+        report::nccl_tests_average_busbw_GBps(result.rows) < run.min_bw_check_GBps * 0.9;
   }
   report::RowNotes notes;
   std::string network;

@@ -75,6 +75,9 @@ struct NcclTestsResult {
   std::size_t ranks = 0;
   std::vector<coll::SweepRow> rows;
   coll::SweepSpec spec;
+  // NCCL_TESTS_MIN_BW was set and the average bus bandwidth came under 90% of it: the printout
+  // says FAILED, and nccl-tests exits non-zero.
+  bool bandwidth_check_failed = false;
 };
 
 // Runs every test the invocation asks for on the machine. `json_path` is where the caller will

@@ -88,6 +88,9 @@ void run_nccl_tests(Args args, const std::vector<std::string>& words) {
   outputs.put("-", json.printed_line + result.printout);
   std::cerr << json.note << result.notes;
   outputs.write();
+  // nccl-tests fails a run whose average bus bandwidth is under 90% of NCCL_TESTS_MIN_BW (its
+  // status is non-zero; CI gates rely on it), after printing and writing everything.
+  if (result.bandwidth_check_failed) throw CommandFailed{1};
 }
 
 }  // namespace

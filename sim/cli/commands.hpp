@@ -6,6 +6,13 @@
 
 namespace linksim::cli {
 
+// Thrown by a command whose outputs are all written but which must still fail, as the tool it
+// stands for would (nccl-tests under a failed NCCL_TESTS_MIN_BW check): main returns
+// `exit_code` and prints nothing more.
+struct CommandFailed {
+  int exit_code = 1;
+};
+
 void register_topo(CLI::App& app);
 // `linksim topo graphs` (cmd_topo_graphs.cpp), added to the `topo` command by register_topo.
 void add_topo_graphs(CLI::App* topo_cmd);

@@ -118,6 +118,9 @@ int main(int argc, char** argv) {
       }
     }
     app.parse(argc, argv);
+  } catch (const linksim::cli::CommandFailed& failed) {
+    std::cout.flush();
+    return failed.exit_code;
   } catch (const linksim::MemoryBoundExceeded& e) {
     fmt::print(stderr, "linksim: error: {}\n", e.what());
     return linksim::kInputErrorExitCode;

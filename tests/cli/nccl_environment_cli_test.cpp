@@ -85,5 +85,26 @@ TEST_F(NcclEnvironmentCliTest, BadChannelBoundsAreRefused) {
   EXPECT_EQ(crossed.err, "linksim: error: NCCL_MIN_NCHANNELS: 8 is above NCCL_MAX_NCHANNELS (4)\n");
 }
 
+// The footer's "# Avg bus bandwidth    : ..." line, without its newline.
+std::string average_line(const std::string& out) {
+  const auto at = out.find("# Avg bus bandwidth    : ");
+  return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+}
+
+// Was "FAILED" with exit status 0; nccl-tests fails the run, and CI gates rely on its status.
+TEST_F(NcclEnvironmentCliTest, AFailedBandwidthCheckFailsTheRun) {
+  constexpr const char* kSmall =
+      "nccl-tests --topology rtx2080ti-2x all_reduce_perf -b 8 -e 8 -g 2";
+  set("NCCL_TESTS_MIN_BW", "1000");  // 1,000 GB/s: no 8-byte all-reduce on PCIe reaches it
+  const auto failed = run_linksim(kSmall);
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_TRUE(average_line(failed.out).ends_with(" FAILED")) << average_line(failed.out);
+  EXPECT_NE(failed.out.find("# Collective test concluded: all_reduce_perf\n"), std::string::npos);
+  set("NCCL_TESTS_MIN_BW", "0");  // any average passes
+  const auto passed = run_linksim(kSmall);
+  EXPECT_EQ(passed.exit_code, 0) << passed.err;
+  EXPECT_TRUE(average_line(passed.out).ends_with(" OK")) << average_line(passed.out);
+}
+
 }  // namespace
 }  // namespace linksim
