@@ -13,6 +13,18 @@
 namespace linksim::cli {
 namespace {
 
+// The CUDA samples see the GPUs of the node they run on: on a cluster, one host (the rest are
+// not CUDA devices there, let alone peers). Said on stderr, as the machine named is not the one
+// measured.
+const topo::Topology& one_host(const topo::Topology& machine) {
+  if (!machine.is_cluster()) return machine;
+  std::cerr << fmt::format(
+      "linksim: note: {} is a cluster; a CUDA sample sees the GPUs of the host it runs on, so "
+      "this is one {} host\n",
+      machine.name, machine.cluster->host->name);
+  return *machine.cluster->host;
+}
+
 // --format: the sample's printout (table), or its figures for programs (copy_bench_data.hpp).
 void add_format_option(CLI::App* cmd, std::string& format) {
   cmd->add_option("--format", format,
@@ -40,7 +52,8 @@ void register_p2p(CLI::App& app) {
   add_format_option(cmd, a->format);
   cmd->callback([a] {
     const report::P2pTestOptions o = app::p2p_test_options(a->sample);
-    const topo::Topology machine = topo::load_topology(a->topology);
+    const topo::Topology loaded = topo::load_topology(a->topology);
+    const topo::Topology& machine = one_host(loaded);
     app::check_p2p_test_machine(machine);
     std::cout << (a->format == "json"  ? report::p2p_test_json(machine, o)
                   : a->format == "csv" ? report::p2p_test_csv(machine, o)
@@ -74,7 +87,8 @@ void register_bandwidth(CLI::App& app) {
   cmd->add_flag("--cputiming", a->cputiming, "Accepted; a simulation has one clock");
   add_format_option(cmd, a->format);
   cmd->callback([a] {
-    const topo::Topology machine = topo::load_topology(a->topology);
+    const topo::Topology loaded = topo::load_topology(a->topology);
+    const topo::Topology& machine = one_host(loaded);
     const report::BandwidthTestOptions o = app::bandwidth_test_options(a->sample, machine);
     std::cout << (a->format == "json"  ? report::bandwidth_test_json(machine, o)
                   : a->format == "csv" ? report::bandwidth_test_csv(machine, o)
