@@ -83,6 +83,8 @@ report::BandwidthTestOptions bandwidth_test_options(const BandwidthTestArguments
                                    a.device, gpus - 1));
     }
     o.device = static_cast<int>(d);
+  } else {
+    o.device = std::nullopt;  // every device in turn, and their cumulative figure
   }
   if (o.mode == report::BandwidthTestMode::range) read_range(a, o);
   return o;
