@@ -9,6 +9,7 @@
 
 #include <iostream>
 
+#include "sim/app/mpi_launcher.hpp"
 #include "sim/app/nccl_tests_run.hpp"
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
@@ -51,7 +52,18 @@ CLI::Validator nccl_release() {
       "");
 }
 
-void run_nccl_tests(Args args, const std::vector<std::string>& words) {
+void run_nccl_tests(Args args, const std::vector<std::string>& pasted) {
+  // `mpirun -np 16 ... all_reduce_perf ...` pasted whole: the process count, then the command.
+  const app::LaunchedCommand launched = app::strip_mpi_launcher(pasted);
+  const std::vector<std::string>& words = launched.words;
+  if (launched.processes) {
+    if (args.options.processes != 1 && args.options.processes != *launched.processes) {
+      throw InputError("", "--np",
+                       fmt::format("{} processes, but the pasted launcher says -np {}",
+                                   args.options.processes, *launched.processes));
+    }
+    args.options.processes = *launched.processes;
+  }
   if (words.empty()) {
     throw InputError("", "argument BINARY",
                      fmt::format("expected an nccl-tests binary: one of {}",

@@ -37,6 +37,12 @@ std::vector<std::string> op_names() {
 }
 
 std::optional<Op> op_from_nccl_tests_binary(std::string_view binary) {
+  // An MPI build installed beside the plain one (HPC-X, some distributions) adds "_mpi": the
+  // same program.
+  constexpr std::string_view mpi = "_mpi";
+  if (binary.size() > mpi.size() && binary.substr(binary.size() - mpi.size()) == mpi) {
+    binary = binary.substr(0, binary.size() - mpi.size());
+  }
   constexpr std::string_view suffix = "_perf";
   if (binary.size() <= suffix.size() || binary.substr(binary.size() - suffix.size()) != suffix) {
     return std::nullopt;
