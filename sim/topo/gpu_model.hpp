@@ -28,10 +28,11 @@ struct GpuModel {
   std::string source;
 };
 
-// The compute capability NCCL reads from a GPU of this model (major x 10 + minor: 70 Volta, 75
-// Turing, 80 GA100, 86 GA102, 89 Ada, 90 Hopper, 100 Blackwell, 60 Pascal), by architecture,
-// with GA102's Ampere (4 NVLink links: RTX 3090, A40) told apart from GA100's (12); 80 for a GPU
-// NCCL does not run on (MI300X: RCCL's default row). NCCL picks its tables by it.
+// The compute capability NCCL reads from a GPU of this model (major x 10 + minor: 60 Pascal, 70
+// Volta, 75 Turing, 80 GA100, 86 GA10x, 89 Ada, 90 Hopper, 100 Blackwell datacenter, 120
+// Blackwell RTX), by architecture and die; 80 for a GPU NCCL does not run on (MI300X: RCCL's
+// default row). NCCL picks its tables by it; the NCCL XML export writes it as "sm". The one
+// rule for it (the export had a second, which disagreed on the A10).
 int nccl_compute_capability(const GpuModel& gpu);
 
 // The built-in catalog, sorted by name.

@@ -64,20 +64,6 @@ std::string affinity_mask(const std::string& cores) {
   return out;
 }
 
-// NCCL's SM version ("sm") of a GPU model: compute capability x 10.
-int sm_of(const GpuModel& g) {
-  const std::string& a = g.architecture;
-  const bool datacenter_ampere =
-      g.name.rfind("A100", 0) == 0 || g.name.rfind("A800", 0) == 0 || g.name.rfind("A30", 0) == 0;
-  if (a == "volta") return 70;
-  if (a == "turing") return 75;
-  if (a == "ampere") return datacenter_ampere ? 80 : 86;
-  if (a == "ada") return 89;
-  if (a == "hopper") return 90;
-  if (a == "blackwell") return g.name.find("RTX") != std::string::npos ? 120 : 100;
-  return 0;
-}
-
 // NCCL's link_speed strings by PCIe generation (xml.cc's speeds[]).
 std::string pcie_speed(int generation) {
   static const char* speeds[] = {"",
@@ -161,7 +147,7 @@ class Writer {
     if (n.kind == NodeKind::gpu) {
       Element gpu{"gpu",
                   {{"dev", std::to_string(n.ordinal)},
-                   {"sm", std::to_string(sm_of(*n.gpu))},
+                   {"sm", std::to_string(nccl_compute_capability(*n.gpu))},
                    {"rank", std::to_string(n.ordinal)},
                    {"gdr", "1"}},
                   {}};
