@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
   libtinyxml2-dev libsimdjson-dev gnuplot-nox help2man lld
   python3-venv python3-dev  # the Python package: pip install . in a venv (scripts/test-python.sh)
+  libopenmpi-dev openmpi-bin  # linksim sweep under mpirun (optional at build time)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -137,6 +137,15 @@ bool ScenarioRuns::serving() const {
 ScenarioRuns run_scenario(const ScenarioRunOptions& options) {
   ScenarioRuns runs;
   runs.scenario = work::load_scenario(options.scenario);
+  if (options.adjust_scenario) options.adjust_scenario(runs.scenario);
+  if (options.train_tokens) {
+    if (runs.scenario.gradient_sync || runs.scenario.job.kind != work::JobKind::training) {
+      throw InputError(
+          "", "--train-tokens",
+          fmt::format("a token budget needs a training scenario; {} is not one", options.scenario));
+    }
+    runs.scenario.job.train_tokens = *options.train_tokens;
+  }
   const std::vector<std::string> machines = machines_to_run(options, runs.scenario);
   std::vector<MachineRun> results(machines.size());
   CaseProgress progress;

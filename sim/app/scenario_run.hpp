@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct ScenarioRunOptions {
   // a Chrome trace draws). Every other result keeps its figures only, so memory grows with the
   // machines' result rows, not their timelines.
   bool trace_first_machine = false;
+  // Training: the run's token budget instead of the scenario's job.train_tokens, for the time,
+  // GPU-hours and cost to train (sim/work/time_to_train.hpp).
+  std::optional<double> train_tokens;
+  // Changes the scenario after it is read, before anything runs (a sweep's plan fields,
+  // sim/app/sweep_point.hpp); may be empty. What it sets is checked as the file's plan is.
+  std::function<void(work::Scenario&)> adjust_scenario;
   // Machines simulated at once; 0: one per core. The results are the same for any count.
   int threads = 0;
   // Called, one call at a time, as each machine starts with (machines done, machines in all, the

@@ -1,7 +1,9 @@
 // `linksim run SCENARIO` and `linksim compare SCENARIO`: the main job.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
+#include <string>
 
 #include "sim/app/scenario_report.hpp"
 #include "sim/app/scenario_run.hpp"
@@ -31,7 +33,38 @@ struct RunArgs {
   int nodes = 0;
   int jobs = 0;  // threads; 0: one per core
   bool force = false;
+  std::string train_tokens;  // "15T", "300B", "2e12"; "" for the scenario's
 };
+
+// A token count as planners write it: a number, or one with K, M, B (or G) or T (decimal).
+double token_count(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  double scale = 1;
+  const std::string suffix = used > 0 ? text.substr(used) : std::string();
+  if (suffix == "K" || suffix == "k")
+    scale = 1e3;
+  else if (suffix == "M")
+    scale = 1e6;
+  else if (suffix == "B" || suffix == "G")
+    scale = 1e9;
+  else if (suffix == "T")
+    scale = 1e12;
+  else if (!suffix.empty())
+    used = 0;
+  if (used == 0 || !std::isfinite(value) || value * scale < 1) {
+    throw InputError("", "--train-tokens",
+                     fmt::format("expected a number of tokens such as 15T, 300B or 2e12, not "
+                                 "\"{}\"",
+                                 text));
+  }
+  return value * scale;
+}
 
 using Runs = app::ScenarioRuns;
 
@@ -43,6 +76,7 @@ Runs run_all(const RunArgs& a) {
   options.nodes = a.nodes;
   options.trace_first_machine = !a.trace.empty();  // --trace draws the first machine
   options.threads = a.jobs;
+  if (!a.train_tokens.empty()) options.train_tokens = token_count(a.train_tokens);
   options.progress = progress.detailed_callback();
   Runs runs = app::run_scenario(options);
   progress.finish();
@@ -69,6 +103,9 @@ void add_common(CLI::App* cmd, RunArgs& a) {
       ->check(output_file_name());
   cmd->add_flag("--force", a.force, "Overwrite output files");
   add_nodes_option(cmd, a.nodes);
+  cmd->add_option("--train-tokens", a.train_tokens,
+                  "Training: the run's token budget (15T, 300B, 2e12), for the days, GPU-hours "
+                  "and cost to train (default: the scenario's job.train_tokens, if any)");
   add_jobs_option(cmd, a.jobs, "Machines");
   add_quiet_flag(cmd);
 }

@@ -25,7 +25,8 @@ void register_accuracy(CLI::App& app);
 // sim/work: `linksim run`, `linksim compare`.
 void register_run(CLI::App& app);
 void register_compare(CLI::App& app);
-void register_plan(CLI::App& app);  // `linksim plan`
+void register_plan(CLI::App& app);   // `linksim plan`
+void register_sweep(CLI::App& app);  // `linksim sweep` (cmd_sweep.cpp)
 // calibrate/: `linksim calibrate` (measure this node) and `linksim fit` (fit logs).
 void register_calibrate(CLI::App& app);
 void register_fit(CLI::App& app);

@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
     linksim::cli::register_run(app);
     linksim::cli::register_compare(app);
     linksim::cli::register_plan(app);
+    linksim::cli::register_sweep(app);
     linksim::cli::register_calibrate(app);
     linksim::cli::register_fit(app);
     linksim::cli::register_completion(app);

@@ -280,5 +280,8 @@ std::string model_schema_path() {
 std::string task_graph_schema_path() {
   return data_dir() + "/docs/task-graph.schema.json";
 }
+std::string sweep_schema_path() {
+  return data_dir() + "/docs/sweep.schema.json";
+}
 
 }  // namespace linksim

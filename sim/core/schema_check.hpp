@@ -27,5 +27,7 @@ std::string topology_schema_path();
 std::string scenario_schema_path();
 std::string model_schema_path();
 std::string task_graph_schema_path();
+// A sweep grid's (docs/sweep.schema.json; sim/app/sweep_grid.hpp).
+std::string sweep_schema_path();
 
 }  // namespace linksim

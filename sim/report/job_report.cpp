@@ -20,9 +20,14 @@ std::string plan_text(const work::Scenario& sc) {
   if (p.expert > 1) s += fmt::format(", EP {}", p.expert);
   if (p.zero_stage > 0) s += fmt::format(", ZeRO-{}", p.zero_stage);
   if (p.zero_stage >= 3 && !p.prefetch) s += " without prefetch";
+  if (p.zero_stage >= 3 && p.prefetch && p.prefetch_depth > 1) {
+    s += fmt::format(" prefetching {} layers ahead", p.prefetch_depth);
+  }
   if (p.shard_group > 0) s += fmt::format(" sharded over groups of {} (hybrid)", p.shard_group);
   if (p.sequence_parallel) s += ", sequence parallel";
   if (p.micro_batches > 1) s += fmt::format(", {} micro-batches", p.micro_batches);
+  if (p.virtual_stages > 1)
+    s += fmt::format(", interleaved 1F1B ({} chunks/stage)", p.virtual_stages);
   if (p.recompute != work::Recompute::none) {
     s += fmt::format(", {} recompute", work::to_string(p.recompute));
   }
@@ -166,6 +171,15 @@ std::string step_split_lines(const work::JobResult& r, const work::Scenario& sc)
     }
     out += cost + "\n";
   }
+  if (r.to_train) {
+    const work::TimeToTrain& t = *r.to_train;
+    std::string line =
+        fmt::format("  to train           {:.4g} tokens: {:.3g} days", t.tokens, t.time_s / 86400);
+    if (t.goodput < 1) line += fmt::format(" at {:.0f}% goodput", 100 * t.goodput);
+    line += fmt::format(", {:.4g} GPU-hours", t.gpu_hours);
+    if (t.cost_usd) line += fmt::format(", ${:.4g}", *t.cost_usd);
+    out += line + "\n";
+  }
   if (r.comm_sm_share > 0) {
     out += fmt::format(
         "  compute beside communication runs with {:.0f}% of the SMs taken by "
@@ -260,6 +274,13 @@ Json job_json(const work::JobResult& r, const work::Scenario& sc) {
     j["compute_by_operation"] = ops;
   }
   if (r.price_per_hour_usd) j["price_per_hour_usd"] = *r.price_per_hour_usd;
+  if (r.to_train) {
+    j["train_tokens"] = r.to_train->tokens;
+    j["goodput"] = r.to_train->goodput;
+    j["time_to_train_s"] = r.to_train->time_s;
+    j["gpu_hours"] = r.to_train->gpu_hours;
+    if (r.to_train->cost_usd) j["cost_to_train_usd"] = *r.to_train->cost_usd;
+  }
   Json groups = Json::object();
   for (const auto& [g, s] : r.by_group) {
     groups[g] = {{"collectives", s.collectives}, {"bytes", s.bytes}, {"time_s", s.time_s}};

@@ -28,14 +28,18 @@ void JobBuilder::build() {
     layers_.push_back(model_.layers / stages + (s < model_.layers % stages ? 1 : 0));
   }
   const bool training = sc_.job.kind == JobKind::training;
+  // Interleaving (plan_check: training, pipeline >= 2, chunks dividing every stage's layers).
+  chunks_ = training ? std::max(1, p.virtual_stages) : 1;
   fwd_out_.assign(static_cast<std::size_t>(stages),
-                  std::vector<std::vector<TaskId>>(static_cast<std::size_t>(m)));
+                  std::vector<std::vector<TaskId>>(static_cast<std::size_t>(chunks_ * m)));
   bwd_out_ = fwd_out_;
-  for (const PipelineOp& op : creation_order(one_f_one_b(stages, m, training), m)) {
+  const auto schedule =
+      chunks_ > 1 ? interleaved_one_f_one_b(stages, chunks_, m) : one_f_one_b(stages, m, training);
+  for (const PipelineOp& op : creation_order(schedule, m, chunks_)) {
     if (op.forward) {
-      forward(op.stage, op.micro_batch);
+      forward(op.stage, op.chunk, op.micro_batch);
     } else {
-      backward(op.stage, op.micro_batch, op.micro_batch == m - 1);
+      backward(op.stage, op.chunk, op.micro_batch, op.micro_batch == m - 1);
     }
   }
   if (training) optimizer_step();
@@ -136,15 +140,27 @@ void JobBuilder::exchange_experts(int s, Ready& ready) {
   }
 }
 
-JobBuilder::Ready JobBuilder::ready_from_stage_input(int s, int mb, bool backward) {
+// What chunk c of stage s takes in for micro-batch mb: the output of the model chunk before it
+// (forward) or after it (backward), sent from the stage that ran it. The model's chunk
+// c · pipeline + s follows chunk c of stage s - 1, and for stage 0 chunk c - 1 of the last
+// stage (the activations go from the last rank back to the first at a chunk boundary).
+JobBuilder::Ready JobBuilder::ready_from_stage_input(int s, int c, int mb, bool backward) {
   const ParallelPlan& p = layout_.plan;
   Ready ready(static_cast<std::size_t>(p.data),
               std::vector<std::vector<TaskId>>(static_cast<std::size_t>(p.tensor)));
-  const int from = backward ? s + 1 : s - 1;
-  if (from < 0 || from >= p.pipeline) return ready;
-  const auto& src = backward
-                        ? bwd_out_[static_cast<std::size_t>(from)][static_cast<std::size_t>(mb)]
-                        : fwd_out_[static_cast<std::size_t>(from)][static_cast<std::size_t>(mb)];
+  int from = backward ? s + 1 : s - 1;
+  int from_chunk = c;
+  if (from < 0) {
+    from = p.pipeline - 1;
+    from_chunk = c - 1;
+  } else if (from >= p.pipeline) {
+    from = 0;
+    from_chunk = c + 1;
+  }
+  if (from_chunk < 0 || from_chunk >= chunks_) return ready;
+  const auto slot = static_cast<std::size_t>(from_chunk * micro_batches_per_step(sc_) + mb);
+  const auto& src = backward ? bwd_out_[static_cast<std::size_t>(from)][slot]
+                             : fwd_out_[static_cast<std::size_t>(from)][slot];
   // Activations (or their gradients) cross the stage boundary, each TP rank its 1/tp share.
   const double bytes =
       roofline_.tokens_per_micro_batch() * roofline_.costs().activation_bytes_per_token / p.tensor;
@@ -184,10 +200,11 @@ std::vector<engine::TaskId> JobBuilder::flatten_ends(int s, const Ready& ready) 
   return out;
 }
 
-void JobBuilder::forward(int s, int mb) {
-  Ready ready = ready_from_stage_input(s, mb, false);
+void JobBuilder::forward(int s, int c, int mb) {
+  Ready ready = ready_from_stage_input(s, c, mb, false);
   // The embedding lookup (first stage) and the final norm, LM head and loss (last stage): one
-  // compute on every GPU of the stage (layer_roofline.hpp).
+  // compute on every GPU of the stage (layer_roofline.hpp); interleaved, in the model's first
+  // chunk (chunk 0 of stage 0) and its last (the last chunk of the last stage).
   const auto on_stage = [&](double seconds) {
     if (seconds <= 0) return;
     for (int d = 0; d < layout_.plan.data; ++d) {
@@ -197,26 +214,35 @@ void JobBuilder::forward(int s, int mb) {
       }
     }
   };
-  if (s == 0) on_stage(roofline_.first_stage_s(false));
-  const int layers = layers_[static_cast<std::size_t>(s)];
-  std::vector<TaskId> prefetched;
+  if (s == 0 && c == 0) on_stage(roofline_.first_stage_s(false));
+  // The chunk's layers: the stage's layers c · layers .. (c + 1) · layers - 1.
+  const int layers = layers_[static_cast<std::size_t>(s)] / chunks_;
+  Zero3Pass zero3;
   for (int l = 0; l < layers; ++l) {
-    gather_weights(s, ready, prefetched, l + 1 < layers);
+    gather_weights(s, l, layers, ready, zero3);
     layer_half(s, false, false, ready);
     layer_half(s, false, true, ready);
     if (roofline_.offload_bytes_per_layer() > 0 && sc_.job.kind == JobKind::training) {
-      store_activations(s, mb, l);
+      store_activations(s, mb, c * layers + l);
     }
   }
-  if (s == layout_.plan.pipeline - 1) on_stage(roofline_.last_stage_s(false));
-  fwd_out_[static_cast<std::size_t>(s)][static_cast<std::size_t>(mb)] = flatten_ends(s, ready);
+  if (s == layout_.plan.pipeline - 1 && c == chunks_ - 1) {
+    on_stage(roofline_.last_stage_s(false));
+  }
+  fwd_out_[static_cast<std::size_t>(s)]
+          [static_cast<std::size_t>(c * micro_batches_per_step(sc_) + mb)] = flatten_ends(s, ready);
 }
 
-void JobBuilder::backward(int s, int mb, bool last_micro_batch) {
+// Interleaved, each chunk's backward of the last micro-batch produces that chunk's gradients and
+// sends its buckets off, as Megatron's DDP does per model chunk.
+void JobBuilder::backward(int s, int c, int mb, bool last_micro_batch) {
   const ParallelPlan& p = layout_.plan;
-  Ready ready = ready_from_stage_input(s, mb, true);
+  Ready ready = ready_from_stage_input(s, c, mb, true);
   // The loss and LM head gradients first on the last stage, the embedding's last on the first
-  // (in the layer loop, before the last gradient bucket).
+  // (in the layer loop, before the last gradient bucket); interleaved, in the model's last and
+  // first chunks.
+  const bool first_chunk = s == 0 && c == 0;
+  const bool last_chunk = s == p.pipeline - 1 && c == chunks_ - 1;
   const auto on_stage = [&](double seconds) {
     if (seconds <= 0) return;
     for (int d = 0; d < p.data; ++d) {
@@ -226,8 +252,8 @@ void JobBuilder::backward(int s, int mb, bool last_micro_batch) {
       }
     }
   };
-  if (s == p.pipeline - 1) on_stage(roofline_.last_stage_s(true));
-  const int layers = layers_[static_cast<std::size_t>(s)];
+  if (last_chunk) on_stage(roofline_.last_stage_s(true));
+  const int layers = layers_[static_cast<std::size_t>(s)] / chunks_;
   double pending = 0;  // gradient bytes not yet in a bucket, per TP rank
   const double bytes = roofline_.element_bytes();
   const double grad_per_layer = roofline_.trained_params_per_layer() / p.tensor * bytes;
@@ -235,21 +261,26 @@ void JobBuilder::backward(int s, int mb, bool last_micro_batch) {
   const double edge = sc_.job.finetune.adapters() ? 0
                                                   : embedding_params(model_) / p.tensor * bytes /
                                                         (p.pipeline > 1 ? 2.0 : 1.0) *
-                                                        ((s == 0 || s == p.pipeline - 1) ? 1 : 0);
+                                                        ((first_chunk || last_chunk) ? 1 : 0);
   if (last_micro_batch) pending += edge;
-  std::vector<TaskId> prefetched;
+  Zero3Pass zero3;
   for (int l = 0; l < layers; ++l) {
-    gather_weights(s, ready, prefetched, l + 1 < layers);
-    if (roofline_.offload_bytes_per_layer() > 0) fetch_activations(s, mb, layers - 1 - l, ready);
+    gather_weights(s, l, layers, ready, zero3);
+    if (roofline_.offload_bytes_per_layer() > 0) {
+      fetch_activations(s, mb, c * layers + layers - 1 - l, ready);
+    }
     layer_half(s, true, true, ready);
     layer_half(s, true, false, ready);
     // The embedding's gradient, last of the backward, before the bucket that carries it.
-    if (s == 0 && l == layers - 1) on_stage(roofline_.first_stage_s(true));
-    if (!last_micro_batch || p.data < 2) continue;
-    if (p.zero_stage >= 3) {
-      reduce_gradients(s, grad_per_layer, coll::Op::reduce_scatter);
+    if (first_chunk && l == layers - 1) on_stage(roofline_.first_stage_s(true));
+    // ZeRO-3 (FSDP FULL_SHARD, DeepSpeed stage 3) keeps only gradient shards, so every
+    // micro-batch reduce-scatters each layer's gradients (the edge ones with the last layer)
+    // right after its backward, beside the next layer's.
+    if (p.zero_stage >= 3 && p.data >= 2) {
+      reduce_gradients(s, grad_per_layer + (l == layers - 1 ? edge : 0), coll::Op::reduce_scatter);
       continue;
     }
+    if (!last_micro_batch || p.data < 2) continue;
     pending += grad_per_layer;
     if (pending >= p.bucket_bytes || l == layers - 1) {
       reduce_gradients(s, pending,
@@ -257,7 +288,8 @@ void JobBuilder::backward(int s, int mb, bool last_micro_batch) {
       pending = 0;
     }
   }
-  bwd_out_[static_cast<std::size_t>(s)][static_cast<std::size_t>(mb)] = flatten_ends(s, ready);
+  bwd_out_[static_cast<std::size_t>(s)]
+          [static_cast<std::size_t>(c * micro_batches_per_step(sc_) + mb)] = flatten_ends(s, ready);
 }
 
 }  // namespace linksim::work

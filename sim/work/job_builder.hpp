@@ -1,12 +1,14 @@
 #pragma once
 // A job as one task graph on the engine (internal to simulate_job, sim/work/job_sim.hpp).
 //
-// Training: per pipeline stage its micro-batches in 1F1B order (pipeline_schedule.hpp); per
-// layer an attention half and an MLP half, each timed by the roofline (layer_roofline.hpp) and
+// Training: per pipeline stage its micro-batches in 1F1B order, or with plan.virtual_stages
+// its model chunks' in Megatron's interleaved 1F1B order (pipeline_schedule.hpp); per layer
+// an attention half and an MLP half, each timed by the roofline (layer_roofline.hpp) and
 // followed by a Megatron tensor-parallel all-reduce (or a reduce-scatter + all-gather with
 // sequence parallelism); activations and their gradients sent between stages; MoE all-to-all
-// around the experts; ZeRO-3 weight all-gathers (one layer ahead with plan.prefetch, so that
-// they run beside the previous layer's compute) and gradient reduce-scatters per layer;
+// around the experts; ZeRO-3 weight all-gathers (up to plan.prefetch_depth layers ahead with
+// plan.prefetch, bounded by the freeing of gathered layers, in the shard group's stream order)
+// and gradient reduce-scatters per layer and micro-batch (job_builder_data_parallel.cpp);
 // otherwise DDP gradient buckets all-reduced (reduce-scattered for ZeRO-1/2) as the last
 // micro-batch's backward produces them, overlapped with the rest of the backward; then the
 // optimizer step.
@@ -69,17 +71,26 @@ class JobBuilder {
                     double size, const std::vector<TaskId>& deps);
 
   // job_builder.cpp: the schedule's ops, layers, tensor and expert parallelism, stage sends.
-  void forward(int s, int mb);
-  void backward(int s, int mb, bool last_micro_batch);
+  // Chunk c of stage s (the model's chunk c · pipeline + s; 0 without interleaving).
+  void forward(int s, int c, int mb);
+  void backward(int s, int c, int mb, bool last_micro_batch);
   void layer_half(int s, bool backward, bool mlp, Ready& ready);
   void exchange_experts(int s, Ready& ready);
-  Ready ready_from_stage_input(int s, int mb, bool backward);
+  Ready ready_from_stage_input(int s, int c, int mb, bool backward);
   TaskId send(int a, int b, double bytes, TaskId dep);
   std::vector<TaskId> flatten_ends(int s, const Ready& ready) const;
 
   // job_builder_data_parallel.cpp: ZeRO weight gathers, gradient buckets, the optimizer step.
-  std::vector<TaskId> gather_layer_weights(int s, const Ready& after);
-  void gather_weights(int s, Ready& ready, std::vector<TaskId>& prefetched, bool next_layer);
+  // One forward or backward pass of a stage under ZeRO-3: the layers' gathers issued so far
+  // (each its ends by (TP rank, shard group)), and per layer l the tasks after which layer
+  // l - 1's gathered weights are freed (by rank index d * tensor + t; l = 0: the pass's start).
+  struct Zero3Pass {
+    std::vector<std::vector<TaskId>> gathers;
+    std::vector<std::vector<std::optional<TaskId>>> freed;
+  };
+  std::vector<TaskId> gather_layer_weights(int s, const std::vector<std::vector<TaskId>>& deps);
+  void gather_weights(int s, int layer, int layers, Ready& ready, Zero3Pass& pass);
+  TaskId dp_collective(int s, int base, int t, coll::Op op, double bytes, std::vector<TaskId> deps);
   void reduce_gradients(int s, double bytes, coll::Op op);
   void optimizer_step();
 
@@ -100,10 +111,15 @@ class JobBuilder {
   LayerRoofline roofline_;
   std::map<std::tuple<int, int, int>, TaskId> stored_;  // (rank, micro-batch, layer) -> copy
   std::map<int, TaskId> last_fetch_;
-  std::vector<int> layers_;                                // per stage
-  std::vector<std::vector<std::vector<TaskId>>> fwd_out_;  // [stage][micro-batch]: ends by GPU
+  std::vector<int> layers_;  // per stage (all its chunks)
+  int chunks_ = 1;           // model chunks per stage (plan.virtual_stages)
+  // [stage][chunk · micro-batches + micro-batch]: the ends of a forward (backward) by GPU.
+  std::vector<std::vector<std::vector<TaskId>>> fwd_out_;
   std::vector<std::vector<std::vector<TaskId>>> bwd_out_;
   std::map<int, std::vector<TaskId>> grad_syncs_;  // per rank: the syncs its step waits for
+  // ZeRO-3: per (stage, TP rank, shard group's first DP rank), the last collective issued on
+  // its process group, which the next one waits for (one NCCL stream per process group).
+  std::map<std::tuple<int, int, int>, TaskId> dp_stream_;
   std::vector<CommRecord> records_;
   std::vector<std::pair<TaskId, int>> compute_tasks_;
   int max_channels_ = 0;

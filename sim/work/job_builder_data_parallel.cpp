@@ -1,50 +1,120 @@
-// JobBuilder (job_builder.hpp): data parallelism. ZeRO-3 weight gathers per layer, gradient
-// buckets (DDP all-reduce, ZeRO reduce-scatter) as the last micro-batch's backward produces
-// them, and the optimizer step with ZeRO-1/2's weight all-gather after it; with hybrid sharding
-// (plan.shard_group) each inside its shard group, plus the gradient shards' all-reduce across
-// the groups.
+// JobBuilder (job_builder.hpp): data parallelism. ZeRO-3 weight gathers per layer with a
+// bounded prefetch and its gradient reduce-scatters per layer and micro-batch (see below);
+// gradient buckets (DDP all-reduce, ZeRO-1/2 reduce-scatter) as the last micro-batch's backward
+// produces them; the optimizer step with ZeRO-1/2's weight all-gather after it; with hybrid
+// sharding (plan.shard_group) each inside its shard group, plus the gradient shards' all-reduce
+// across the groups.
+#include <algorithm>
+
 #include "sim/work/job_builder.hpp"
 #include "sim/work/model_costs.hpp"
 
 namespace linksim::work {
 
-// ZeRO-3: one layer's weights all-gathered over each TP rank's shard group (its whole DP group
-// without hybrid sharding), once every member's `after` entries and its last compute have ended
-// (weights are gathered where the GPU's stream reaches them, never before its previous work).
+// ZeRO-3 as FSDP (FULL_SHARD, reshard_after_forward) and DeepSpeed stage 3 run it: each
+// layer's weights are all-gathered from their shards before the layer computes, in the forward
+// and again in the backward of every micro-batch, and freed after it. Sources (PyTorch
+// torch/distributed/fsdp/_runtime_utils.py, _unshard, _reshard, _prefetch_handle; the
+// FullyShardedDataParallel docs of limit_all_gathers, forward_prefetch and backward_prefetch;
+// DeepSpeed's stage-3 parameter coordinator with stage3_prefetch_bucket_size and
+// stage3_max_live_parameters), followed as they are documented (the sources were not re-read
+// line by line for this model), not fitted to any throughput:
+// - The gathers run on their own stream beside compute, so they share the links with every
+//   other transfer (the engine) and take SMs from the compute they overlap: they are "DP"
+//   collectives in records_, which sm_contention.hpp slows overlapped compute by.
+// - Prefetch is bounded. With limit_all_gathers, FSDP's rate limiter (_FreeEventQueue, two
+//   in-flight all-gathers) makes the CPU wait, before it issues a gather, for the free event of
+//   the layer two back: layer j's gather starts only once layer j - 2 has computed and freed its
+//   gathered weights. That is plan.prefetch_depth = 1 (the gathered layers are the computing one
+//   and the next); depth k lets k layers be gathered ahead (DeepSpeed's prefetch bucket): layer
+//   j's gather waits for layer j - k - 1. The first k + 1 gathers of a pass wait for the GPU's
+//   last compute before the pass (the previous pass freed its layers).
+// - One process group's collectives run in the order they were issued: ProcessGroupNCCL
+//   launches every collective of a group on that group's one NCCL stream per device, so the
+//   weight gathers and the gradient reduce-scatters of a shard group queue behind each other
+//   (dp_collective), in the order FSDP issues them (the prefetched gather before a layer's
+//   backward, its reduce-scatter after it).
+// - Nothing scales a gather's time: its size is the layer's weights over TP (each rank
+//   receives all shards), and the NCCL lowering through the placement seam prices it, with its
+//   latency, so small gathers on many GPUs come out latency-bound by themselves.
+
+// A ZeRO-3 collective over the shard group of (stage s, DP base, TP rank t), after `deps` and
+// (ZeRO-3 only) after the group's previous collective; returns its end.
+engine::TaskId JobBuilder::dp_collective(int s, int base, int t, coll::Op op, double bytes,
+                                         std::vector<TaskId> deps) {
+  const bool stream = layout_.plan.zero_stage >= 3;
+  const auto key = std::make_tuple(s, t, base);
+  if (stream) {
+    if (auto it = dp_stream_.find(key); it != dp_stream_.end()) deps.push_back(it->second);
+  }
+  const TaskId end = collective("DP", layout_.shard_group(s, base, t), op, bytes, deps);
+  if (stream) dp_stream_[key] = end;
+  return end;
+}
+
+// One layer's weights all-gathered over each TP rank's shard group (its whole DP group without
+// hybrid sharding), once every member's `deps` (by rank index d * tensor + t) have ended.
 // Returns the ends by (TP rank, shard group): index t * groups + group.
-std::vector<engine::TaskId> JobBuilder::gather_layer_weights(int s, const Ready& after) {
+std::vector<engine::TaskId> JobBuilder::gather_layer_weights(
+    int s, const std::vector<std::vector<TaskId>>& deps) {
   const ParallelPlan& p = layout_.plan;
   const int h = p.shard_size();
   std::vector<TaskId> ends;
   for (int t = 0; t < p.tensor; ++t) {
     for (int base = 0; base < p.data; base += h) {
-      std::vector<TaskId> deps;
+      std::vector<TaskId> group_deps;
       for (int d = base; d < base + h; ++d) {
-        const auto& r = after[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
-        deps.insert(deps.end(), r.begin(), r.end());
-        if (const auto& last = last_[static_cast<std::size_t>(layout_.rank(s, d, t))]) {
-          deps.push_back(*last);
-        }
+        const auto& r = deps[static_cast<std::size_t>(d * p.tensor + t)];
+        group_deps.insert(group_deps.end(), r.begin(), r.end());
       }
-      ends.push_back(collective("DP", layout_.shard_group(s, base, t), coll::Op::all_gather,
-                                roofline_.layer_weight_bytes() / p.tensor, deps));
+      ends.push_back(dp_collective(s, base, t, coll::Op::all_gather,
+                                   roofline_.layer_weight_bytes() / p.tensor, group_deps));
     }
   }
   return ends;
 }
 
-// ZeRO-3: the weights of the layer about to run, added to what it waits for. Gathered now,
-// unless the previous layer prefetched them into `prefetched`. With plan.prefetch the next
-// layer's gather (when `next_layer`) is issued here, after this layer's gather and inputs, so
-// that it runs while this layer computes (FSDP's forward/backward prefetch, DeepSpeed's
-// stage-3 prefetch: one layer ahead).
-void JobBuilder::gather_weights(int s, Ready& ready, std::vector<TaskId>& prefetched,
-                                bool next_layer) {
+// ZeRO-3: the weights of layer `layer` (of `layers` in this pass), added to what it waits for.
+// With plan.prefetch the gathers of the layers up to layer + prefetch_depth are issued here
+// (those not issued yet), each after the layer prefetch_depth + 1 before it has freed its
+// weights; without, the layer's own gather is issued now, after its inputs and the GPU's last
+// compute, so that every gather is exposed.
+void JobBuilder::gather_weights(int s, int layer, int layers, Ready& ready, Zero3Pass& pass) {
   const ParallelPlan& p = layout_.plan;
   if (p.zero_stage < 3 || p.shard_size() < 2) return;
-  const std::vector<TaskId> current =
-      prefetched.empty() ? gather_layer_weights(s, ready) : prefetched;
-  prefetched.clear();
+  const auto n = static_cast<std::size_t>(p.data * p.tensor);
+  // Layer `layer` - 1's weights are freed after each GPU's compute so far.
+  std::vector<std::optional<TaskId>> freed(n);
+  for (int d = 0; d < p.data; ++d) {
+    for (int t = 0; t < p.tensor; ++t)
+      freed[static_cast<std::size_t>(d * p.tensor + t)] =
+          last_[static_cast<std::size_t>(layout_.rank(s, d, t))];
+  }
+  pass.freed.push_back(std::move(freed));
+  std::vector<std::vector<TaskId>> deps(n);
+  if (!p.prefetch) {
+    for (int d = 0; d < p.data; ++d) {
+      for (int t = 0; t < p.tensor; ++t) {
+        auto& k = deps[static_cast<std::size_t>(d * p.tensor + t)];
+        k = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+        if (const auto& f = pass.freed.back()[static_cast<std::size_t>(d * p.tensor + t)])
+          k.push_back(*f);
+      }
+    }
+    pass.gathers.push_back(gather_layer_weights(s, deps));
+  } else {
+    const int depth = std::max(1, p.prefetch_depth);
+    const int last = std::min(layers - 1, layer + depth);
+    while (static_cast<int>(pass.gathers.size()) <= last) {
+      const int j = static_cast<int>(pass.gathers.size());
+      // Layer j - depth - 1 freed: pass.freed[j - depth] (index 0: the pass's start).
+      const auto& f = pass.freed[static_cast<std::size_t>(std::max(0, j - depth))];
+      for (std::size_t k = 0; k < n; ++k)
+        deps[k] = f[k] ? std::vector<TaskId>{*f[k]} : std::vector<TaskId>{};
+      pass.gathers.push_back(gather_layer_weights(s, deps));
+    }
+  }
+  const std::vector<TaskId>& current = pass.gathers[static_cast<std::size_t>(layer)];
   const int groups = p.shard_replicas();
   for (int d = 0; d < p.data; ++d) {
     for (int t = 0; t < p.tensor; ++t) {
@@ -52,7 +122,6 @@ void JobBuilder::gather_weights(int s, Ready& ready, std::vector<TaskId>& prefet
           current[static_cast<std::size_t>(t * groups + d / p.shard_size())]);
     }
   }
-  if (p.prefetch && next_layer) prefetched = gather_layer_weights(s, ready);
 }
 
 // A gradient bucket over the DP group, after the compute that produced it; the backward
@@ -70,7 +139,7 @@ void JobBuilder::reduce_gradients(int s, double bytes, coll::Op op) {
       for (int d = base; d < base + h; ++d) {
         deps.push_back(*last_[static_cast<std::size_t>(layout_.rank(s, d, t))]);
       }
-      const TaskId end = collective("DP", layout_.shard_group(s, base, t), op, bytes, deps);
+      const TaskId end = dp_collective(s, base, t, op, bytes, std::move(deps));
       for (int d = base; d < base + h; ++d) {
         shard_ends[static_cast<std::size_t>(d)] = end;
         grad_syncs_[layout_.rank(s, d, t)].push_back(end);

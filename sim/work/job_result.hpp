@@ -16,6 +16,7 @@
 #include "sim/engine/timeline.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/work/memory.hpp"
+#include "sim/work/time_to_train.hpp"
 
 namespace linksim::work {
 
@@ -57,6 +58,8 @@ struct JobResult {
   std::vector<std::string> advice;
   std::vector<std::string> notes;  // how this result was obtained (e.g. the seed's simple model)
   std::string failure;             // set when the job could not run here (does not fit)
+  // Training with job.train_tokens: the whole run (time_to_train.hpp).
+  std::optional<TimeToTrain> to_train;
   // On a calibrated machine whose figures carry ranges: the step time with every figure at its
   // fast end (lo) and at its slow end (hi); see sim/topo/uncertainty.hpp.
   std::optional<topo::Range> step_range_s;

@@ -16,6 +16,7 @@
 #include "sim/work/plan_check.hpp"
 #include "sim/work/rank_layout.hpp"
 #include "sim/work/sm_contention.hpp"
+#include "sim/work/time_to_train.hpp"
 
 namespace linksim::work {
 namespace {
@@ -137,9 +138,14 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
                                                          builder.compute_tasks(),
                                                          std::move(gpu_ids), options.name_tasks));
   account_job(res, machine, sc, *sim, *tl, *names, builder.records());
+  if (auto warning = tensor_spans_nodes_warning(machine, sc.plan)) res.notes.push_back(*warning);
   res.simulation = sim;
   res.timeline = tl;
   res.names = names;
+  if (sc.job.train_tokens) {
+    res.to_train = time_to_train(*sc.job.train_tokens, sc.job.goodput, res.tokens_per_s, res.gpus,
+                                 res.price_per_hour_usd);
+  }
   res.advice = advise(res, sc);
   return res;
 }

@@ -60,8 +60,8 @@ double base_weight_bytes(const ModelSpec& m, const Job& job, const GpuParams& p,
 
 void check_plan(const ParallelPlan& plan) {
   if (plan.data < 1 || plan.tensor < 1 || plan.pipeline < 1 || plan.expert < 1 ||
-      plan.micro_batches < 1 || plan.zero_stage < 0 || plan.zero_stage > 3 ||
-      plan.shard_group < 0 || plan.data % plan.shard_size() != 0) {
+      plan.micro_batches < 1 || plan.virtual_stages < 1 || plan.zero_stage < 0 ||
+      plan.zero_stage > 3 || plan.shard_group < 0 || plan.data % plan.shard_size() != 0) {
     throw std::invalid_argument(
         fmt::format("memory_per_gpu: invalid plan (data {}, tensor {}, pipeline {}, expert {}, "
                     "micro_batches {}, zero_stage {}, shard_group {})",
@@ -114,12 +114,36 @@ MemoryBreakdown training_memory(const ModelSpec& m, const Job& job, const Parall
     out.gradients_bytes = bytes * params(plan.zero_stage >= 2);
     out.optimizer_bytes = optimizer_bytes_per_param * params(plan.zero_stage >= 1);
   }
+  if (zero3 && dp > 1) {
+    // ZeRO-3's working copies (memory.hpp): gathered full layers and unsharded gradients.
+    const LayerCosts c = layer_costs(m);
+    const double tp = plan.tensor;
+    GpuParams layer;
+    layer.dense_linear = (c.linear_params - c.expert_params) / tp;
+    layer.dense_other = (c.params - c.linear_params) / tp;
+    layer.expert = c.expert_params / (tp * plan.expert);
+    const double adapters = adapter_params_per_layer(m, job.finetune) / tp;
+    const double gathered = base_weight_bytes(m, job, layer, 1, 1) + bytes * adapters;
+    const double live_layers = 1 + (plan.prefetch ? std::max(1, plan.prefetch_depth) : 0);
+    out.weights_bytes += live_layers * gathered;
+    const double layer_grads = job.finetune.adapters() ? adapters : layer.all();
+    out.gradients_bytes += 2 * bytes * layer_grads;
+  }
   if (plan.optimizer_offload) {
     out.host_bytes += out.optimizer_bytes;
     out.optimizer_bytes = 0;
   }
 
-  const double in_flight = std::min(plan.pipeline, plan.micro_batches);
+  // Micro-batches whose activations the first stage holds at once, in units of its whole
+  // stage: under 1F1B min(PP, m); interleaved (v chunks), Megatron's first stage holds its
+  // warm-up + 1 chunk-micro-batches, min(2(PP - 1) + (v - 1)·PP + 1, m·v), of 1/v of its layers
+  // each: PP + (PP - 1)/v when m is large, Korthikanti et al. 2022's 1 + (PP - 1)/(PP·v) times
+  // the non-interleaved PP.
+  const int v = plan.virtual_stages;
+  const int warm_up_chunks = 2 * (plan.pipeline - 1) + (v - 1) * plan.pipeline;
+  const int held = v > 1 ? std::min(warm_up_chunks + 1, plan.micro_batches * v)
+                         : std::min(plan.pipeline, plan.micro_batches);
+  const double in_flight = static_cast<double>(held) / v;
   const double per_layer = layer_activation_bytes(m, job, plan, options);
   const double layers = layers_per_stage(m, plan);
   if (plan.activation_offload) {
@@ -238,6 +262,7 @@ std::optional<ParallelPlan> smallest_fitting_plan(const ModelSpec& model, const 
     p.pipeline = pp;
     p.zero_stage = zero;
     p.micro_batches = training ? job.global_batch / dp : 1;
+    p.virtual_stages = 1;  // suggested plans are plain 1F1B
     if (allowed && !allowed(p)) return std::nullopt;
     if (!check_fit(model, job, p, gpu, usable_fraction).fits) return std::nullopt;
     return p;

@@ -15,6 +15,18 @@
 // DP (expert parameters over DP / EP): z ≥ 1 the optimizer, z ≥ 2 the gradients, z = 3 the
 // weights; with hybrid sharding (plan.shard_group = H) over H instead of DP (experts over
 // max(1, H / EP)). ZeRO-Offload (plan.optimizer_offload) moves the optimizer state to host memory.
+// ZeRO-3 over a shard group of 2 or more also holds working copies, as FSDP (FULL_SHARD) and
+// DeepSpeed stage 3 allocate them (sim/work/job_builder_data_parallel.cpp; docs/compute-model.md):
+//   weights   + (1 + prefetch_depth) full layers (1 without prefetch) at the weights' bytes:
+//               the computing layer's gathered weights and the ones prefetched (FSDP's
+//               unsharded flat parameter is its own allocation beside the local shard)
+//   gradients + 2 full layers of trained parameters at dtype bytes: the layer whose backward
+//               produces its unsharded gradient and the previous one's, alive until its
+//               reduce-scatter ends
+// (per layer: its parameters over TP, experts over TP × EP). Left out: the embedding and LM
+// head units' gathers (ZeRO-3 gathers them too, but not beside a layer's at the peak assumed
+// here), FSDP's flat-parameter padding (under shard-group-size elements per layer) and the
+// reduce-scatter's output shard (1 / shard group of a layer).
 // Activations (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
 // Models", arXiv:2205.05198, Sec. 4), per layer and micro-batch of b sequences of s tokens, with
 // h = hidden, a = heads, t = TP, for 2-byte activations (scaled by dtype bytes / 2):
@@ -27,7 +39,9 @@
 //                           arXiv:2205.14135: it never writes the s×s matrix)
 //   full recompute:         2·s·b·h (the layer input only)
 // The micro-batch holds b = ceil(global_batch / (DP × micro_batches)) sequences; under 1F1B the
-// first stage holds min(PP, micro_batches) micro-batches in flight, each for its layers. With
+// first stage holds min(PP, micro_batches) micro-batches in flight, each for its layers (with
+// plan.virtual_stages v, min(2(PP - 1) + (v - 1)·PP + 1, micro_batches·v) / v: Megatron's
+// interleaved warm-up, memory.cpp). With
 // activation offload the GPU keeps two layers of one micro-batch (the one computing, the one
 // being copied) and host memory the rest. The formula assumes a 4h GPT FFN; a gated 8/3·h FFN
 // stores about as much. Embedding and loss activations and LoRA's rank-r intermediates are

@@ -21,6 +21,10 @@ struct Job {
   Finetune finetune;        // training: full, or LoRA / QLoRA adapters on a frozen base
   Precision precision;      // weight and KV-cache formats
   ServingLoad serving;      // serving: the request stream
+  // Training: the run's token budget (time_to_train.hpp), and the share of wall-clock time in
+  // useful steps.
+  std::optional<double> train_tokens;
+  double goodput = 1;
 };
 
 // Activation recomputation (Korthikanti et al. 2022, arXiv:2205.05198): none; selective (the
@@ -44,7 +48,12 @@ struct ParallelPlan {
   int shard_group = 0;
   bool sequence_parallel = false;  // TP with reduce-scatter/all-gather instead of all-reduce
   int micro_batches = 1;           // per pipeline (1F1B); per DP rank gradient accumulation
-  double bucket_bytes = 25e6;      // DDP gradient bucket (PyTorch default 25 MB)
+  // Interleaved 1F1B (Megatron-LM's virtual pipeline, pipeline_schedule.hpp): each stage holds
+  // this many model chunks of layers-per-stage / virtual_stages layers; 1 is plain 1F1B.
+  // REQUIRES (plan_check): a training job, pipeline >= 2, dividing the layers per stage, and
+  // micro_batches a multiple of pipeline.
+  int virtual_stages = 1;
+  double bucket_bytes = 25e6;  // DDP gradient bucket (PyTorch default 25 MB)
   Recompute recompute = Recompute::none;
   // FlashAttention-style attention (no s² activations): nullopt follows the rule of
   // uses_flash_attention (sim/work/memory.hpp); true or false forces it.
@@ -55,10 +64,16 @@ struct ParallelPlan {
   // ZeRO-Offload (Ren et al. 2021, arXiv:2101.06840): fp32 master weights and Adam moments in
   // host memory, the optimizer step on the CPU; gradients go down and weights come back up.
   bool optimizer_offload = false;
-  // ZeRO-3: all-gather the next layer's weights while this layer computes (one layer ahead, as
-  // FSDP's forward/backward prefetch and DeepSpeed's stage-3 prefetch do); false gathers each
-  // layer's weights only when it needs them.
+  // ZeRO-3: all-gather the next layers' weights while this layer computes (up to
+  // prefetch_depth layers ahead, as FSDP's forward/backward prefetch and DeepSpeed's stage-3
+  // prefetch do); false gathers each layer's weights only when it needs them.
   bool prefetch = true;
+  // ZeRO-3 with prefetch: how many layers ahead of the computing one may be gathered. The
+  // gather of layer j waits until layer j - prefetch_depth - 1 has computed and freed its
+  // gathered weights. 1 is FSDP's limit_all_gathers (two gathered layers at a time: the one
+  // computing, the next); larger values are DeepSpeed-like (stage3_prefetch_bucket_size,
+  // stage3_max_live_parameters). REQUIRES >= 1.
+  int prefetch_depth = 1;
   // "data": "fill": the data-parallel degree is whatever fills the machine (its GPUs over
   // tensor x pipeline), so machines of different sizes run at the same global batch.
   bool data_fills = false;

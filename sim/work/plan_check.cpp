@@ -26,7 +26,60 @@ std::optional<PlanProblem> finetune_problem(const ModelSpec& model, const Job& j
   return std::nullopt;
 }
 
+// Interleaved 1F1B (plan.virtual_stages): what Megatron-LM requires of it (its
+// forward_backward_pipelining_with_interleaving and the layer split of its virtual pipeline).
+std::optional<PlanProblem> interleaving_problem(const ModelSpec& model, const Job& job,
+                                                const ParallelPlan& p) {
+  const int v = p.virtual_stages;
+  if (v == 1) return std::nullopt;
+  const auto problem = [](std::string message) {
+    return PlanProblem{"/plan/virtual_stages", std::move(message)};
+  };
+  if (job.kind != JobKind::training) {
+    return problem(fmt::format(
+        "virtual_stages {} interleaves the 1F1B schedule of a training job; a {} job runs "
+        "forwards only: expected 1",
+        v, to_string(job.kind)));
+  }
+  if (p.pipeline < 2) {
+    return problem(
+        fmt::format("virtual_stages {} needs pipeline parallelism (pipeline >= 2); pipeline is {}: "
+                    "expected 1, or a pipeline of 2 or more stages",
+                    v, p.pipeline));
+  }
+  if (model.layers % p.pipeline != 0) {
+    return problem(fmt::format(
+        "virtual_stages {}: {}'s {} layers do not split evenly over pipeline {}; expected "
+        "pipeline to divide the layers when the stages are interleaved",
+        v, model.name, model.layers, p.pipeline));
+  }
+  const int per_stage = model.layers / p.pipeline;
+  if (per_stage % v != 0) {
+    return problem(fmt::format(
+        "virtual_stages {} does not divide the {} layers per stage ({} layers over pipeline "
+        "{}); expected a divisor of {}",
+        v, per_stage, model.layers, p.pipeline, per_stage));
+  }
+  if (p.micro_batches % p.pipeline != 0) {
+    return PlanProblem{
+        "/plan/micro_batches",
+        fmt::format("{} micro-batches under the interleaved schedule (virtual_stages {}) with "
+                    "pipeline {}: Megatron-LM runs them in groups of pipeline size; expected a "
+                    "multiple of {}",
+                    p.micro_batches, v, p.pipeline, p.pipeline)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> tensor_spans_nodes_warning(const topo::Topology& machine,
+                                                      const ParallelPlan& p) {
+  if (!machine.is_cluster() || p.tensor <= machine.cluster->gpus_per_host) return std::nullopt;
+  return fmt::format(
+      "unusual: TP {} spans nodes of {} GPUs; its all-reduces cross the network every layer",
+      p.tensor, machine.cluster->gpus_per_host);
+}
 
 std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const ModelSpec& model,
                                         const Job& job, const ParallelPlan& p) {
@@ -38,17 +91,13 @@ std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const Mod
                              "it on more nodes)",
                              p.data, p.tensor, p.pipeline, p.gpus(), machine.name, gpus, gpus)};
   }
-  if (machine.is_cluster() && p.tensor > machine.cluster->gpus_per_host) {
-    return PlanProblem{
-        "/plan/tensor",
-        fmt::format("tensor parallelism {} spans nodes of {} GPUs; linksim keeps a tensor group "
-                    "inside one node, as its all-reduces need NVLink",
-                    p.tensor, machine.cluster->gpus_per_host)};
-  }
+  // A tensor group wider than a node runs, its collectives over the network (the placement
+  // seam lowers them as NCCL does across nodes); tensor_spans_nodes_warning says it is unusual.
   if (p.pipeline > model.layers) {
     return PlanProblem{"/plan/pipeline",
                        fmt::format("{} pipeline stages for {} layers", p.pipeline, model.layers)};
   }
+  if (auto problem = interleaving_problem(model, job, p)) return problem;
   if (model.heads > 0 && model.heads % p.tensor != 0) {
     return PlanProblem{"/plan/tensor",
                        fmt::format("tensor parallelism {} does not divide {}'s {} heads", p.tensor,

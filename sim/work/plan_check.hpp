@@ -1,9 +1,9 @@
 #pragma once
-// Whether a parallel plan can run a job on a machine at all (memory aside): its GPUs, its
-// tensor groups inside a node, stages no more than layers, heads split evenly, experts and
-// batch splitting, and the fine-tuning targets the model has. simulate_job refuses a plan
-// with a problem; the plan search (sim/work/plan_search.hpp) and the "smallest plan that
-// fits" advice skip one.
+// Whether a parallel plan can run a job on a machine at all (memory aside): its GPUs, stages
+// no more than layers, interleaved stages as Megatron-LM allows them, heads split evenly,
+// experts and batch splitting, and the fine-tuning targets the model has. simulate_job
+// refuses a plan with a problem; the plan search (sim/work/plan_search.hpp) and the "smallest
+// plan that fits" advice skip one.
 
 #include <optional>
 #include <string>
@@ -25,5 +25,10 @@ inline constexpr double kMaxJobComputeTasks = 2'000'000;
 
 std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const ModelSpec& model,
                                         const Job& job, const ParallelPlan& plan);
+
+// A plan that runs but is unusual: a tensor-parallel group wider than a cluster's node, whose
+// all-reduces then cross the network every layer. The warning, or nullopt.
+std::optional<std::string> tensor_spans_nodes_warning(const topo::Topology& machine,
+                                                      const ParallelPlan& plan);
 
 }  // namespace linksim::work

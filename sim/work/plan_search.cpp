@@ -99,7 +99,8 @@ std::size_t enumerate(const topo::Topology& machine, const ModelSpec& model, con
           ++count;
           ParallelPlan p = sc.plan;
           p.data_fills = false;
-          p.shard_group = 0;  // the search ranks plain plans (ZeRO over the whole DP group)
+          p.shard_group = 0;     // the search ranks plain plans (ZeRO over the whole DP group)
+          p.virtual_stages = 1;  // ... and plain 1F1B
           p.tensor = tp;
           p.pipeline = pp;
           p.data = dp;

@@ -31,7 +31,8 @@ struct RankLayout {
 };
 
 // The GPUs a plan runs on: the first data x tensor x pipeline of the machine, in GPU order, so
-// that on a cluster tensor groups stay inside a node and the job fills whole nodes first.
+// that on a cluster tensor groups stay inside a node (a tensor degree above a node's GPU count
+// spans whole nodes) and the job fills whole nodes first.
 std::vector<topo::NodeId> plan_gpus(const topo::Topology& machine, const ParallelPlan& plan);
 
 }  // namespace linksim::work

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "sim/coll/algorithm_registry.hpp"
@@ -109,7 +110,8 @@ void parse_job(const JsonView& job, Scenario& s) {
     s.job.sequence_length = s.job.serving.input_tokens.max;
     s.job.decode_tokens = s.job.serving.output_tokens.max;
   } else {
-    job.expect_only({"kind", "global_batch", "sequence_length", "decode_tokens", "finetune"});
+    job.expect_only({"kind", "global_batch", "sequence_length", "decode_tokens", "finetune",
+                     "train_tokens", "goodput"});
     if (kind == "training") {
       s.job.kind = JobKind::training;
     } else if (kind == "prefill") {
@@ -126,14 +128,27 @@ void parse_job(const JsonView& job, Scenario& s) {
     s.job.sequence_length = positive_int(job, "sequence_length", 2048);
     s.job.decode_tokens = positive_int(job, "decode_tokens", 1);
     if (auto f = job.get("finetune")) s.job.finetune = parse_finetune(*f);
+    if (auto t = job.get("train_tokens")) {
+      if (s.job.kind != JobKind::training) t->fail("a token budget needs a training job");
+      const double tokens = t->as_number();
+      if (!(tokens >= 1) || !std::isfinite(tokens)) t->fail("expected a number of tokens >= 1");
+      s.job.train_tokens = tokens;
+    }
+    if (auto g = job.get("goodput")) {
+      if (!job.get("train_tokens")) g->fail("goodput scales a token budget: give train_tokens");
+      const double goodput = g->as_number();
+      if (!(goodput > 0 && goodput <= 1)) g->fail("expected a share of time above 0, at most 1");
+      s.job.goodput = goodput;
+    }
   }
 }
 
 // The parallel plan: degrees, ZeRO, buckets, recompute, offload.
 void parse_plan(const JsonView& plan, Scenario& s) {
   plan.expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "shard_group",
-                    "sequence_parallel", "micro_batches", "bucket_size", "recompute", "prefetch",
-                    "flash_attention", "activation_offload", "optimizer_offload"});
+                    "sequence_parallel", "micro_batches", "virtual_stages", "bucket_size",
+                    "recompute", "prefetch", "prefetch_depth", "flash_attention",
+                    "activation_offload", "optimizer_offload"});
   if (auto dv = plan.get("data"); dv && dv->is_string()) {
     if (dv->as_string() != "fill") {
       dv->fail("expected a data-parallel degree (a positive integer) or \"fill\"");
@@ -146,6 +161,7 @@ void parse_plan(const JsonView& plan, Scenario& s) {
   s.plan.pipeline = positive_int(plan, "pipeline", 1);
   s.plan.expert = positive_int(plan, "expert", 1);
   s.plan.micro_batches = positive_int(plan, "micro_batches", 1);
+  s.plan.virtual_stages = positive_int(plan, "virtual_stages", 1);
   s.plan.sequence_parallel = plan.bool_or("sequence_parallel", false);
   if (auto r = plan.get("recompute")) s.plan.recompute = parse_recompute(*r);
   if (auto f = plan.get("flash_attention")) s.plan.flash_attention = f->as_bool();
@@ -157,6 +173,7 @@ void parse_plan(const JsonView& plan, Scenario& s) {
     }
   }
   s.plan.prefetch = plan.bool_or("prefetch", true);
+  s.plan.prefetch_depth = positive_int(plan, "prefetch_depth", 1);
   if (auto z = plan.get("zero_stage")) {
     const auto stage = z->as_integer();
     if (stage < 0 || stage > 3) z->fail("expected a ZeRO stage from 0 to 3");

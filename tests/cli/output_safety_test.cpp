@@ -270,7 +270,8 @@ TEST(OutputSafetyTest, UsageErrorsExitTwoOnOneLine) {
       {"", "linksim: error: A subcommand is required (see linksim --help)\n"},
       {"bogus",
        "linksim: error: unknown command \"bogus\"; expected one of topo, run-graph, nccl-tests, "
-       "p2p, bandwidth, nvbandwidth, accuracy, run, compare, plan, calibrate, fit, completion\n"},
+       "p2p, bandwidth, nvbandwidth, accuracy, run, compare, plan, sweep, calibrate, fit, "
+       "completion\n"},
   };
   for (const auto& c : cases) {
     const auto r = run_linksim(c.args);

@@ -72,16 +72,18 @@ TEST(HybridSharding, MemoryShardsOverTheGroupNotTheWholeDataParallelGroup) {
   p.shard_group = 4;
   const MemoryBreakdown hsdp = memory_per_gpu(tiny_memory_model(), job, p);
   // 1,352 parameters over a group of 4: weights and gradients 1,352 x 2 B / 4 = 676 B each,
-  // optimizer 1,352 x 12 B / 4 = 4,056 B. Activations: b = 8 / 8 = 1 sequence, s·b·h =
+  // optimizer 1,352 x 12 B / 4 = 4,056 B. ZeRO-3's working copies (memory.hpp): 2 gathered
+  // layers (prefetch depth 1) and 2 layers of unsharded gradients, each 592 x 2 B = 1,184 B a
+  // layer: + 2,368 B to weights and to gradients. Activations: b = 8 / 8 = 1 sequence, s·b·h =
   // 16·1·8 = 128; x (10 + 24 + 5·2·16/8 = 54) = 6,912 B per layer, x 2 layers = 13,824 B.
-  EXPECT_EQ(hsdp.weights_bytes, 676.0);
-  EXPECT_EQ(hsdp.gradients_bytes, 676.0);
+  EXPECT_EQ(hsdp.weights_bytes, 676.0 + 2368.0);
+  EXPECT_EQ(hsdp.gradients_bytes, 676.0 + 2368.0);
   EXPECT_EQ(hsdp.optimizer_bytes, 4056.0);
   EXPECT_EQ(hsdp.activations_bytes, 13824.0);
-  EXPECT_EQ(hsdp.total_bytes(), 19232.0);
-  // Plain ZeRO-3 over all 8: 338 + 338 + 2,028 + 13,824 = 16,528 B.
+  EXPECT_EQ(hsdp.total_bytes(), 19232.0 + 2 * 2368.0);
+  // Plain ZeRO-3 over all 8: 338 + 338 + 2,028 + 13,824 = 16,528 B, + 2 x 2,368 B.
   p.shard_group = 0;
-  EXPECT_EQ(memory_per_gpu(tiny_memory_model(), job, p).total_bytes(), 16528.0);
+  EXPECT_EQ(memory_per_gpu(tiny_memory_model(), job, p).total_bytes(), 16528.0 + 2 * 2368.0);
   // ZeRO-1 with groups of 2: only the optimizer is sharded, 16,224 / 2 = 8,112 B.
   p.zero_stage = 1;
   p.shard_group = 2;
@@ -95,26 +97,32 @@ TEST(HybridSharding, StepOnTwoP4dNodesGathersInsideEachNodeAndAllReducesShardsAc
   const JobResult h = simulate_job(p4d, load_model(hsdp.model), hsdp);
   // Inside each node (2 groups of 8): per layer a weight all-gather in the forward and one in
   // the backward, and a gradient reduce-scatter, each of the layer's 33,558,528 B:
-  // 4 layers x 2 groups x 3 = 24 collectives, 24 x 33,558,528 = 805,404,672 B.
+  // 4 layers x 2 groups x 3 = 24 collectives, 24 x 33,558,528 = 805,404,672 B; the last
+  // layer's reduce-scatter also carries the embedding and LM head gradients, 2 x 1,000 x 1,024
+  // + 1,024 (final norm) = 2,049,024 parameters = 4,098,048 B, in each group: + 8,196,096 B.
   ASSERT_TRUE(h.by_group.count("DP"));
   EXPECT_EQ(h.by_group.at("DP").collectives, 24);
-  EXPECT_DOUBLE_EQ(h.by_group.at("DP").bytes, 805404672.0);
+  EXPECT_DOUBLE_EQ(h.by_group.at("DP").bytes, 805404672.0 + 8196096.0);
   // Across the nodes: per layer each of the 8 shard positions all-reduces its shard,
-  // 33,558,528 / 8 = 4,194,816 B, over its 2 replicas: 32 all-reduces, 134,234,112 B.
+  // 33,558,528 / 8 = 4,194,816 B, over its 2 replicas: 32 all-reduces, 134,234,112 B; the
+  // edge gradients' shards add 8 x 4,098,048 / 8 = 4,098,048 B.
   ASSERT_TRUE(h.by_group.count("DP replicas"));
   EXPECT_EQ(h.by_group.at("DP replicas").collectives, 32);
-  EXPECT_DOUBLE_EQ(h.by_group.at("DP replicas").bytes, 134234112.0);
+  EXPECT_DOUBLE_EQ(h.by_group.at("DP replicas").bytes, 134234112.0 + 4098048.0);
   EXPECT_EQ(h.by_collective.at("all_reduce").collectives, 32);
 
   // Plain ZeRO-3 over both nodes: per layer 2 all-gathers and 1 reduce-scatter over all 16
-  // GPUs: 12 collectives, 12 x 33,558,528 = 402,702,336 B, and nothing else.
+  // GPUs: 12 collectives, 12 x 33,558,528 = 402,702,336 B, + 4,098,048 B of edge gradients,
+  // and nothing else.
   const Scenario zero3 = scenario(dir, R"({"data": 16, "zero_stage": 3})");
   const JobResult z = simulate_job(p4d, load_model(zero3.model), zero3);
   EXPECT_EQ(z.by_group.at("DP").collectives, 12);
-  EXPECT_DOUBLE_EQ(z.by_group.at("DP").bytes, 402702336.0);
+  EXPECT_DOUBLE_EQ(z.by_group.at("DP").bytes, 402702336.0 + 4098048.0);
   EXPECT_EQ(z.by_group.count("DP replicas"), 0u);
-  // Memory follows the group: the weights of a layer are held by 8 GPUs instead of 16.
-  EXPECT_DOUBLE_EQ(h.memory.weights_bytes, 2 * z.memory.weights_bytes);
+  // Memory follows the group: the shards of a layer are held by 8 GPUs instead of 16; both
+  // hold the same 2 gathered layers (prefetch depth 1), 2 x 33,558,528 B.
+  const double gathered = 2 * 33558528.0;
+  EXPECT_DOUBLE_EQ(h.memory.weights_bytes - gathered, 2 * (z.memory.weights_bytes - gathered));
 }
 
 TEST(HybridSharding, BadPlansNameTheField) {

@@ -62,11 +62,51 @@ TEST(MemoryTraining, ZeroStagesShardOverDataParallel) {
   const MemoryBreakdown z2 = memory_per_gpu(tiny(), training(4, 16), plan(2, 1, 1, 2));
   EXPECT_EQ(z2.gradients_bytes, 1352.0);
   EXPECT_EQ(z2.weights_bytes, 2704.0);
+  // ZeRO-3: the shards, 1,352 B each, plus its working copies (ZeroThreeWorkingCopiesByHand):
+  // 2 gathered layers and 2 layers of unsharded gradients, 2 x 592 x 2 B = 2,368 B each.
   const MemoryBreakdown z3 = memory_per_gpu(tiny(), training(4, 16), plan(2, 1, 1, 3));
-  EXPECT_EQ(z3.weights_bytes, 1352.0);
-  EXPECT_EQ(z3.gradients_bytes, 1352.0);
+  EXPECT_EQ(z3.weights_bytes, 1352.0 + 2368.0);
+  EXPECT_EQ(z3.gradients_bytes, 1352.0 + 2368.0);
   EXPECT_EQ(z3.optimizer_bytes, 8112.0);
   EXPECT_EQ(z3.activations_bytes, 27648.0);  // ZeRO leaves activations alone
+}
+
+TEST(MemoryTraining, ZeroThreeWorkingCopiesByHand) {
+  // tiny(), TP 2, DP 4, ZeRO-3. Per GPU after TP: a layer 592 / 2 = 296 parameters; outside
+  // the layers (one stage holds the embedding, LM head and final norm) 168 / 2 = 84; in all
+  // 2 x 296 + 84 = 676, sharded over 4: 169 parameters.
+  ParallelPlan p = plan(4, 2, 1, 3);
+  p.prefetch_depth = 2;
+  const MemoryBreakdown m = memory_per_gpu(tiny(), training(4, 16), p);
+  // Weights: the shard, 169 x 2 B = 338 B, + (1 + depth 2) gathered layers, 3 x 296 x 2 B =
+  // 1,776 B: 2,114 B.
+  EXPECT_EQ(m.weights_bytes, 2114.0);
+  // Gradients: the shard, 338 B, + 2 unsharded layers (the one being produced, the one being
+  // reduce-scattered), 2 x 296 x 2 B = 1,184 B: 1,522 B.
+  EXPECT_EQ(m.gradients_bytes, 1522.0);
+  EXPECT_EQ(m.optimizer_bytes, 2028.0);  // 169 x 12 B: no working copy
+  // Without prefetch only the computing layer is gathered: 338 + 592 = 930 B.
+  p.prefetch = false;
+  EXPECT_EQ(memory_per_gpu(tiny(), training(4, 16), p).weights_bytes, 930.0);
+  // Hybrid sharding over groups of 1 (shard size 1): nothing is gathered, the full 676 params.
+  p.prefetch = true;
+  p.shard_group = 1;
+  EXPECT_EQ(memory_per_gpu(tiny(), training(4, 16), p).weights_bytes, 1352.0);
+}
+
+TEST(MemoryTraining, ZeroThreeRefusedWhereTheGatheredLayersDoNotFit) {
+  // A plain model of 4 layers of 10e9 parameters (40e9 in all, bf16) on 64 A100 80 GB with
+  // ZeRO-3 over all of them. The shards: 40e9 x (2 + 2 + 12) B / 64 = 10e9 B, far below the
+  // 77,309,411,328 B usable. Real ZeRO-3 must also hold 2 gathered layers, 2 x 10e9 x 2 B =
+  // 40e9 B, and 2 layers of unsharded gradients, 40e9 B more: 90e9 B does not fit.
+  const ModelSpec model = parse_model(
+      parse_json_text(R"({"title": "wide", "parameters": 40e9, "layers": 4})", "wide.json"),
+      "wide.json", "wide");
+  const FitResult r = check_fit(model, training(64, 1024), plan(64, 1, 1, 3), a100());
+  EXPECT_EQ(r.need.weights_bytes, 40e9 * 2 / 64 + 40e9);
+  EXPECT_EQ(r.need.gradients_bytes, 40e9 * 2 / 64 + 40e9);
+  EXPECT_EQ(r.need.total_bytes(), 90e9);
+  EXPECT_FALSE(r.fits);
 }
 
 TEST(MemoryTraining, TensorAndPipelineByHand) {
