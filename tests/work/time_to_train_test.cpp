@@ -54,7 +54,8 @@ TEST(TimeToTrain, BadBudgetsAreRefused) {
             "linksim: error: --train-tokens: a token budget needs a training scenario; "
             "seed-70b-inference-tp8 is not one\n");
   const testing::TempDir dir;
-  const std::string file = dir.write("s.json", R"({"title": "t", "model": "llama2-7b", "topologies": ["dgx-a100"],
+  const std::string file =
+      dir.write("s.json", R"({"title": "t", "model": "llama2-7b", "topologies": ["dgx-a100"],
     "job": {"kind": "training", "global_batch": 8, "sequence_length": 2048, "goodput": 0.9},
     "plan": {"data": 8}})");
   const auto goodput = testing::run_linksim("run " + file);
