@@ -22,6 +22,16 @@ double collnet_least_bytes_sent_by_a_rank(const Communicator& comm, double size_
   return size_bytes / static_cast<double>(std::max<std::size_t>(1, comm.rings().size()));
 }
 
+std::optional<NcclTunerGraph> collnet_graph(const Communicator& comm, const NcclModelInputs& in) {
+  const NcclTunerGraph& ring = in.ring;
+  const int heads = std::min<int>(kMaxCollNetChannels, static_cast<int>(comm.rings().size()));
+  if (heads <= 0 || ring.channels <= 0) return std::nullopt;
+  NcclTunerGraph g = ring;
+  g.channels = heads;
+  g.intra_GBps = g.inter_GBps = ring.channels * ring.intra_GBps / heads;
+  return g;
+}
+
 std::vector<std::string> collnet_missing(const Communicator& comm) {
   std::vector<std::string> missing;
   if (comm.node_count() < 2) missing.emplace_back("a single node");

@@ -4,10 +4,12 @@
 // (NCCL 2.30.7), ../shared/reference/nccl-model.md §2.
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/coll/communicator.hpp"
+#include "sim/coll/nccl_tuner_model.hpp"
 #include "sim/coll/protocol.hpp"
 
 namespace linksim::coll {
@@ -47,5 +49,10 @@ double collnet_least_bytes_sent_by_a_rank(const Communicator& comm, double size_
 // "in_network_reduction"); at most kCollNetMaxLocalRanks GPUs per node; a GPU with a NIC of its
 // own on each node (a head).
 std::vector<std::string> collnet_missing(const Communicator& comm);
+
+// The CollNet graph NCCL's cost model reads: one channel per head (a GPU with a NIC of its own,
+// at most kMaxCollNetChannels), at the speed the ring graph's channels give together per head;
+// nullopt with no head or no ring graph.
+std::optional<NcclTunerGraph> collnet_graph(const Communicator& comm, const NcclModelInputs& in);
 
 }  // namespace linksim::coll

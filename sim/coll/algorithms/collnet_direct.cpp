@@ -86,14 +86,9 @@ class CollNetDirectAlgorithm final : public CollectiveAlgorithm {
   std::optional<NcclModelRow> nccl_model_row(const Communicator& comm, const NcclModelInputs& in,
                                              Op op, Protocol p) const override {
     if (p != Protocol::simple) return NcclModelRow{};
-    // The CollNet graph: one channel per head (a GPU with a NIC of its own, at most
-    // kMaxCollNetChannels), at the speed the ring graph's channels give together per head.
-    const NcclTunerGraph& ring = in.ring;
-    const int heads = std::min<int>(kMaxCollNetChannels, static_cast<int>(comm.rings().size()));
-    if (heads <= 0 || ring.channels <= 0) return std::nullopt;
-    NcclTunerGraph g = ring;
-    g.channels = heads;
-    g.intra_GBps = g.inter_GBps = ring.channels * ring.intra_GBps / heads;
+    const auto graph = collnet_graph(comm, in);
+    if (!graph) return std::nullopt;
+    const NcclTunerGraph& g = *graph;
     NcclModelRow row;
     if (op == Op::all_gather || op == Op::reduce_scatter) {
       row.alg_GBps = in.ppn * std::min(g.intra_GBps, 0.9 * g.inter_GBps);
