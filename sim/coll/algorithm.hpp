@@ -84,6 +84,10 @@ class CollectiveAlgorithm {
                                                      const NcclModelInputs& in, Op op,
                                                      Protocol p) const;
 
+  // Whether NCCL_MIN/MAX_NCHANNELS bound its channels (Request::min_channels, max_channels):
+  // they clamp comm->nChannels, which NVLS and NVLSTree do not start from. Default true.
+  virtual bool follows_channel_bounds() const { return true; }
+
   // Whether every transfer its lowering adds goes through Lowering's sends between ranks (their
   // routes), none over channels it picks itself (NVLS's switch ports). Only then may a lone
   // run leave out identical planes (route_planes.hpp). Default false.

@@ -108,7 +108,7 @@ std::vector<Choice> candidate_choices(const Communicator& comm, const Request& r
         continue;
       }
       int channels = a->channels(comm, p, request.size_bytes);
-      const bool own_count = a->id() == Algorithm::nvls || a->name() == "NVLSTree";
+      const bool own_count = !a->follows_channel_bounds();
       if (!own_count && request.max_channels > 0)
         channels = std::min(channels, request.max_channels);
       if (!own_count && request.min_channels > 0)

@@ -83,6 +83,9 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     return split(comm, request, channels).work;
   }
 
+  // Its own channel count (NCCL_NVLS_NCHANNELS), not comm->nChannels.
+  bool follows_channel_bounds() const override { return false; }
+
   double base_latency_s(Protocol /*p*/) const override { return 0; }
 
   double hop_latency_s(Protocol p, HwClass c) const override {

@@ -107,6 +107,9 @@ class NvlsTreeAlgorithm final : public CollectiveAlgorithm {
     return comm.generation() == GpuGeneration::blackwell ? kChannelsBlackwell : kChannelsHopper;
   }
 
+  // Its own channel count (NCCL_NVLS_NCHANNELS), not comm->nChannels.
+  bool follows_channel_bounds() const override { return false; }
+
   double base_latency_s(Protocol /*p*/) const override { return 0; }
 
   double hop_latency_s(Protocol p, HwClass c) const override {
