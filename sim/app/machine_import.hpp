@@ -28,15 +28,17 @@ struct MachineImportOptions {
 
 struct MachineImport {
   std::string document;  // the machine file's text (JSON, newline-terminated)
-  // What the import assumed, and for a printout whether the machine reproduces it cell by cell
-  // (or each cell that differs), as lines starting "linksim: ".
+  // What the import assumed, and for a printout that the machine reproduces it cell by cell, or
+  // each affinity value it re-prints otherwise (a NUMA list, a GPU NUMA ID), as lines starting
+  // "linksim: ".
   std::string report;
 };
 
 // `text` is NCCL's XML when its first non-blank character, after a UTF-8 byte order mark if it
 // starts with one, is '<', else a printout. The result loads as a machine (checked here).
 // Throws InputError for bad input: located at "--gpu" (no file) for a GPU model the catalog
-// does not know, else at `source`.
+// does not know, else at `source`, and for a printout with a cell (class or NIC name) no
+// machine linksim can describe would re-print, naming that cell and its line.
 MachineImport import_machine(const std::string& text, const MachineImportOptions& options);
 
 }  // namespace linksim::app

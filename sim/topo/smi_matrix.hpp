@@ -20,12 +20,21 @@ struct SmiRow {
   int line = 0;  // line of the printout it came from (0 when derived from a topology)
 };
 
+// The affinity columns a printout's header names after the devices, in nvidia-smi's order.
+inline constexpr const char* kSmiCpuAffinity = "CPU Affinity";
+inline constexpr const char* kSmiNumaAffinity = "NUMA Affinity";
+inline constexpr const char* kSmiGpuNumaId = "GPU NUMA ID";
+
 struct SmiMatrix {
   std::vector<std::string> columns;  // "GPU0".."GPUn", then NICs
   std::vector<SmiRow> rows;
   std::vector<std::string> nic_names;  // NIC legend: names as printed ("mlx5_0"), may be empty
-  bool has_affinity = true;
+  // The affinity columns printed, a prefix of {CPU Affinity, NUMA Affinity, GPU NUMA ID}:
+  // drivers before about 2022 print no GPU NUMA ID, older ones only CPU Affinity, the oldest
+  // none. A derived matrix prints all three.
+  std::vector<std::string> affinity_columns{kSmiCpuAffinity, kSmiNumaAffinity, kSmiGpuNumaId};
   int header_line = 0;  // where a printout's header was read; 0 for a derived matrix
+  bool has_affinity() const { return !affinity_columns.empty(); }
 };
 
 SmiMatrix smi_matrix(const Topology& topo, const Router& router);

@@ -7,9 +7,9 @@
 
 namespace linksim::topo {
 
-// nvidia-smi's layout byte for byte: the tab-separated header and rows, the legend, and the NIC
-// legend when there are NICs (so `cut -f`, pandas and nvidia-smi parsers read it as they read
-// the real printout).
+// nvidia-smi's layout byte for byte: the tab-separated header and rows (with the affinity
+// columns `m` names), the legend, and the NIC legend and its closing empty line when there are
+// NICs (so `cut -f`, pandas and nvidia-smi parsers read it as they read the real printout).
 std::string format_smi_matrix(const SmiMatrix& m);
 // The same matrix for programs: JSON {"columns", "rows": [{"device", "cells", "cpu_affinity",
 // "numa_affinity", "gpu_numa_id"}], "nic_legend": {"NIC0": name}}, and CSV with one header

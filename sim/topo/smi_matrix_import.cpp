@@ -1,6 +1,7 @@
 #include "sim/topo/smi_matrix_import.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -9,7 +10,12 @@
 
 #include "sim/core/error.hpp"
 #include "sim/topo/gpu_model.hpp"
+#include "sim/topo/loader.hpp"
 #include "sim/topo/machine_writer.hpp"
+#include "sim/topo/routing.hpp"
+#include "sim/topo/smi_matrix_cells.hpp"
+#include "sim/topo/smi_matrix_compare.hpp"
+#include "sim/topo/smi_matrix_domains.hpp"
 #include "sim/topo/smi_matrix_nvlink.hpp"
 
 namespace linksim::topo {
@@ -34,48 +40,24 @@ struct Groups {
   }
 };
 
-bool is_gpu_column(const std::string& name) {
-  return name.rfind("GPU", 0) == 0;
-}
-
-// The printout as a full square matrix: rows by label, and a cell lookup that falls back to the
-// mirror cell where a NIC row is missing.
-struct Cells {
-  const SmiMatrix& m;
-  std::map<std::string, const SmiRow*> rows;
-  explicit Cells(const SmiMatrix& matrix) : m(matrix) {
-    for (const auto& r : m.rows)
-      rows[r.label] = &r;
-  }
-  std::string operator()(std::size_t r, std::size_t c) const {
-    if (r == c) return "X";
-    auto it = rows.find(m.columns[r]);
-    if (it != rows.end() && it->second->cells.size() > c) return it->second->cells[c];
-    auto jt = rows.find(m.columns[c]);
-    if (jt != rows.end() && jt->second->cells.size() > r) return jt->second->cells[r];
-    return "";
-  }
-  const SmiRow& row(std::size_t col) const { return *rows.at(m.columns[col]); }
-};
-
 // Every GPU row in full (NIC rows are optional: the GPU rows carry every GPU-NIC cell), and no
 // NV# above what one GPU has. A truncated row is named at its line, a missing one at the header.
-void check_importable(const SmiMatrix& m, const Cells& cells, const GpuModel& model,
+void check_importable(const SmiMatrix& m, const SmiCells& cells, const GpuModel& model,
                       const SmiImportOptions& options) {
   const std::size_t n = m.columns.size();
-  for (const auto& c : m.columns) {
-    auto it = cells.rows.find(c);
-    if (!is_gpu_column(c)) continue;
-    if (it == cells.rows.end()) {
+  for (std::size_t c = 0; c < n; ++c) {
+    if (!is_smi_gpu_column(m.columns[c])) continue;
+    const SmiRow* row = cells.row(c);
+    if (row == nullptr) {
       throw InputError(
           options.source, fmt::format("line {}", m.header_line),
-          fmt::format("column {} has no row; importing needs every GPU row in full", c));
+          fmt::format("column {} has no row; importing needs every GPU row in full", m.columns[c]));
     }
-    if (it->second->cells.size() < n) {
-      throw InputError(options.source, fmt::format("line {}", it->second->line),
+    if (row->cells.size() < n) {
+      throw InputError(options.source, fmt::format("line {}", row->line),
                        fmt::format("row {} is truncated: {} of {} cells; importing needs every "
                                    "GPU row in full",
-                                   c, it->second->cells.size(), n));
+                                   m.columns[c], row->cells.size(), n));
     }
   }
   for (const auto& r : m.rows) {
@@ -89,177 +71,49 @@ void check_importable(const SmiMatrix& m, const Cells& cells, const GpuModel& mo
   }
 }
 
-// One CPU node of the imported machine: a NUMA domain as the printout shows it.
-struct Domain {
-  std::string numa;   // NUMA node number as printed; "" when the printout does not give one
-  std::string cores;  // CPU affinity as printed; "" when not printed
-  bool has_gpus = false;
-};
-
-struct Domains {
-  std::vector<Domain> list;          // in the order the cpu nodes are written
-  std::vector<std::size_t> of;       // per column: index into `list`
-  std::vector<std::string> assumed;  // what the grouping had to assume
-};
-
-bool is_numa_number(const std::string& s) {
-  return !s.empty() && s.size() <= 4 &&
-         std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-}
-
-// GPUs group by their NUMA affinity; where it is N/A or not printed, by their CPU affinity;
-// where that is missing too, GPUs that are not SYS to each other share a domain. No domain gets
-// a NUMA number the printout does not show.
-void group_gpus(const SmiMatrix& m, const Cells& cells, const std::vector<std::size_t>& gpu_cols,
-                const SmiImportOptions& options, Domains& d) {
-  Groups not_sys(m.columns.size());
-  for (std::size_t a : gpu_cols) {
-    for (std::size_t b : gpu_cols) {
-      if (a != b && cells(a, b) != "SYS") not_sys.join(a, b);
-    }
-  }
-  std::map<std::string, std::size_t> by_key;
-  bool grouped_by_cores = false;
-  bool grouped_by_sys = false;
-  for (std::size_t g : gpu_cols) {
-    const SmiRow& r = cells.row(g);
-    const std::string& numa = r.numa_affinity;
-    if (!numa.empty() && numa != "N/A" && !is_numa_number(numa)) {
-      throw InputError(options.source, fmt::format("line {}", r.line),
-                       fmt::format("{} NUMA Affinity \"{}\": expected a NUMA node number or N/A",
-                                   r.label, r.numa_affinity));
-    }
-    const bool cores_known = !r.cpu_affinity.empty() && r.cpu_affinity != "N/A" &&
-                             r.cpu_affinity.find("truncated") == std::string::npos;
-    std::string key;
-    if (is_numa_number(numa)) {
-      key = "numa " + std::to_string(std::stoi(numa));
-    } else if (cores_known) {
-      key = "cpus " + r.cpu_affinity;
-      grouped_by_cores = true;
-    } else {
-      key = fmt::format("group {}", not_sys.find(g));
-      grouped_by_sys = true;
-    }
-    auto [it, fresh] = by_key.emplace(key, d.list.size());
-    if (fresh) {
-      d.list.push_back({is_numa_number(numa) ? std::to_string(std::stoi(numa)) : "",
-                        cores_known ? r.cpu_affinity : "", true});
-    }
-    d.of[g] = it->second;
-  }
-  if (grouped_by_cores) {
-    d.assumed.push_back(
-        "GPUs without a NUMA affinity are grouped into CPU nodes by their CPU affinity");
-  }
-  if (grouped_by_sys) {
-    d.assumed.push_back(
-        "GPUs without NUMA or CPU affinity share a CPU node unless the printout shows SYS "
-        "between them");
-  }
-}
-
-// NICs take the domain of a GPU they are closest to (anything but SYS). NICs that are SYS to
-// every GPU sit on a CPU node without GPUs, shared by the NICs that are not SYS to each other;
-// the printout names no NUMA node for it, so it gets none.
-void place_nics(const SmiMatrix& m, const Cells& cells, const std::vector<std::size_t>& gpu_cols,
-                const std::vector<std::size_t>& nic_cols, Domains& d) {
-  static const std::map<std::string, int> rank{{"PIX", 0}, {"PXB", 1}, {"PHB", 2}, {"NODE", 3}};
-  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::vector<std::string> gpu_less;
-  for (std::size_t c : nic_cols)
-    d.of[c] = kNone;
-  for (std::size_t c : nic_cols) {
-    int best = 99;
-    for (std::size_t g : gpu_cols) {
-      auto it = rank.find(cells(g, c));
-      if (it != rank.end() && it->second < best) {
-        best = it->second;
-        d.of[c] = d.of[g];
-      }
-    }
-    if (d.of[c] != kNone) continue;
-    for (std::size_t other : nic_cols) {
-      const std::string cell = cells(c, other);
-      if (other != c && d.of[other] != kNone && cell != "SYS" && !cell.empty()) {
-        d.of[c] = d.of[other];
-      }
-    }
-    if (d.of[c] == kNone) {
-      d.of[c] = d.list.size();
-      d.list.push_back({"", "", false});
-    }
-    gpu_less.push_back(m.columns[c]);
-  }
-  if (!gpu_less.empty()) {
-    d.assumed.push_back(fmt::format(
-        "{} SYS to every GPU: on a CPU node without GPUs, whose NUMA node the printout does not "
-        "show",
-        fmt::join(gpu_less, ", ")));
-  }
-}
-
-// Domains with a NUMA number first, in number order; then the others as found.
-Domains numa_domains(const SmiMatrix& m, const Cells& cells,
-                     const std::vector<std::size_t>& gpu_cols,
-                     const std::vector<std::size_t>& nic_cols, const SmiImportOptions& options) {
-  Domains d;
-  d.of.assign(m.columns.size(), 0);
-  group_gpus(m, cells, gpu_cols, options, d);
-  place_nics(m, cells, gpu_cols, nic_cols, d);
-  std::vector<std::size_t> order(d.list.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const Domain& x = d.list[a];
-    const Domain& y = d.list[b];
-    if (x.numa.empty() != y.numa.empty()) return !x.numa.empty();
-    return !x.numa.empty() && std::stoi(x.numa) < std::stoi(y.numa);
-  });
-  std::vector<std::size_t> new_index(order.size());
-  Domains sorted;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    new_index[order[i]] = i;
-    sorted.list.push_back(d.list[order[i]]);
-  }
-  sorted.of = d.of;
-  for (auto& o : sorted.of)
-    o = new_index[o];
-  sorted.assumed = d.assumed;
-  return sorted;
-}
-
-// The NICs' node ids: their names from the printout (the NIC legend, or mlx5_N columns) when
-// every NIC has a distinct usable one, else nic0..nicN-1.
+// The NICs' node ids: each NIC's name from the printout (the NIC legend, or an mlx5_N column)
+// as printed, so the machine's NIC legend and NCCL_IB_HCA built from it read the same; "nic<i>"
+// for a NIC the printout names not at all, or with a name that cannot be a node id (another
+// device's, a repeated one).
 std::vector<std::string> nic_ids(const SmiMatrix& m, std::size_t nic_count,
                                  std::vector<std::string>& assumed) {
   static const std::regex usable(R"([A-Za-z][A-Za-z0-9_.:-]*)");
   static const std::regex taken(R"((gpu|cpu|pcie_switch|nvswitch)\d*)");
+  std::set<std::string> printed;
+  for (const auto& name : m.nic_names)
+    printed.insert(name);
   std::vector<std::string> ids;
+  std::vector<std::string> unnamed;
   std::set<std::string> seen;
-  bool named = m.nic_names.size() == nic_count;
-  for (std::size_t i = 0; named && i < nic_count; ++i) {
-    const std::string& name = m.nic_names[i];
-    named = std::regex_match(name, usable) && !std::regex_match(name, taken) &&
-            seen.insert(name).second;
-    ids.push_back(name);
+  for (std::size_t i = 0; i < nic_count; ++i) {
+    const std::string name = i < m.nic_names.size() ? m.nic_names[i] : "";
+    if (std::regex_match(name, usable) && !std::regex_match(name, taken) &&
+        seen.insert(name).second) {
+      ids.push_back(name);
+      continue;
+    }
+    std::string id = fmt::format("nic{}", i);
+    while (printed.count(id) != 0 || !seen.insert(id).second)
+      id += "_";
+    ids.push_back(id);
+    unnamed.push_back(fmt::format("NIC{} is {}", i, id));
   }
-  if (named) return ids;
-  ids.clear();
-  for (std::size_t i = 0; i < nic_count; ++i)
-    ids.push_back(fmt::format("nic{}", i));
-  if (nic_count > 0) {
-    assumed.push_back("NICs are named nic0..nic" + std::to_string(nic_count - 1) +
-                      " (the printout has no NIC legend with a distinct name for each)");
+  if (!unnamed.empty()) {
+    assumed.push_back(
+        fmt::format("{} (the printout's NIC legend gives no distinct name that can be a node id)",
+                    fmt::join(unnamed, ", ")));
   }
   return ids;
 }
 
 // The PCIe tree of each domain, rebuilt from the classes: PIX groups share a leaf switch, PXB
-// groups an upper switch, PHB groups a host bridge; NODE means different host bridges.
+// groups an upper switch, PHB groups a host bridge; NODE means different host bridges. Under an
+// upper switch every device sits below a leaf switch of its own group, even alone: two devices
+// hanging straight off the upper switch would be PIX to each other, not the PXB printed (a DGX
+// A100's GPU0, GPU1, mlx5_0 and mlx5_1 are PXB to each other, with no PIX pair among them).
 struct PcieTree {
   const SmiMatrix& m;
-  const Cells& cells;
+  const SmiCells& cells;
   const std::vector<std::string>& device_ids;  // per column
   int pcie_gen = 4;
   std::vector<NodeEntry> nodes{};
@@ -314,7 +168,7 @@ struct PcieTree {
         }
         parent = upper_switch[u];
       }
-      if (members_of_leaf[l].size() > 1) {
+      if (members_of_leaf[l].size() > 1 || parent != cpu) {
         if (!leaf_switch.count(l)) {
           leaf_switch[l] = new_switch();
           LinkEntry sw = pcie(leaf_switch[l], parent);
@@ -333,11 +187,11 @@ struct PcieTree {
 
 // One cpu node per domain ("cpu<i>"), with a NUMA number and cores where the printout shows
 // them; returns each as "cpu0 (NUMA 1)" for the assumptions.
-std::vector<std::string> add_cpu_nodes(const Domains& domains, const SmiImportOptions& options,
+std::vector<std::string> add_cpu_nodes(const SmiDomains& domains, const SmiImportOptions& options,
                                        std::vector<NodeEntry>& nodes) {
   std::vector<std::string> listed;
   for (std::size_t i = 0; i < domains.list.size(); ++i) {
-    const Domain& dom = domains.list[i];
+    const SmiDomain& dom = domains.list[i];
     NodeEntry cpu = node_entry(fmt::format("cpu{}", i), "cpu");
     cpu.vendor = options.cpu_vendor;
     cpu.socket = static_cast<int>(i);
@@ -350,11 +204,18 @@ std::vector<std::string> add_cpu_nodes(const Domains& domains, const SmiImportOp
   return listed;
 }
 
+// What add_host_links built, for the assumptions.
+struct HostLinks {
+  int pcie_switches = 0;
+  int host_bridges = 0;
+  std::vector<std::string> socket_pairs;  // "cpu0-cpu1"
+};
+
 // The PCIe trees of every domain, and the domains joined all to all (SYS between any two) by
-// the vendor's socket link.
-void add_host_links(const SmiMatrix& m, const Cells& cells, const Domains& domains,
-                    const std::vector<std::string>& device_ids, const GpuModel& model,
-                    const SmiImportOptions& options, MachineDocument& doc) {
+// one link of the vendor's socket kind each.
+HostLinks add_host_links(const SmiMatrix& m, const SmiCells& cells, const SmiDomains& domains,
+                         const std::vector<std::string>& device_ids, const GpuModel& model,
+                         const SmiImportOptions& options, MachineDocument& doc) {
   PcieTree tree{m, cells, device_ids, model.pcie_generation};
   for (std::size_t dom = 0; dom < domains.list.size(); ++dom) {
     std::vector<std::size_t> local;
@@ -365,13 +226,70 @@ void add_host_links(const SmiMatrix& m, const Cells& cells, const Domains& domai
   }
   doc.nodes.insert(doc.nodes.end(), tree.nodes.begin(), tree.nodes.end());
   doc.links.insert(doc.links.end(), tree.links.begin(), tree.links.end());
+  HostLinks built{tree.switch_count, tree.host_bridges, {}};
   const char* socket_link = options.cpu_vendor == "amd" ? "xgmi" : "upi";
   for (std::size_t i = 0; i < domains.list.size(); ++i) {
     for (std::size_t j = i + 1; j < domains.list.size(); ++j) {
       doc.links.push_back(
           link_entry(fmt::format("cpu{}", i), fmt::format("cpu{}", j), socket_link));
+      built.socket_pairs.push_back(fmt::format("cpu{}-cpu{}", i, j));
     }
   }
+  return built;
+}
+
+// The imported machine prints every class and every NIC name the printout shows, or the import
+// fails at the first cell it cannot reproduce: a machine that prints another matrix is never
+// handed back. Affinity columns a machine file cannot hold (NUMA lists, GPU NUMA IDs) are the
+// assumptions' business, not failures.
+void check_round_trip(const SmiMatrix& m, const Json& document, const SmiImportOptions& options) {
+  const Topology t = parse_topology(document, options.source + " (imported)");
+  const Router router(t);
+  for (const auto& d : smi_differences(m, smi_matrix(t, router))) {
+    if (d.kind == SmiDifference::Kind::affinity) continue;
+    throw InputError(options.source, fmt::format("line {}", d.line),
+                     fmt::format("{} in the machine rebuilt from the printout; linksim cannot "
+                                 "represent this cell together with the rest of the matrix, so "
+                                 "nothing was imported",
+                                 d.text));
+  }
+}
+
+// "1 PCIe switch", "2 PCIe switches".
+std::string count_of(std::size_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+// What the import assumed about the host: every count and kind the printout does not show.
+void add_host_assumptions(const HostLinks& built, const std::vector<std::string>& numa_listed,
+                          const GpuModel& model, const SmiImportOptions& options,
+                          std::vector<std::string>& assumed) {
+  assumed.push_back(
+      fmt::format("PCIe {}.0 x16 for every PCIe link (from the GPU model)", model.pcie_generation));
+  if (built.pcie_switches > 0) {
+    assumed.push_back(fmt::format(
+        "{}: one per group of devices PIX to each other (or alone under a PXB group), and one "
+        "above each PXB group; the printout shows neither how many bridges a PXB path crosses "
+        "nor how wide they are",
+        count_of(static_cast<std::size_t>(built.pcie_switches), "PCIe switch", "PCIe switches")));
+  }
+  assumed.push_back(fmt::format(
+      "{}: one per group of devices PHB (or closer) to each other; devices NODE to each other "
+      "are on different ones",
+      count_of(static_cast<std::size_t>(built.host_bridges), "PCIe host bridge",
+               "PCIe host bridges")));
+  const std::string socket_kind = options.cpu_vendor == "amd" ? "xGMI" : "UPI";
+  assumed.push_back(
+      fmt::format("{} of vendor \"{}\" (given or the default; nvidia-smi does not print it): {}",
+                  count_of(numa_listed.size(), "cpu node", "cpu nodes"), options.cpu_vendor,
+                  fmt::join(numa_listed, ", ")));
+  if (!built.socket_pairs.empty()) {
+    assumed.push_back(fmt::format(
+        "1 {} link, of {}'s default generation and speed, between each pair of cpu nodes ({}): "
+        "the printout shows SYS, not how many socket links there are nor their kind or speed",
+        socket_kind, socket_kind, fmt::join(built.socket_pairs, ", ")));
+  }
+  assumed.push_back("link latencies are the per-kind defaults (docs/topology-format.md)");
 }
 
 }  // namespace
@@ -387,10 +305,10 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
   std::vector<std::size_t> gpu_cols;
   std::vector<std::size_t> nic_cols;
   for (std::size_t i = 0; i < m.columns.size(); ++i)
-    (is_gpu_column(m.columns[i]) ? gpu_cols : nic_cols).push_back(i);
-  const Cells cells(m);
+    (is_smi_gpu_column(m.columns[i]) ? gpu_cols : nic_cols).push_back(i);
+  const SmiCells cells(m);
   check_importable(m, cells, *model, options);
-  const Domains domains = numa_domains(m, cells, gpu_cols, nic_cols, options);
+  const SmiDomains domains = smi_numa_domains(cells);
 
   std::vector<std::string> device_ids(m.columns.size());
   for (std::size_t g : gpu_cols)
@@ -418,18 +336,18 @@ SmiImport import_smi(const SmiMatrix& m, const SmiImportOptions& options) {
   doc.links = std::move(fabric.links);
   for (auto& a : fabric.assumed)
     out.assumed.push_back(std::move(a));
-  add_host_links(m, cells, domains, device_ids, *model, options, doc);
+  const HostLinks built = add_host_links(m, cells, domains, device_ids, *model, options, doc);
 
   out.assumed.insert(out.assumed.end(), domains.assumed.begin(), domains.assumed.end());
-  out.assumed.push_back(fmt::format("PCIe {}.0 x16 for every PCIe link (from the GPU model)",
-                                    model->pcie_generation));
-  out.assumed.push_back(fmt::format(
-      "each NUMA domain is a cpu node from vendor \"{}\" ({}), joined to the others by {}",
-      options.cpu_vendor, fmt::join(numa_listed, ", "),
-      options.cpu_vendor == "amd" ? "xGMI" : "UPI"));
-  out.assumed.push_back("link latencies are the per-kind defaults (docs/topology-format.md)");
-  if (!nic_cols.empty()) out.assumed.push_back("NICs have no network links (single node)");
+  add_host_assumptions(built, numa_listed, *model, options, out.assumed);
+  if (!nic_cols.empty()) {
+    out.assumed.push_back(fmt::format(
+        "{} of no particular model, at the nic kind's default port bandwidth, with no network "
+        "links (single node): the printout names neither model nor speed",
+        count_of(nic_cols.size(), "NIC", "NICs")));
+  }
   out.document = write_machine_document(doc);
+  check_round_trip(m, out.document, options);
   return out;
 }
 

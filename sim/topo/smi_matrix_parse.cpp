@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 
 #include "sim/core/error.hpp"
 #include "sim/topo/cpu_list.hpp"
+#include "sim/topo/smi_matrix_ansi.hpp"
 
 namespace linksim::topo {
 namespace {
@@ -144,8 +146,41 @@ void read_header(const std::vector<std::string>& tokens, const std::string& line
     }
     m.columns.push_back(name);
   }
-  m.has_affinity = line.find("CPU Affinity") != std::string::npos;
+  m.affinity_columns.clear();
+  for (const char* column : {kSmiCpuAffinity, kSmiNumaAffinity, kSmiGpuNumaId}) {
+    if (line.find(column) != std::string::npos) m.affinity_columns.emplace_back(column);
+  }
   m.header_line = line_no;
+}
+
+bool prints(const SmiMatrix& m, const char* column) {
+  return std::find(m.affinity_columns.begin(), m.affinity_columns.end(), column) !=
+         m.affinity_columns.end();
+}
+
+// What is wrong with a NUMA Affinity value, or nullopt: nvidia-smi prints a node number, a list
+// of numbers and ranges ("0-1", "0,2", GB200's "0,3-9,11-17"), or N/A. Linux numbers at most
+// 1024 NUMA nodes (NODES_SHIFT 10), so a number has at most four digits and stays below 1024.
+std::optional<std::string> numa_list_problem(const std::string& value) {
+  static const std::regex list_re(R"(\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?)*)");
+  if (value == "N/A") return std::nullopt;
+  if (!std::regex_match(value, list_re)) {
+    return "expected a NUMA node number, a list or range of them such as 0-1 or 0,2, or N/A";
+  }
+  static const std::regex part_re(R"((\d+)(?:-(\d+))?)");
+  for (auto it = std::sregex_iterator(value.begin(), value.end(), part_re);
+       it != std::sregex_iterator(); ++it) {
+    const int low = std::stoi((*it)[1].str());
+    const int high = (*it)[2].matched ? std::stoi((*it)[2].str()) : low;
+    if (high >= 1024) {
+      return fmt::format("NUMA node {} is beyond the 1024 nodes Linux numbers", high);
+    }
+    if (high < low) {
+      return fmt::format("the range {}-{} runs backwards; expected low-high such as 0-1", low,
+                         high);
+    }
+  }
+  return std::nullopt;
 }
 
 // The row's device cells and, after them, its CPU and NUMA affinity and GPU NUMA id.
@@ -165,13 +200,13 @@ void read_cells_and_affinity(const std::vector<std::string>& tokens, int line_no
   if (!rest.empty()) row.cpu_affinity = rest[0];
   // CPU lists such as 0-31,64-95 (or N/A); a damaged one would be imported as it stands.
   static const std::regex cpus_re(R"(N/A|\d+(-\d+)?(,\d+(-\d+)?)*,?|.*truncated.*)");
-  if (m.has_affinity && !rest.empty() && !std::regex_match(rest[0], cpus_re)) {
+  if (m.has_affinity() && !rest.empty() && !std::regex_match(rest[0], cpus_re)) {
     throw InputError(source, fmt::format("line {}", line_no),
                      fmt::format("{} CPU Affinity \"{}\": expected CPU numbers such as "
                                  "0-31,64-95",
                                  tokens[0], rest[0]));
   }
-  if (m.has_affinity && !rest.empty() && rest[0] != "N/A" &&
+  if (m.has_affinity() && !rest.empty() && rest[0] != "N/A" &&
       rest[0].find("truncated") == std::string::npos) {
     if (const auto problem = cpu_list_problem(rest[0])) {
       throw InputError(source, fmt::format("line {}", line_no),
@@ -180,6 +215,20 @@ void read_cells_and_affinity(const std::vector<std::string>& tokens, int line_no
   }
   if (rest.size() > 1) row.numa_affinity = rest[1];
   if (rest.size() > 2) row.gpu_numa_id = rest[2];
+  if (prints(m, kSmiNumaAffinity) && !row.numa_affinity.empty()) {
+    if (const auto problem = numa_list_problem(row.numa_affinity)) {
+      throw InputError(
+          source, fmt::format("line {}", line_no),
+          fmt::format("{} NUMA Affinity \"{}\": {}", tokens[0], row.numa_affinity, *problem));
+    }
+  }
+  static const std::regex gpu_numa_re(R"(N/A|\d{1,4})");
+  if (prints(m, kSmiGpuNumaId) && !row.gpu_numa_id.empty() &&
+      !std::regex_match(row.gpu_numa_id, gpu_numa_re)) {
+    throw InputError(source, fmt::format("line {}", line_no),
+                     fmt::format("{} GPU NUMA ID \"{}\": expected a NUMA node number or N/A",
+                                 tokens[0], row.gpu_numa_id));
+  }
 }
 
 // Cells in today's legend (SOC reads as SYS); a truncation mark ends the row there.
@@ -217,8 +266,9 @@ SmiRow read_row(const std::vector<std::string>& tokens, int line_no, const SmiMa
 
 }  // namespace
 
-SmiMatrix parse_smi_printout(const std::string& text, const std::string& source) {
+SmiMatrix parse_smi_printout(const std::string& raw, const std::string& source) {
   SmiMatrix m;
+  const std::string text = strip_terminal_escapes(raw);
   std::istringstream in(text);
   std::string line;
   int line_no = 0;

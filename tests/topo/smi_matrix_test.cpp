@@ -100,11 +100,12 @@ TEST(SmiMatrixTest, NicRowsAndTheNicLegendAsNvidiaSmiPrintsThem) {
                       "\tSYS\tSYS\tSYS\tSYS\tSYS\tSYS\t\t\t\t\n"),
             std::string::npos)
       << text;
-  // The NIC legend closes the printout, naming each NIC by its device name.
+  // The NIC legend closes the printout, naming each NIC by its device name, and ends with an
+  // empty line as nvidia-smi's does.
   const std::string tail =
       "\nNIC Legend:\n\n  NIC0: nic0\n  NIC1: nic1\n  NIC2: nic2\n  NIC3: nic3\n  NIC4: nic4\n"
       "  NIC5: nic5\n  NIC6: nic6\n  NIC7: nic7\n  NIC8: snic0\n  NIC9: snic1\n  NIC10: snic2\n"
-      "  NIC11: snic3\n";
+      "  NIC11: snic3\n\n";
   ASSERT_GE(text.size(), tail.size());
   EXPECT_EQ(text.substr(text.size() - tail.size()), tail);
 }
