@@ -36,3 +36,4 @@ g=tests/data/golden
 "$bin" topo graphs dgx-h100 --compare "$(pwd)/tests/data/nccl/dgx-h100-graphs.xml" | sed "s|$(pwd)|\$SRC|g" > $g/topo-graphs-dgx-h100.txt
 "$bin" topo graphs rtx4090-8x --compare "$(pwd)/tests/data/nccl/rtx4090-8x-graphs.xml" | sed "s|$(pwd)|\$SRC|g" > $g/topo-graphs-rtx4090-8x.txt
 "$bin" topo graphs rtx4090-8x > $g/topo-graphs-rtx4090-8x.xml
+"$bin" tune -t dgx-h100 --max-bytes 256M > $g/tune-dgx-h100.conf

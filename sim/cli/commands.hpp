@@ -30,6 +30,7 @@ void register_sweep(CLI::App& app);  // `linksim sweep` (cmd_sweep.cpp)
 // calibrate/: `linksim calibrate` (measure this node) and `linksim fit` (fit logs).
 void register_calibrate(CLI::App& app);
 void register_fit(CLI::App& app);
+void register_tune(CLI::App& app);  // `linksim tune`: NCCL tuner plugin file (cmd_tune.cpp)
 // `linksim completion bash`: made from the registered commands, so it is registered last.
 void register_completion(CLI::App& app);
 

@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
     linksim::cli::register_sweep(app);
     linksim::cli::register_calibrate(app);
     linksim::cli::register_fit(app);
+    linksim::cli::register_tune(app);
     linksim::cli::register_completion(app);
     // An unknown command, or an unknown subcommand of one that needs one (`linksim topo bogus`),
     // is named as such (CLI11 would say "A subcommand is required").

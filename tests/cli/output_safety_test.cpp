@@ -271,7 +271,7 @@ TEST(OutputSafetyTest, UsageErrorsExitTwoOnOneLine) {
       {"bogus",
        "linksim: error: unknown command \"bogus\"; expected one of topo, run-graph, nccl-tests, "
        "p2p, bandwidth, nvbandwidth, accuracy, run, compare, plan, sweep, calibrate, fit, "
-       "completion\n"},
+       "tune, completion\n"},
   };
   for (const auto& c : cases) {
     const auto r = run_linksim(c.args);
