@@ -33,6 +33,9 @@ struct ScenarioRunOptions {
   // a Chrome trace draws). Every other result keeps its figures only, so memory grows with the
   // machines' result rows, not their timelines.
   bool trace_first_machine = false;
+  // Keep every machine's run so (`linksim run --trace` draws each machine as its own processes);
+  // memory then grows with the machines' timelines.
+  bool trace_every_machine = false;
   // Training: the run's token budget instead of the scenario's job.train_tokens, for the time,
   // GPU-hours and cost to train (sim/work/time_to_train.hpp).
   std::optional<double> train_tokens;

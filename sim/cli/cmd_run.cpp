@@ -1,5 +1,6 @@
 // `linksim run SCENARIO` and `linksim compare SCENARIO`: the main job.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <iostream>
@@ -68,13 +69,33 @@ double token_count(const std::string& text) {
 
 using Runs = app::ScenarioRuns;
 
+// Every machine that ran, each as its own processes named after it; a machine the job does not
+// fit has no run to draw, and stderr says so rather than leave it out silently.
+std::string trace_of(const Runs& runs, const std::string& path) {
+  std::vector<report::TraceRun> traced;
+  std::vector<std::string> left_out;
+  for (const auto& j : runs.jobs) {
+    if (!j.simulation || !j.timeline || !j.names) {
+      left_out.push_back(j.machine);
+      continue;
+    }
+    traced.push_back({j.machine, j.simulation.get(), j.timeline.get(), j.names.get()});
+  }
+  if (traced.empty()) throw InputError(path, "--trace", "this scenario kind records no trace");
+  if (!left_out.empty()) {
+    std::cerr << fmt::format("note: --trace: nothing to draw for {} (the job did not run there)\n",
+                             fmt::join(left_out, ", "));
+  }
+  return report::to_chrome_trace(traced);
+}
+
 Runs run_all(const RunArgs& a) {
   Progress progress("simulating", "machines", 0);
   app::ScenarioRunOptions options;
   options.scenario = a.scenario;
   options.machines = a.topologies;
   options.nodes = a.nodes;
-  options.trace_first_machine = !a.trace.empty();  // --trace draws the first machine
+  options.trace_every_machine = !a.trace.empty();  // --trace draws every machine
   options.threads = a.jobs;
   if (!a.train_tokens.empty()) options.train_tokens = token_count(a.train_tokens);
   options.progress = progress.detailed_callback();
@@ -117,7 +138,8 @@ void register_run(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "run", "Simulate a scenario: step time, compute / communication / exposed split, advice");
   add_common(cmd, *a);
-  cmd->add_option("--trace", a->trace, "Write a Chrome trace (Perfetto) of the first machine")
+  cmd->add_option("--trace", a->trace,
+                  "Write a Chrome trace (Perfetto): each machine as its own processes")
       ->check(output_file_name());
   cmd->callback([a] {
     CommandOutputs outputs(a->force);
@@ -141,13 +163,7 @@ void register_run(CLI::App& app) {
       }
     }
     const std::string text = format_runs(*a, runs, table);
-    if (!a->trace.empty()) {
-      const auto& j = runs.jobs.front();
-      if (!j.simulation) {
-        throw InputError(a->trace, "--trace", "this scenario kind records no trace");
-      }
-      outputs.put(a->trace, report::to_chrome_trace(*j.simulation, *j.timeline, *j.names));
-    }
+    if (!a->trace.empty()) outputs.put(a->trace, trace_of(runs, a->trace));
     outputs.put(a->output, text);
     outputs.write();
   });

@@ -67,9 +67,10 @@ void register_run_graph(CLI::App& app) {
     const work::TaskGraph graph = work::load_task_graph(
         args->graph, topology,
         args->rates == "payload" ? work::LinkRates::payload : work::LinkRates::line);
-    // Channels' busy intervals serve only the trace.
+    // Channels' busy intervals and load serve only the trace.
     engine::RunOptions options;
     options.record_channel_intervals = !args->trace.empty();
+    options.record_channel_load = !args->trace.empty();
     const engine::Timeline timeline = graph.simulation.run(options);
     const engine::Names names{graph.task_names, graph.gpu_names,
                               work::channel_names(graph, topology)};

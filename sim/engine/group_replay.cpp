@@ -53,6 +53,8 @@ bool Runner::try_replay_group() {
     u.saturated_s += d.saturated_s;
     for (const Interval& iv : d.busy)
       append_busy(u, now_s_ + iv.start_s, now_s_ + iv.end_s);
+    for (const LoadSample& s : d.load)
+      append_load(u, now_s_ + s.time_s, s.load_Bps);
   }
   tl_.flow_starts += r.flow_starts;
   tl_.flow_ends += r.flow_ends;

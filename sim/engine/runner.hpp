@@ -25,6 +25,16 @@ inline void append_busy(ChannelUsage& u, double start_s, double end_s) {
   }
 }
 
+// A load sample that changes nothing is left out; two at one instant keep the later.
+inline void append_load(ChannelUsage& u, double time_s, double load_Bps) {
+  if (u.load.empty() ? load_Bps == 0 : u.load.back().load_Bps == load_Bps) return;
+  if (!u.load.empty() && u.load.back().time_s == time_s) {
+    u.load.pop_back();
+    if (u.load.empty() ? load_Bps == 0 : u.load.back().load_Bps == load_Bps) return;
+  }
+  u.load.push_back({time_s, load_Bps});
+}
+
 // One run's mutable state.
 class Runner {
  public:

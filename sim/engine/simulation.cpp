@@ -279,6 +279,9 @@ void Runner::record_channel_states() {
     const bool busy = solver_.flows_on(l) > 0;
     const bool saturated = solver_.saturated(l);
     ChannelUsage& u = tl_.channels[l];
+    if (options_.record_intervals && options_.record_channel_load) {
+      append_load(u, now_s_, solver_.load(l));
+    }
     if (busy != !std::isnan(busy_since_s_[l])) {
       if (busy) {
         busy_since_s_[l] = now_s_;

@@ -32,6 +32,10 @@ struct RunOptions {
   // Of those, the channels' busy intervals (ChannelUsage::busy), which only traces draw: off
   // keeps the per-GPU intervals that summaries need and the channels' totals.
   bool record_channel_intervals = true;
+  // Of those, each channel's load at every change (ChannelUsage::load), which only traces draw
+  // (utilisation counters, the link that bounds a transfer). Off by default: a sample per
+  // channel per change of rate is the largest record a run can keep.
+  bool record_channel_load = false;
   // Reuse the outcome of isolated transfer groups. A group is the set of (two or more)
   // transfers that start at one instant while nothing else is in flight (no flow, no compute, no
   // delay, no pending latency), and whose dependents cannot start before the whole group has ended.

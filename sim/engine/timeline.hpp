@@ -21,6 +21,12 @@ struct TaskInterval {
   TaskId task = 0;
 };
 
+// A channel's load from `time_s` until the next sample: the summed rates of its flows.
+struct LoadSample {
+  double time_s = 0;
+  double load_Bps = 0;
+};
+
 struct ChannelUsage {
   double bytes = 0;        // bytes that crossed the channel
   double busy_s = 0;       // time with at least one flow streaming on it
@@ -28,6 +34,10 @@ struct ChannelUsage {
   // Streaming intervals, in time order (only when RunOptions::record_intervals and
   // record_channel_intervals).
   std::vector<Interval> busy;
+  // Its load at each change, in time order, ending with a 0 sample once idle (only when
+  // RunOptions::record_intervals and record_channel_load): what a trace's utilisation counter
+  // draws, and what tells a saturated link from a lightly used one.
+  std::vector<LoadSample> load{};  // {} so that {bytes, busy_s, ...} leaves it empty
 };
 
 struct Timeline {

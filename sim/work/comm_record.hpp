@@ -2,10 +2,12 @@
 // One communication operation of a job as the accounting sees it: a collective, a pipeline
 // send or an offload copy, the span of engine tasks it was lowered into, and its GPUs.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/coll/collective.hpp"
+#include "sim/coll/request.hpp"
 #include "sim/engine/summary.hpp"
 #include "sim/engine/task.hpp"
 
@@ -18,6 +20,9 @@ struct CommRecord {
   engine::TaskId end = 0;
   double size_bytes = 0;
   std::vector<int> gpus;  // engine GPU indices of its ranks
+  // A collective's algorithm, protocol and channels as the planner chose them; none for sends
+  // and copies. Only traces show it.
+  std::optional<coll::Choice> choice{};
 };
 
 // The records as the engine's accounting declares operations (sim/engine/summary.hpp).

@@ -3,27 +3,82 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
+#include "sim/core/units.hpp"
 #include "sim/engine/summary.hpp"
 
 namespace linksim::work {
 
+namespace {
+
+// Labels made once per distinct key, however many tasks share them.
+class LabelTable {
+ public:
+  explicit LabelTable(engine::Names& names) : names_(names) {}
+  template <typename Make>
+  std::uint32_t intern(const std::string& key, Make make) {
+    auto [it, fresh] = index_.try_emplace(key, static_cast<std::uint32_t>(names_.labels.size()));
+    if (fresh) names_.labels.push_back(make());
+    return it->second;
+  }
+
+ private:
+  engine::Names& names_;
+  std::map<std::string, std::uint32_t> index_;
+};
+
+engine::TaskLabel record_label(const CommRecord& r) {
+  engine::TaskLabel l;
+  l.name = fmt::format("{} {}", r.group, coll::to_string(r.op));
+  l.text = {{"group", r.group},
+            {"operation", std::string(coll::to_string(r.op))},
+            {"size", units::format_bytes(r.size_bytes)}};
+  l.numbers = {{"size_bytes", r.size_bytes}, {"ranks", static_cast<double>(r.gpus.size())}};
+  if (r.choice) {
+    l.text.emplace_back("algorithm", std::string(coll::to_string(r.choice->algorithm)));
+    l.text.emplace_back("protocol", std::string(coll::to_string(r.choice->protocol)));
+    l.numbers.emplace_back("channels", r.choice->channels);
+  }
+  return l;
+}
+
+engine::TaskLabel compute_label(const ComputeLabel& c) {
+  engine::TaskLabel l;
+  l.name = to_string(c);
+  l.text = {{"pass", c.backward ? "backward" : "forward"}};
+  if (c.layer >= 0) l.numbers = {{"layer", c.layer}};
+  return l;
+}
+
+}  // namespace
+
 engine::Names job_names(const topo::Topology& machine, const engine::Simulation& sim,
                         const std::vector<CommRecord>& records,
                         const std::vector<std::pair<engine::TaskId, int>>& compute_tasks,
+                        const std::vector<ComputeLabel>& compute_labels,
                         std::vector<std::string> gpu_ids, bool name_tasks) {
   engine::Names names;
   if (name_tasks) {
-    names.tasks.resize(sim.task_count());
-    for (std::size_t i = 0; i < sim.task_count(); ++i)
-      names.tasks[i] = fmt::format("t{}", i);
+    names.task_labels.assign(sim.task_count(), engine::Names::kNoLabel);
+    LabelTable table(names);
     for (const auto& r : records) {
-      for (engine::TaskId t = r.first_task; t <= r.end; ++t) {
-        names.tasks[t] = fmt::format("{} {} #{}", r.group, coll::to_string(r.op), t);
-      }
+      const std::string key = fmt::format(
+          "r{}|{}|{}|{}|{}|{}|{}", r.group, coll::to_string(r.op), units::exact(r.size_bytes),
+          r.gpus.size(), r.choice ? coll::to_string(r.choice->algorithm) : "",
+          r.choice ? coll::to_string(r.choice->protocol) : "", r.choice ? r.choice->channels : 0);
+      const std::uint32_t label = table.intern(key, [&] { return record_label(r); });
+      for (engine::TaskId t = r.first_task; t <= r.end; ++t)
+        names.task_labels[t] = label;
+      names.ops.push_back({r.first_task, r.end, label, r.gpus});
     }
-    for (const auto& [task, rank] : compute_tasks)
-      names.tasks[task] = fmt::format("compute #{}", task);
+    for (std::size_t i = 0; i < compute_tasks.size() && i < compute_labels.size(); ++i) {
+      const ComputeLabel& c = compute_labels[i];
+      const std::string key = fmt::format("c{}|{}|{}", c.layer, static_cast<int>(c.op), c.backward);
+      names.task_labels[compute_tasks[i].first] =
+          table.intern(key, [&] { return compute_label(c); });
+    }
   }
   names.gpus = std::move(gpu_ids);
   for (std::size_t c = 0; c < sim.channel_count(); ++c) {

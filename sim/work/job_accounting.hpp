@@ -11,17 +11,21 @@
 #include "sim/engine/timeline.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/work/comm_record.hpp"
+#include "sim/work/compute_label.hpp"
 #include "sim/work/job_result.hpp"
 #include "sim/work/scenario.hpp"
 
 namespace linksim::work {
 
 // The job's GPUs (`gpu_ids`, by rank), every channel (the machine's, then protocol caps) and,
-// with `name_tasks`, every task by what it is ("TP all_reduce #12", "compute #3", "t7"): only a
-// trace shows those, and a long pipeline has millions.
+// with `name_tasks`, every task labelled by what it is (engine::Names::task_labels: "TP
+// all_reduce" with its size, algorithm, protocol and channels; "layer 12 attention fwd" from
+// `compute_labels`, by compute_tasks' index), and each record as an operation: only a trace
+// shows those, and a long pipeline has millions of tasks, so they share labels.
 engine::Names job_names(const topo::Topology& machine, const engine::Simulation& sim,
                         const std::vector<CommRecord>& records,
                         const std::vector<std::pair<engine::TaskId, int>>& compute_tasks,
+                        const std::vector<ComputeLabel>& compute_labels,
                         std::vector<std::string> gpu_ids, bool name_tasks);
 
 // Fills `res`'s step, its split, by_group, by_collective, bottlenecks and tokens from the run.

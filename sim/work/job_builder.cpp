@@ -45,12 +45,23 @@ void JobBuilder::build() {
   if (training) optimizer_step();
 }
 
+// The model's chunk c · pipeline + s follows every chunk numbered below it, each of its stage's
+// layers / chunks layers.
+int JobBuilder::first_layer(int s, int c) const {
+  const int stages = layout_.plan.pipeline;
+  int first = 0;
+  for (int k = 0; k < c * stages + s; ++k)
+    first += layers_[static_cast<std::size_t>(k % stages)] / chunks_;
+  return first;
+}
+
 int JobBuilder::gpu_index(int rank) const {
   return machine_.node(gpus_[static_cast<std::size_t>(rank)]).ordinal;
 }
 
 // Compute on `rank` after its previous compute and `deps`.
-engine::TaskId JobBuilder::compute(int rank, double seconds, std::vector<TaskId> deps) {
+engine::TaskId JobBuilder::compute(int rank, double seconds, std::vector<TaskId> deps,
+                                   ComputeLabel label) {
   auto& last = last_[static_cast<std::size_t>(rank)];
   if (last) deps.push_back(*last);
   const TaskId t = placement_
@@ -60,6 +71,7 @@ engine::TaskId JobBuilder::compute(int rank, double seconds, std::vector<TaskId>
                             deps)
                        .end;
   compute_tasks_.emplace_back(t, rank);
+  compute_labels_.push_back(label);
   last = t;
   return t;
 }
@@ -83,13 +95,13 @@ engine::TaskId JobBuilder::collective(const std::string& group, const std::vecto
   std::vector<int> gpus;
   for (int rank : ranks)
     gpus.push_back(gpu_index(rank));
-  records_.push_back({group, op, first, end, size, std::move(gpus)});
+  records_.push_back({group, op, first, end, size, std::move(gpus), choice});
   return end;
 }
 
 // One layer half on every GPU of stage s (all replicas and TP ranks), then the TP
 // collective(s). `ready[d][t]` are the tasks each GPU waits for; updated to the half's end.
-void JobBuilder::layer_half(int s, bool backward, bool mlp, Ready& ready) {
+void JobBuilder::layer_half(int s, int layer, bool backward, bool mlp, Ready& ready) {
   const ParallelPlan& p = layout_.plan;
   const double act =
       roofline_.tokens_per_micro_batch() * roofline_.costs().activation_bytes_per_token;
@@ -97,7 +109,8 @@ void JobBuilder::layer_half(int s, bool backward, bool mlp, Ready& ready) {
     std::vector<TaskId> ends;
     for (int t = 0; t < p.tensor; ++t) {
       auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
-      ends.push_back(compute(layout_.rank(s, d, t), roofline_.half_layer_s(backward), r));
+      ends.push_back(compute(layout_.rank(s, d, t), roofline_.half_layer_s(backward), r,
+                             {layer, mlp ? ComputeOp::mlp : ComputeOp::attention, backward}));
     }
     std::vector<TaskId> after;
     if (p.tensor > 1) {
@@ -205,29 +218,29 @@ void JobBuilder::forward(int s, int c, int mb) {
   // The embedding lookup (first stage) and the final norm, LM head and loss (last stage): one
   // compute on every GPU of the stage (layer_roofline.hpp); interleaved, in the model's first
   // chunk (chunk 0 of stage 0) and its last (the last chunk of the last stage).
-  const auto on_stage = [&](double seconds) {
+  const auto on_stage = [&](double seconds, ComputeOp op) {
     if (seconds <= 0) return;
     for (int d = 0; d < layout_.plan.data; ++d) {
       for (int t = 0; t < layout_.plan.tensor; ++t) {
         auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
-        r = {compute(layout_.rank(s, d, t), seconds, r)};
+        r = {compute(layout_.rank(s, d, t), seconds, r, {-1, op, false})};
       }
     }
   };
-  if (s == 0 && c == 0) on_stage(roofline_.first_stage_s(false));
+  if (s == 0 && c == 0) on_stage(roofline_.first_stage_s(false), ComputeOp::embedding);
   // The chunk's layers: the stage's layers c · layers .. (c + 1) · layers - 1.
   const int layers = layers_[static_cast<std::size_t>(s)] / chunks_;
   Zero3Pass zero3;
   for (int l = 0; l < layers; ++l) {
     gather_weights(s, l, layers, ready, zero3);
-    layer_half(s, false, false, ready);
-    layer_half(s, false, true, ready);
+    layer_half(s, first_layer(s, c) + l, false, false, ready);
+    layer_half(s, first_layer(s, c) + l, false, true, ready);
     if (roofline_.offload_bytes_per_layer() > 0 && sc_.job.kind == JobKind::training) {
       store_activations(s, mb, c * layers + l);
     }
   }
   if (s == layout_.plan.pipeline - 1 && c == chunks_ - 1) {
-    on_stage(roofline_.last_stage_s(false));
+    on_stage(roofline_.last_stage_s(false), ComputeOp::head);
   }
   fwd_out_[static_cast<std::size_t>(s)]
           [static_cast<std::size_t>(c * micro_batches_per_step(sc_) + mb)] = flatten_ends(s, ready);
@@ -243,16 +256,16 @@ void JobBuilder::backward(int s, int c, int mb, bool last_micro_batch) {
   // first chunks.
   const bool first_chunk = s == 0 && c == 0;
   const bool last_chunk = s == p.pipeline - 1 && c == chunks_ - 1;
-  const auto on_stage = [&](double seconds) {
+  const auto on_stage = [&](double seconds, ComputeOp op) {
     if (seconds <= 0) return;
     for (int d = 0; d < p.data; ++d) {
       for (int t = 0; t < p.tensor; ++t) {
         auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
-        r = {compute(layout_.rank(s, d, t), seconds, r)};
+        r = {compute(layout_.rank(s, d, t), seconds, r, {-1, op, true})};
       }
     }
   };
-  if (last_chunk) on_stage(roofline_.last_stage_s(true));
+  if (last_chunk) on_stage(roofline_.last_stage_s(true), ComputeOp::head);
   const int layers = layers_[static_cast<std::size_t>(s)] / chunks_;
   double pending = 0;  // gradient bytes not yet in a bucket, per TP rank
   const double bytes = roofline_.element_bytes();
@@ -269,10 +282,12 @@ void JobBuilder::backward(int s, int c, int mb, bool last_micro_batch) {
     if (roofline_.offload_bytes_per_layer() > 0) {
       fetch_activations(s, mb, c * layers + layers - 1 - l, ready);
     }
-    layer_half(s, true, true, ready);
-    layer_half(s, true, false, ready);
+    const int layer = first_layer(s, c) + layers - 1 - l;
+    layer_half(s, layer, true, true, ready);
+    layer_half(s, layer, true, false, ready);
     // The embedding's gradient, last of the backward, before the bucket that carries it.
-    if (first_chunk && l == layers - 1) on_stage(roofline_.first_stage_s(true));
+    if (first_chunk && l == layers - 1)
+      on_stage(roofline_.first_stage_s(true), ComputeOp::embedding);
     // ZeRO-3 (FSDP FULL_SHARD, DeepSpeed stage 3) keeps only gradient shards, so every
     // micro-batch reduce-scatters each layer's gradients (the edge ones with the last layer)
     // right after its backward, beside the next layer's.

@@ -30,6 +30,7 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/work/comm_record.hpp"
+#include "sim/work/compute_label.hpp"
 #include "sim/work/layer_roofline.hpp"
 #include "sim/work/model.hpp"
 #include "sim/work/placement.hpp"
@@ -55,6 +56,8 @@ class JobBuilder {
   const std::vector<std::pair<engine::TaskId, int>>& compute_tasks() const {
     return compute_tasks_;
   }
+  // What each of compute_tasks() computes, by the same index (for a trace's names).
+  const std::vector<ComputeLabel>& compute_labels() const { return compute_labels_; }
   // The most channels any of the job's collectives runs.
   int max_channels() const { return max_channels_; }
   // The planes the graph leaves out, or nullptr when it has every plane.
@@ -66,7 +69,7 @@ class JobBuilder {
   using Ready = std::vector<std::vector<std::vector<TaskId>>>;
 
   int gpu_index(int rank) const;
-  TaskId compute(int rank, double seconds, std::vector<TaskId> deps);
+  TaskId compute(int rank, double seconds, std::vector<TaskId> deps, ComputeLabel label);
   TaskId collective(const std::string& group, const std::vector<int>& ranks, coll::Op op,
                     double size, const std::vector<TaskId>& deps);
 
@@ -74,7 +77,10 @@ class JobBuilder {
   // Chunk c of stage s (the model's chunk c · pipeline + s; 0 without interleaving).
   void forward(int s, int c, int mb);
   void backward(int s, int c, int mb, bool last_micro_batch);
-  void layer_half(int s, bool backward, bool mlp, Ready& ready);
+  // `layer`: the model's layer (from 0), for the compute's label.
+  void layer_half(int s, int layer, bool backward, bool mlp, Ready& ready);
+  // The model's first layer in chunk c of stage s.
+  int first_layer(int s, int c) const;
   void exchange_experts(int s, Ready& ready);
   Ready ready_from_stage_input(int s, int c, int mb, bool backward);
   TaskId send(int a, int b, double bytes, TaskId dep);
@@ -122,6 +128,7 @@ class JobBuilder {
   std::map<std::tuple<int, int, int>, TaskId> dp_stream_;
   std::vector<CommRecord> records_;
   std::vector<std::pair<TaskId, int>> compute_tasks_;
+  std::vector<ComputeLabel> compute_labels_;  // by compute_tasks_'s index
   int max_channels_ = 0;
 };
 

@@ -175,7 +175,7 @@ void JobBuilder::optimizer_step() {
       for (int tp = 0; tp < p.tensor; ++tp) {
         const int r = layout_.rank(s, d, tp);
         if (!p.optimizer_offload) {
-          compute(r, t, grad_syncs_[r]);
+          compute(r, t, grad_syncs_[r], {-1, ComputeOp::optimizer, false});
           continue;
         }
         auto deps = grad_syncs_[r];

@@ -142,10 +142,10 @@ TEST(JobPlanesTest, FillCopiesTheKeptChannelsUsage) {
   planes.copy_of = {0, 1, 0, 1, off};
   engine::Timeline tl;
   tl.channels.resize(6);
-  tl.channels[5] = {3, 1, 1, {}};
-  tl.channels[0] = {10, 1, 0.5, {{0, 1}}};
-  tl.channels[1] = {20, 2, 0.25, {}};
-  tl.channels[4] = {7, 3, 0, {}};
+  tl.channels[5] = {3, 1, 1, {}, {}};
+  tl.channels[0] = {10, 1, 0.5, {{0, 1}}, {}};
+  tl.channels[1] = {20, 2, 0.25, {}, {}};
+  tl.channels[4] = {7, 3, 0, {}, {}};
   fill_left_out_planes(planes, tl);
   EXPECT_EQ(tl.channels[2].bytes, 10);
   EXPECT_EQ(tl.channels[2].saturated_s, 0.5);
