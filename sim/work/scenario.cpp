@@ -101,8 +101,8 @@ void parse_job(const JsonView& job, Scenario& s) {
     if (!(g.gradient_bytes > 0)) job.at("gradient_size").fail("expected a size > 0");
     s.gradient_sync = g;
   } else if (kind == "serving") {
-    job.expect_only(
-        {"kind", "request_rate", "requests", "input_tokens", "output_tokens", "max_batch", "seed"});
+    job.expect_only({"kind", "request_rate", "requests", "input_tokens", "output_tokens",
+                     "max_batch", "seed", "slo"});
     s.job.kind = JobKind::serving;
     s.job.serving = parse_serving(job);
     // What must fit beside the weights: one request of the longest input and output.

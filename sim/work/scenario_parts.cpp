@@ -39,7 +39,33 @@ LengthRange length_range(const JsonView& v) {
   return r;
 }
 
+// An SLO bound: seconds, a number above 0.
+double slo_seconds(const JsonView& v) {
+  if (!v.is_number()) {
+    v.fail(fmt::format("expected a time in seconds above 0 (a number), got {}",
+                       json_type_name(v.raw())));
+  }
+  const double s = v.as_number();
+  if (!(s > 0)) v.fail(fmt::format("expected a time in seconds above 0, got {:g}", s));
+  return s;
+}
+
 }  // namespace
+
+ServingSlo parse_slo(const JsonView& view) {
+  if (!view.is_object()) {
+    view.fail(
+        fmt::format("expected an object with ttft_p99_s, tpot_p99_s and optionally "
+                    "e2e_p99_s, got {}",
+                    json_type_name(view.raw())));
+  }
+  view.expect_only({"ttft_p99_s", "tpot_p99_s", "e2e_p99_s"});
+  ServingSlo slo;
+  slo.ttft_p99_s = slo_seconds(view.at("ttft_p99_s"));
+  slo.tpot_p99_s = slo_seconds(view.at("tpot_p99_s"));
+  if (auto e = view.get("e2e_p99_s")) slo.e2e_p99_s = slo_seconds(*e);
+  return slo;
+}
 
 std::string_view to_string(Recompute recompute) {
   switch (recompute) {
@@ -96,10 +122,17 @@ Precision parse_precision(const JsonView& view) {
 
 ServingLoad parse_serving(const JsonView& job) {
   ServingLoad s;
-  const JsonView rate = job.at("request_rate");
-  s.request_rate_per_s = rate.as_number();
-  if (!(s.request_rate_per_s > 0) || s.request_rate_per_s > 1e6) {
-    rate.fail("expected requests per second above 0, at most 1e6");
+  if (auto slo = job.get("slo")) s.slo = parse_slo(*slo);
+  // With an SLO the rate may be left to the capacity search; without one it is the load.
+  const std::optional<JsonView> rate = job.get("request_rate");
+  if (!rate && !s.slo) job.at("request_rate");  // refused: "missing required field"
+  if (rate) {
+    s.request_rate_per_s = rate->as_number();
+    if (!(s.request_rate_per_s > 0) || s.request_rate_per_s > 1e6) {
+      rate->fail("expected requests per second above 0, at most 1e6");
+    }
+  } else {
+    s.rate_stated = false;
   }
   if (auto r = job.get("requests")) s.requests = int_in(*r, 1, 100'000);
   if (auto i = job.get("input_tokens")) s.input_tokens = length_range(*i);

@@ -13,8 +13,11 @@ Finetune parse_finetune(const JsonView& view);
 // "precision": {"weights", "group_size", "kv_cache"}.
 Precision parse_precision(const JsonView& view);
 // The serving fields of "job": request_rate, requests, input_tokens, output_tokens,
-// max_batch, seed.
+// max_batch, seed, slo. request_rate is required unless slo is given.
 ServingLoad parse_serving(const JsonView& job);
+// "job/slo": {"ttft_p99_s", "tpot_p99_s", "e2e_p99_s"}, each a number of seconds above 0; the
+// first two required.
+ServingSlo parse_slo(const JsonView& view);
 // "plan/recompute": true, false, "none", "selective" or "full".
 Recompute parse_recompute(const JsonView& view);
 // Checks that need the job and precision together (quantized weights are only trained

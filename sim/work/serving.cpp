@@ -7,6 +7,7 @@
 #include <deque>
 #include <random>
 
+#include "sim/core/units.hpp"
 #include "sim/work/model_costs.hpp"
 
 namespace linksim::work {
@@ -46,34 +47,6 @@ std::vector<Request> draw_requests(const ServingLoad& load) {
   }
   return out;
 }
-
-// Iteration time against its size (tokens of a prefill, sequences of a decode step): engine
-// simulations at powers of two up to `max_size`, linear in between.
-class StepTable {
- public:
-  template <typename Time>
-  StepTable(int max_size, Time time) {
-    for (int x = 1;; x *= 2) {
-      const int size = std::min(x, max_size);
-      points_.emplace_back(size, time(size));
-      if (size == max_size) break;
-    }
-  }
-  double at(double size) const {
-    if (size <= points_.front().first) return points_.front().second;
-    for (std::size_t i = 1; i < points_.size(); ++i) {
-      const auto [x1, t1] = points_[i];
-      if (size <= x1) {
-        const auto [x0, t0] = points_[i - 1];
-        return t0 + (t1 - t0) * (size - x0) / (x1 - x0);
-      }
-    }
-    return points_.back().second;
-  }
-
- private:
-  std::vector<std::pair<double, double>> points_;
-};
 
 struct Replica {
   std::vector<Request*> requests;  // in arrival order
@@ -228,21 +201,25 @@ void tally_requests(const std::vector<Request>& requests, double steps, double s
 
 }  // namespace
 
-ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& model,
-                               const Scenario& scenario) {
+ServingP99s p99s_of(const ServingResult& r) {
+  return {r.ttft.p99_s, r.tpot.p99_s, r.e2e.p99_s};
+}
+
+ServingSystem::ServingSystem(const topo::Topology& machine, const ModelSpec& model,
+                             const Scenario& scenario)
+    : scenario_(scenario) {
   const ServingLoad& load = scenario.job.serving;
-  ServingResult res;
   // The memory check and the plan's validity, as a decode of one longest request.
   Scenario one = scenario;
   one.job.kind = JobKind::decode;
   one.job.global_batch = scenario.plan.data;  // one request per replica
   const JobResult check = simulate_job(machine, model, one);
-  res.machine = check.machine;
-  res.machine_title = check.machine_title;
-  res.price_per_hour_usd = check.price_per_hour_usd;
-  res.gpus = check.gpus;
+  base_.machine = check.machine;
+  base_.machine_title = check.machine_title;
+  base_.price_per_hour_usd = check.price_per_hour_usd;
+  base_.gpus = check.gpus;
 
-  const int budget = fit_kv_cache(machine, model, scenario, res);
+  const int budget = fit_kv_cache(machine, model, scenario, base_);
 
   // Iteration times from the engine, on one replica.
   Scenario timing = scenario;
@@ -250,7 +227,7 @@ ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& m
   timing.plan.data_fills = false;
   JobOptions no_check;
   no_check.check_memory = false;
-  const StepTable prefill(budget, [&](int tokens) {
+  prefill_ = StepTable(budget, [&](int tokens) {
     timing.job.kind = JobKind::prefill;
     timing.job.global_batch = 1;
     timing.job.sequence_length = tokens;
@@ -258,24 +235,35 @@ ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& m
   });
   const int max_concurrent = static_cast<int>(std::min<double>(
       load.max_batch,
-      std::floor(res.kv_capacity_tokens / (load.input_tokens.min + load.output_tokens.min))));
-  const StepTable decode(std::max(max_concurrent, 1), [&](int batch) {
+      std::floor(base_.kv_capacity_tokens / (load.input_tokens.min + load.output_tokens.min))));
+  decode_ = StepTable(std::max(max_concurrent, 1), [&](int batch) {
     timing.job.kind = JobKind::decode;
     timing.job.global_batch = batch;
     timing.job.sequence_length = static_cast<int>(std::lround(load.input_tokens.mean()));
     timing.job.decode_tokens = static_cast<int>(std::lround(load.output_tokens.mean()));
     return simulate_job(machine, model, timing, no_check).step_s;
   });
+}
 
+double ServingSystem::unloaded_request_s() const {
+  const ServingLoad& load = scenario_.job.serving;
+  return prefill_.at(load.input_tokens.mean()) +
+         decode_.at(1) * std::max(0.0, load.output_tokens.mean() - 1);
+}
+
+ServingResult ServingSystem::at_rate(double request_rate_per_s) const {
+  ServingLoad load = scenario_.job.serving;
+  load.request_rate_per_s = request_rate_per_s;
+  ServingResult res = base_;
+  res.request_rate_per_s = request_rate_per_s;
   std::vector<Request> requests = draw_requests(load);
-  const int replicas = scenario.plan.data;
-  std::vector<Replica> by_replica(static_cast<std::size_t>(replicas));
+  std::vector<Replica> by_replica(static_cast<std::size_t>(replicas()));
   for (std::size_t i = 0; i < requests.size(); ++i)
     by_replica[i % by_replica.size()].requests.push_back(&requests[i]);
   double steps = 0;
   double sequences = 0;
   for (auto& r : by_replica) {
-    const ReplicaStats s = run_replica(r, load, res.kv_capacity_tokens, prefill, decode);
+    const ReplicaStats s = run_replica(r, load, res.kv_capacity_tokens, prefill_, decode_);
     steps += s.decode_steps;
     sequences += s.decode_sequences;
     res.max_batch_seen = std::max(res.max_batch_seen, s.max_batch);
@@ -286,6 +274,71 @@ ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& m
       "iteration times: engine simulations of prefills and decode steps at powers of two, "
       "interpolated; decode at context {:g} + {:g}/2",
       load.input_tokens.mean(), load.output_tokens.mean()));
+  return res;
+}
+
+namespace {
+
+// The SLO search starts where each replica would be busy a tenth of the time serving mean
+// requests one at a time: nearly unloaded, so a miss there is the hardware's, not the queue's.
+constexpr double kSloSearchStartLoad = 0.1;
+
+// Each p99 an SLO bounds against its bound.
+std::string slo_misses(const ServingSlo& slo, const ServingP99s& p99) {
+  auto one = [](const char* name, double value_s, double bound_s) {
+    return fmt::format("{} p99 {} ({} {})", name, units::format_time(value_s),
+                       value_s > bound_s ? "over the SLO's" : "within the SLO's",
+                       units::format_time(bound_s));
+  };
+  std::string s =
+      one("TTFT", p99.ttft_s, slo.ttft_p99_s) + ", " + one("TPOT", p99.tpot_s, slo.tpot_p99_s);
+  if (slo.e2e_p99_s) s += ", " + one("E2E", p99.e2e_s, *slo.e2e_p99_s);
+  return s;
+}
+
+}  // namespace
+
+ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& model,
+                               const Scenario& scenario) {
+  const ServingSystem system(machine, model, scenario);
+  const ServingLoad& load = scenario.job.serving;
+  if (!load.slo) return system.at_rate(load.request_rate_per_s);
+
+  RateSearchOptions options;
+  options.start_rate_per_s = kSloSearchStartLoad * system.replicas() / system.unloaded_request_s();
+  const ServingCapacity capacity = search_capacity(
+      [&](double rate) { return p99s_of(system.at_rate(rate)); }, *load.slo, options);
+  if (!capacity.feasible && !load.rate_stated) {
+    throw DoesNotFit(
+        scenario.file, "/job/slo",
+        fmt::format("no request rate meets the SLO on {}: at {:.4g} requests/s, the lowest "
+                    "rate tried, {}",
+                    machine.name, capacity.lowest_rate_per_s,
+                    slo_misses(*load.slo, capacity.at_lowest)));
+  }
+  ServingResult res =
+      system.at_rate(load.rate_stated ? load.request_rate_per_s : capacity.max_rate_per_s);
+  res.capacity = capacity;
+  res.meets_slo = meets_slo(*load.slo, p99s_of(res));
+  if (capacity.feasible) {
+    res.max_rate_cost_per_mtoken_usd =
+        load.rate_stated ? system.at_rate(capacity.max_rate_per_s).cost_per_mtoken_usd
+                         : res.cost_per_mtoken_usd;
+  }
+  if (!capacity.feasible) {
+    res.notes.push_back(fmt::format(
+        "no request rate meets the SLO: at {:.4g} requests/s, the lowest rate tried, {}",
+        capacity.lowest_rate_per_s, slo_misses(*load.slo, capacity.at_lowest)));
+  } else if (!capacity.bounded) {
+    res.notes.push_back(fmt::format(
+        "the SLO is met even at {:.4g} requests/s, where the {} requests arrive all but at "
+        "once: simulate more requests (job.requests) to find the limit",
+        capacity.max_rate_per_s, load.requests));
+  }
+  res.notes.push_back(fmt::format(
+      "SLO search: {} rates simulated from {:.4g}/s (a tenth of the replicas' unloaded rate), "
+      "doubling, then bisecting to {:g}%",
+      capacity.rates_simulated, options.start_rate_per_s, capacity.tolerance * 100));
   return res;
 }
 

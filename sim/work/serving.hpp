@@ -23,6 +23,11 @@
 // Reported: time to first token (arrival to the end of its prefill), time per output token
 // ((finish - first token) / (output - 1)), end-to-end latency; mean, p50, p90, p99 (nearest
 // rank); output tokens per second in all and per GPU; $ per million output tokens.
+//
+// With an SLO (job.slo), the highest request rate that meets it is searched
+// (sim/work/serving_capacity.hpp) on one ServingSystem, whose engine iteration times are
+// measured once: each rate tried costs only the queue. The figures are at the scenario's
+// request_rate if it states one, else at the rate found.
 
 #include <optional>
 #include <string>
@@ -30,6 +35,8 @@
 
 #include "sim/topo/topology.hpp"
 #include "sim/work/job_sim.hpp"
+#include "sim/work/serving_capacity.hpp"
+#include "sim/work/serving_step_table.hpp"
 
 namespace linksim::work {
 
@@ -55,7 +62,8 @@ struct ServingResult {
   MemoryBreakdown memory;         // weights, working activations, KV cache at capacity
   double kv_capacity_tokens = 0;  // per replica
   int requests = 0;
-  double duration_s = 0;  // first arrival (t = 0) to the last request's finish
+  double request_rate_per_s = 0;  // the rate the figures below are at
+  double duration_s = 0;          // first arrival (t = 0) to the last request's finish
   LatencyStats ttft;
   LatencyStats tpot;
   LatencyStats e2e;
@@ -67,10 +75,42 @@ struct ServingResult {
   std::optional<double> cost_per_mtoken_usd;  // per million output tokens
   std::vector<std::string> notes;
   std::string failure;  // set when it does not fit (compare goes on)
+
+  // With an SLO only: the search for the highest rate that meets it, whether the figures above
+  // meet it, and the cost per million output tokens at that highest rate (priced machines;
+  // absent when no rate meets the SLO).
+  std::optional<ServingCapacity> capacity;
+  std::optional<bool> meets_slo;
+  std::optional<double> max_rate_cost_per_mtoken_usd;
+};
+
+// The p99s an SLO bounds, of a result.
+ServingP99s p99s_of(const ServingResult& r);
+
+// One serving scenario on one machine, ready to run at any request rate: the plan checked, the
+// KV cache sized and the engine's iteration times measured once, at construction.
+class ServingSystem {
+ public:
+  // Throws as simulate_serving does.
+  ServingSystem(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario);
+  // The scenario's requests (their lengths and arrival draws) at this mean rate (> 0).
+  ServingResult at_rate(double request_rate_per_s) const;
+  // A mean request alone on a replica: a prefill of the mean input, then a decode step at batch
+  // 1 per later output token. The SLO search starts from a tenth of the replicas' rate at it.
+  double unloaded_request_s() const;
+  int replicas() const { return scenario_.plan.data; }
+
+ private:
+  Scenario scenario_;
+  ServingResult base_;  // machine, memory, KV capacity
+  StepTable prefill_;
+  StepTable decode_;
 };
 
 // Throws InputError for a plan that does not match the machine and DoesNotFit when one
-// request of the longest input and output does not fit beside the weights.
+// request of the longest input and output does not fit beside the weights, or when the
+// scenario states an SLO and no request rate but not even the lowest rate tried meets it (the
+// message gives the p99s reached there).
 ServingResult simulate_serving(const topo::Topology& machine, const ModelSpec& model,
                                const Scenario& scenario);
 
