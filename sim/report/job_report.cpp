@@ -389,9 +389,19 @@ std::string format_gradient_sync(const std::vector<work::GradientSyncResult>& re
 
 namespace {
 
+// What a plan offloads to host memory: "-", "opt" (optimizer state), "opt+act" (and the
+// activations), "act".
+std::string offload_text(const work::ParallelPlan& p) {
+  if (p.optimizer_offload && p.activation_offload) return "opt+act";
+  if (p.optimizer_offload) return "opt";
+  if (p.activation_offload) return "act";
+  return "-";
+}
+
 std::string plan_split(const work::ParallelPlan& p) {
-  return fmt::format("{:>3} {:>3} {:>3} {:>3} {:>5} {:>4}", p.data, p.tensor, p.pipeline, p.expert,
-                     p.zero_stage, p.micro_batches);
+  return fmt::format("{:>3} {:>3} {:>3} {:>2} {:>3} {:>5} {:>7} {:>4}", p.data, p.tensor,
+                     p.pipeline, p.virtual_stages, p.expert, p.zero_stage, offload_text(p),
+                     p.micro_batches);
 }
 
 }  // namespace
@@ -406,10 +416,10 @@ std::string format_plans(const work::PlanSearchResult& result, const work::Scena
       : result.rank_by == work::PlanRanking::cost_per_mtoken ? std::string("$/Mtoken")
                                                              : step_label(sc) + " time");
   out += fmt::format(
-      "{:>4}  {:<22} {:>4}  {:>3} {:>3} {:>3} {:>3} {:>5} {:>4} {:>10} {:>10} {:>10} "
+      "{:>4}  {:<22} {:>4}  {:>3} {:>3} {:>3} {:>2} {:>3} {:>5} {:>7} {:>4} {:>10} {:>10} {:>10} "
       "{:>10} {:>11} {:>9} {:>10}\n",
-      "rank", "machine", "GPUs", "DP", "TP", "PP", "EP", "ZeRO", "mb", step_label(sc), "compute",
-      "exposed", "idle", "tokens/s", "$/Mtoken", "memory/GPU");
+      "rank", "machine", "GPUs", "DP", "TP", "PP", "VP", "EP", "ZeRO", "offload", "mb",
+      step_label(sc), "compute", "exposed", "idle", "tokens/s", "$/Mtoken", "memory/GPU");
   for (std::size_t i = 0; i < std::min(top, result.ranked.size()); ++i) {
     const auto& r = result.ranked[i];
     out += fmt::format(
@@ -424,8 +434,9 @@ std::string format_plans(const work::PlanSearchResult& result, const work::Scena
                        result.fitting - result.simulated);
   }
   out +=
-      "\n(exposed: communication the GPU waits on; idle: waiting on another rank's compute; "
-      "$/Mtoken needs a cloud instance file with a price)\n";
+      "\n(VP: model chunks per pipeline stage, 2 for interleaved 1F1B; offload: state kept in host "
+      "memory, opt = optimizer, act = activations; exposed: communication the GPU waits on; idle: "
+      "waiting on another rank's compute; $/Mtoken needs a cloud instance file with a price)\n";
   return out;
 }
 
@@ -438,7 +449,10 @@ Json plans_json(const work::PlanSearchResult& result, const work::Scenario& sc) 
                  {"pipeline", r.plan.pipeline},
                  {"expert", r.plan.expert},
                  {"zero_stage", r.plan.zero_stage},
-                 {"micro_batches", r.plan.micro_batches}};
+                 {"micro_batches", r.plan.micro_batches},
+                 {"virtual_stages", r.plan.virtual_stages},
+                 {"optimizer_offload", r.plan.optimizer_offload},
+                 {"activation_offload", r.plan.activation_offload}};
     if (r.cost_per_mtoken_usd) j["cost_per_mtoken_usd"] = *r.cost_per_mtoken_usd;
     plans.push_back(std::move(j));
   }
@@ -453,18 +467,19 @@ std::string plans_csv(const work::PlanSearchResult& result, const work::Scenario
   std::string out =
       "scenario,rank,machine,gpus,data,tensor,pipeline,expert,zero_stage,micro_batches,step_s,"
       "compute_s,exposed_comm_s,hidden_comm_s,idle_s,tokens_per_s,cost_per_mtoken_usd,"
-      "memory_bytes\n";
+      "memory_bytes,virtual_stages,optimizer_offload,activation_offload\n";
   for (std::size_t i = 0; i < result.ranked.size(); ++i) {
     const auto& r = result.ranked[i];
     const auto& p = r.plan;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        csv_field(sc.name), i + 1, csv_field(r.machine), r.result.gpus, p.data,
                        p.tensor, p.pipeline, p.expert, p.zero_stage, p.micro_batches,
                        units::exact(r.result.step_s), units::exact(r.result.compute_s),
                        units::exact(r.result.exposed_comm_s), units::exact(r.result.hidden_comm_s),
                        units::exact(r.result.idle_s), units::exact(r.result.tokens_per_s),
                        r.cost_per_mtoken_usd ? units::exact(*r.cost_per_mtoken_usd) : "",
-                       units::exact(r.result.memory.total_bytes()));
+                       units::exact(r.result.memory.total_bytes()), p.virtual_stages,
+                       p.optimizer_offload ? 1 : 0, p.activation_offload ? 1 : 0);
   }
   return out;
 }

@@ -70,8 +70,9 @@ struct JobResult {
   std::shared_ptr<const engine::Names> names;
 };
 
-// A plan that does not fit the machine's memory: the message carries the breakdown and the
-// smallest plan that fits, if any. `compare` reports it per machine and goes on.
+// A plan that does not fit the machine: its memory (the message carries the breakdown and the
+// smallest plan that fits, if any), or more GPUs than the machine has. `compare` reports it per
+// machine and goes on.
 class DoesNotFit : public InputError {
  public:
   using InputError::InputError;

@@ -28,7 +28,7 @@ Scenario with_data_filled(const topo::Topology& machine, const Scenario& scenari
   const auto gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
   const int per_replica = sc.plan.tensor * sc.plan.pipeline;
   if (gpus % per_replica != 0) {
-    throw InputError(sc.file, "/plan/data",
+    throw DoesNotFit(sc.file, "/plan/data",
                      fmt::format("\"fill\" needs tensor x pipeline = {} to divide {}'s {} GPUs",
                                  per_replica, machine.name, gpus));
   }
@@ -38,6 +38,7 @@ Scenario with_data_filled(const topo::Topology& machine, const Scenario& scenari
 
 void check_plan(const topo::Topology& machine, const ModelSpec& model, const Scenario& sc) {
   if (auto problem = plan_problem(machine, model, sc.job, sc.plan)) {
+    if (problem->machine_too_small) throw DoesNotFit(sc.file, problem->pointer, problem->message);
     throw InputError(sc.file, problem->pointer, problem->message);
   }
 }
@@ -111,6 +112,7 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   std::shared_ptr<engine::Simulation> sim = builder.sim();
   engine::RunOptions run_options;
   run_options.record_channel_intervals = options.record_channel_intervals;
+  run_options.record_channel_load = options.record_channel_intervals;  // both only for traces
   const auto run = [&] {
     engine::Timeline t = sim->run(run_options);
     if (builder.planes()) fill_left_out_planes(*builder.planes(), t);
@@ -134,9 +136,9 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
     tl = run();
   }
 
-  auto names = std::make_shared<engine::Names>(job_names(machine, *sim, builder.records(),
-                                                         builder.compute_tasks(),
-                                                         std::move(gpu_ids), options.name_tasks));
+  auto names = std::make_shared<engine::Names>(
+      job_names(machine, *sim, builder.records(), builder.compute_tasks(), builder.compute_labels(),
+                std::move(gpu_ids), options.name_tasks));
   account_job(res, machine, sc, *sim, *tl, *names, builder.records());
   if (auto warning = tensor_spans_nodes_warning(machine, sc.plan)) res.notes.push_back(*warning);
   res.simulation = sim;

@@ -86,10 +86,12 @@ std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const Mod
   const auto gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
   if (p.gpus() > gpus) {
     return PlanProblem{
-        "/plan", fmt::format("the plan uses data {} x tensor {} x pipeline {} = {} GPUs but {} "
-                             "has {}; expected the degrees to multiply to at most {} (or run "
-                             "it on more nodes)",
-                             p.data, p.tensor, p.pipeline, p.gpus(), machine.name, gpus, gpus)};
+        "/plan",
+        fmt::format("the plan uses data {} x tensor {} x pipeline {} = {} GPUs but {} "
+                    "has {}; expected the degrees to multiply to at most {} (or run "
+                    "it on more nodes)",
+                    p.data, p.tensor, p.pipeline, p.gpus(), machine.name, gpus, gpus),
+        true};
   }
   // A tensor group wider than a node runs, its collectives over the network (the placement
   // seam lowers them as NCCL does across nodes); tensor_spans_nodes_warning says it is unusual.

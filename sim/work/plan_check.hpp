@@ -17,6 +17,9 @@ namespace linksim::work {
 struct PlanProblem {
   std::string pointer;  // the scenario field at fault, e.g. "/plan/tensor"
   std::string message;  // what is wrong and what was expected
+  // The plan needs more GPUs than the machine has: a finding about the machine (a larger one
+  // runs it), not a fault of the scenario, so `compare` reports it and goes on.
+  bool machine_too_small = false;
 };
 
 // The most compute tasks one step may build (micro-batches x layers x 2 halves x passes x

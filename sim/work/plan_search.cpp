@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "sim/core/parallel_cases.hpp"
 #include "sim/topo/cluster_prefix.hpp"
@@ -54,16 +55,44 @@ std::size_t simulate_on_occupied_hosts(
   return reduced;
 }
 
-// The first ZeRO stage (from 0) at which `p` runs and fits; false when none does.
-bool lowest_fitting_stage(const topo::Topology& machine, const ModelSpec& model, const Job& job,
-                          ParallelPlan& p, const topo::GpuModel& gpu) {
-  const int top = job.kind == JobKind::training && p.data > 1 ? 3 : 0;
-  for (int z = 0; z <= top; ++z) {
-    p.zero_stage = z;
-    if (plan_problem(machine, model, job, p)) return false;
-    if (check_fit(model, job, p, gpu).fits) return true;
+// The least memory-saving settings at which `p` runs and fits, tried in order of what they
+// cost: each ZeRO stage from 0 (a higher one only adds communication); then, for training, the
+// same with the optimizer offloaded to host memory (ZeRO-Offload), then with the activations
+// offloaded too, each only where the scenario did not already ask for it (host copies cost
+// more than ZeRO's collectives on every machine linksim ships). False when none fits.
+bool least_fitting_memory_settings(const topo::Topology& machine, const ModelSpec& model,
+                                   const Job& job, ParallelPlan& p, const topo::GpuModel& gpu) {
+  const bool training = job.kind == JobKind::training;
+  const int top = training && p.data > 1 ? 3 : 0;
+  const ParallelPlan asked = p;
+  const int offload_levels = training ? 3 : 1;
+  for (int level = 0; level < offload_levels; ++level) {
+    if (level == 1 && asked.optimizer_offload) continue;
+    if (level == 2 && asked.activation_offload) continue;
+    p.optimizer_offload = asked.optimizer_offload || level >= 1;
+    p.activation_offload = asked.activation_offload || level >= 2;
+    for (int z = 0; z <= top; ++z) {
+      p.zero_stage = z;
+      if (plan_problem(machine, model, job, p)) break;
+      if (check_fit(model, job, p, gpu).fits) return true;
+    }
   }
+  p = asked;
   return false;
+}
+
+// Megatron's interleaved 1F1B with two model chunks per stage, where it applies to `p` (a
+// training pipeline whose stages split evenly in two, micro-batches in groups of the pipeline):
+// its bubble is half the plain schedule's for one more send per micro-batch and chunk, so which
+// is faster depends on the network, and the search simulates both.
+std::optional<ParallelPlan> interleaved(const topo::Topology& machine, const ModelSpec& model,
+                                        const Job& job, ParallelPlan p, const topo::GpuModel& gpu) {
+  if (job.kind != JobKind::training || p.pipeline < 2) return std::nullopt;
+  p.virtual_stages = 2;
+  if (plan_problem(machine, model, job, p) || !check_fit(model, job, p, gpu).fits) {
+    return std::nullopt;
+  }
+  return p;
 }
 
 std::vector<int> micro_batch_choices(const Job& job, int dp, int pp) {
@@ -106,8 +135,12 @@ std::size_t enumerate(const topo::Topology& machine, const ModelSpec& model, con
           p.data = dp;
           p.expert = ep;
           p.micro_batches = m;
-          if (lowest_fitting_stage(machine, model, sc.job, p, gpu)) {
+          if (least_fitting_memory_settings(machine, model, sc.job, p, gpu)) {
             fitting.push_back({&machine, p});
+            if (auto v = interleaved(machine, model, sc.job, p, gpu)) {
+              ++count;
+              fitting.push_back({&machine, *v});
+            }
             if (pp == 1) break;  // more micro-batches only add steps
           }
         }
@@ -115,6 +148,26 @@ std::size_t enumerate(const topo::Topology& machine, const ModelSpec& model, con
     }
   }
   return count;
+}
+
+// Reorders the candidates so that machines take turns, each keeping its own order: a cap on
+// how many are simulated then leaves no machine out because it was named last.
+void take_turns_by_machine(std::vector<Candidate>& fitting) {
+  std::vector<const topo::Topology*> machines;
+  std::map<const topo::Topology*, std::vector<Candidate>> by_machine;
+  for (const auto& c : fitting) {
+    auto& mine = by_machine[c.machine];
+    if (mine.empty()) machines.push_back(c.machine);
+    mine.push_back(c);
+  }
+  std::vector<Candidate> turns;
+  turns.reserve(fitting.size());
+  for (std::size_t i = 0; turns.size() < fitting.size(); ++i) {
+    for (const auto* m : machines) {
+      if (i < by_machine[m].size()) turns.push_back(by_machine[m][i]);
+    }
+  }
+  fitting = std::move(turns);
 }
 
 double rank_key(const RankedPlan& r, PlanRanking by) {
@@ -161,6 +214,7 @@ PlanSearchResult search_plans(const Scenario& scenario, const ModelSpec& model,
     out.enumerated += enumerate(*m, model, scenario, fitting);
   out.fitting = fitting.size();
   const std::size_t total = std::min(fitting.size(), options.max_simulated);
+  if (total < fitting.size()) take_turns_by_machine(fitting);
   std::map<std::pair<const topo::Topology*, int>, std::unique_ptr<topo::Topology>> prefixes;
   out.on_occupied_hosts = simulate_on_occupied_hosts(fitting, total, prefixes);
   out.ranked.resize(total);

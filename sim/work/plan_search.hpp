@@ -7,12 +7,15 @@
 // TP × PP × DP ≤ N (a plan fills the machine as far as the batch splits); for MoE, EP dividing
 // DP and the experts; micro-batches: for PP = 1 the fewest (gradient accumulation only saves
 // memory), for PP > 1 PP, 2·PP and 4·PP (fewer bubbles against more, smaller steps) where the
-// batch splits so; ZeRO stage: the lowest that fits (a higher one only adds communication).
-// Everything else (recompute, sequence parallelism, FlashAttention, offloads, precision,
-// fine-tuning, bucket size, prefetch) is the scenario's. Inference plans have one micro-batch
-// and no ZeRO. A candidate must pass plan_problem and check_fit; those that do are simulated,
-// at most `max_simulated` of them, in the order above (TP, then PP, then EP, then micro-
-// batches, ascending), and ranked.
+// batch splits so; ZeRO stage: the lowest that fits (a higher one only adds communication);
+// for training where no stage fits, the optimizer offloaded to the host (ZeRO-Offload), then
+// the activations too; for a training pipeline, beside each plain 1F1B candidate the same with
+// interleaved 1F1B over two chunks per stage where Megatron allows it. Everything else
+// (recompute, sequence parallelism, FlashAttention, precision, fine-tuning, bucket size,
+// prefetch, offloads the scenario asks for) is the scenario's. Inference plans have one
+// micro-batch and no ZeRO. A candidate must pass plan_problem and check_fit; those that do are
+// simulated, at most `max_simulated` of them, in the order above (TP, then PP, then EP, then micro-
+// batches, ascending; past the cap, the machines take turns so that none is left out), and ranked.
 //
 // On a cluster, a candidate is simulated on the cluster's first hosts that its GPUs occupy
 // (topo::cluster_prefix): its traffic never leaves them and the fabric switches, so the result is

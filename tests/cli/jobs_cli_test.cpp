@@ -3,6 +3,8 @@
 // scripts/update-golden.sh after a reviewed change), JSON and CSV, and bad input.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "sim/core/json_view.hpp"
 #include "tests/support/temp_files.hpp"
 
@@ -38,9 +40,39 @@ TEST(PlanCli, JsonListsEveryPlanBestFirst) {
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 6);  // header + 5 plans
   // Each row is scenario,rank,machine,...: "default,1,dgx-a100," with nothing before it (rows
   // once began with six spaces).
-  EXPECT_NE(csv.out.find("memory_bytes\ndefault,1,dgx-a100,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("activation_offload\ndefault,1,dgx-a100,"), std::string::npos) << csv.out;
   EXPECT_NE(csv.out.find("\ndefault,5,dgx-a100,"), std::string::npos) << csv.out;
   EXPECT_EQ(csv.out.find("\n "), std::string::npos) << csv.out;
+}
+
+TEST(PlanCli, ACapOnSimulationsLeavesNoMachineOut) {
+  // default names dgx-a100, rtx4090-8x and dgx-h100; six simulations are two turns of three.
+  const auto r = run_linksim("plan default --max-plans 6 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = parse_json_text(r.out, "stdout");
+  std::map<std::string, int> per_machine;
+  for (const auto& p : j.at("plans"))
+    ++per_machine[p.at("machine").get<std::string>()];
+  EXPECT_EQ(per_machine,
+            (std::map<std::string, int>{{"dgx-a100", 2}, {"dgx-h100", 2}, {"rtx4090-8x", 2}}));
+}
+
+TEST(PlanCli, PipelinedTrainingPlansAreAlsoTriedInterleaved) {
+  const auto r = run_linksim("plan default -t dgx-h100 --max-plans 1000 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = parse_json_text(r.out, "stdout");
+  int interleaved = 0;
+  for (const auto& p : j.at("plans")) {
+    const auto& plan = p.at("plan");
+    if (plan.at("virtual_stages") == 2) {
+      ++interleaved;
+      EXPECT_GE(plan.at("pipeline").get<int>(), 2) << plan;
+      EXPECT_EQ(plan.at("micro_batches").get<int>() % plan.at("pipeline").get<int>(), 0) << plan;
+    } else {
+      EXPECT_EQ(plan.at("virtual_stages"), 1) << plan;
+    }
+  }
+  EXPECT_GT(interleaved, 0);
 }
 
 TEST(ServingCli, CompareGoldenAndJson) {
@@ -57,10 +89,12 @@ TEST(ServingCli, CompareGoldenAndJson) {
 }
 
 TEST(PlanCli, NothingFitsSaysWhatWouldHelp) {
-  // Mixtral 8x7B full training: 46.7e9 × 16 B = 747 GB, more than 8 x 77.3 GB even at ZeRO-3.
+  // Llama 3 405B full training: its bf16 weights and gradients alone, 405e9 × 4 B = 1.62 TB, are
+  // 202 GB per GPU sharded 8 ways (ZeRO-3) with the optimizer and activations offloaded, over an
+  // H100's 77.3 GB usable. (Mixtral 8x7B, 747 GB with its optimizer, fits once that is offloaded.)
   testing::TempDir dir;
   const std::string path = dir.write("s.json", R"({"title": "t", "topologies": ["dgx-h100"],
-    "model": "mixtral-8x7b", "job": {"kind": "training", "global_batch": 16,
+    "model": "llama3-405b", "job": {"kind": "training", "global_batch": 16,
     "sequence_length": 2048}, "plan": {"data": 8}})");
   const auto r = run_linksim("plan " + path);
   EXPECT_EQ(r.exit_code, 2);

@@ -222,13 +222,30 @@ TEST(SweepCli, UnknownScenario) {
 }
 
 TEST(SweepCli, FailingPointStopsTheSweep) {
-  // Tensor parallelism over 16 GPUs of an 8-GPU machine: the second point cannot run.
+  // Tensor parallelism 3 does not divide Llama 2 7B's 32 heads: the second point is not a plan.
   expect_refused(
-      {R"({"grid": {"scenario": ["llama2-7b-4090-vs-a100"], "machine": ["dgx-a100"], "data": [1], "tensor": [8, 16]}})",
+      {R"({"grid": {"scenario": ["llama2-7b-4090-vs-a100"], "machine": ["dgx-a100"], "data": [1], "tensor": [8, 3]}})",
        "linksim: error: FILE: at /grid (point 1: scenario=llama2-7b-4090-vs-a100, "
-       "machine=dgx-a100, data=1, tensor=16): SRC/scenarios/llama2-7b-4090-vs-a100.json: at "
-       "/plan: the plan uses data 1 x tensor 16 x pipeline 1 = 16 GPUs but dgx-a100 has 8; "
-       "expected the degrees to multiply to at most 8 (or run it on more nodes)\n"});
+       "machine=dgx-a100, data=1, tensor=3): SRC/scenarios/llama2-7b-4090-vs-a100.json: at "
+       "/plan/tensor: tensor parallelism 3 does not divide llama2-7b's 32 heads\n"});
+}
+
+TEST(SweepCli, APointTooLargeForTheMachineIsARow) {
+  // Tensor parallelism over 16 GPUs of an 8-GPU machine does not fit it, as a plan that needs
+  // more memory does not: a row saying so, and the sweep goes on.
+  TempDir dir;
+  const std::string file = dir.write(
+      "grid.json",
+      R"({"grid": {"scenario": ["llama2-7b-4090-vs-a100"], "machine": ["dgx-a100"], "data": [1], "tensor": [16, 8]}})");
+  const auto r = run_linksim("sweep " + shell_quote(file));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(
+      r.out.find("\nllama2-7b-4090-vs-a100,dgx-a100,1,16,8,does not fit,,,,,,,,,,,the plan uses "
+                 "data 1 x tensor 16 x pipeline 1 = 16 GPUs but dgx-a100 has 8; expected the "
+                 "degrees to multiply to at most 8 (or run it on more nodes)\n"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nllama2-7b-4090-vs-a100,dgx-a100,1,8,8,ok,"), std::string::npos) << r.out;
 }
 
 TEST(SweepCli, SizesComeFromTheGrid) {

@@ -34,10 +34,10 @@ for grid in llama2-7b-plans all-reduce-sizes; do
   done
 done
 
-# A failing point (tensor parallelism over 16 GPUs of an 8-GPU machine) on rank 1 of 3.
+# A failing point (tensor parallelism 3 does not divide 32 heads) on rank 1 of 3.
 cat > "$work/bad.json" <<'JSON'
 {"grid": {"scenario": ["llama2-7b-4090-vs-a100"], "machine": ["dgx-a100"], "data": [1],
-          "tensor": [1, 16, 2]}}
+          "tensor": [1, 3, 2]}}
 JSON
 set +e
 "$linksim" sweep "$work/bad.json" -j 1 -o "$work/bad.one.csv" 2> "$work/bad.one.err"
