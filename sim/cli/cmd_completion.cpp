@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
 
@@ -77,14 +78,16 @@ complete -F _linksim linksim
 
 void register_completion(CLI::App& app) {
   auto shell = std::make_shared<std::string>();
+  auto output = std::make_shared<TextOutput>();
   auto* cmd = app.add_subcommand("completion", "Print a shell completion script (bash)");
   cmd->add_option("shell", *shell, "The shell: bash")->required();
-  cmd->callback([&app, shell] {
+  add_text_output(cmd, *output);
+  cmd->callback([&app, shell, output] {
     if (*shell != "bash") {
       throw InputError("", "",
                        fmt::format("no completion for shell \"{}\"; expected bash", *shell));
     }
-    std::cout << bash_completion(app);
+    write_text(*output, [&] { return bash_completion(app); });
   });
 }
 

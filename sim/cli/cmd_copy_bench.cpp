@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "sim/app/copy_bench_options.hpp"
+#include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/report/copy_bench_data.hpp"
 #include "sim/report/copy_bench_table.hpp"
@@ -37,6 +38,7 @@ void register_p2p(CLI::App& app) {
     std::string topology;
     app::P2pTestArguments sample;
     std::string format = "table";
+    TextOutput output;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -50,14 +52,17 @@ void register_p2p(CLI::App& app) {
   cmd->add_option("--numElems", a->sample.num_elems,
                   "4-byte integers per bandwidth copy (default 40000000: 160 MB)");
   add_format_option(cmd, a->format);
+  add_text_output(cmd, a->output);
   cmd->callback([a] {
-    const report::P2pTestOptions o = app::p2p_test_options(a->sample);
-    const topo::Topology loaded = topo::load_topology(a->topology);
-    const topo::Topology& machine = one_host(loaded);
-    app::check_p2p_test_machine(machine);
-    std::cout << (a->format == "json"  ? report::p2p_test_json(machine, o)
-                  : a->format == "csv" ? report::p2p_test_csv(machine, o)
-                                       : report::format_p2p_test(machine, o));
+    write_text(a->output, [&] {
+      const report::P2pTestOptions o = app::p2p_test_options(a->sample);
+      const topo::Topology loaded = topo::load_topology(a->topology);
+      const topo::Topology& machine = one_host(loaded);
+      app::check_p2p_test_machine(machine);
+      return a->format == "json"  ? report::p2p_test_json(machine, o)
+             : a->format == "csv" ? report::p2p_test_csv(machine, o)
+                                  : report::format_p2p_test(machine, o);
+    });
   });
 }
 
@@ -67,6 +72,7 @@ void register_bandwidth(CLI::App& app) {
     app::BandwidthTestArguments sample;
     bool cputiming = false;
     std::string format = "table";
+    TextOutput output;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("bandwidth", "bandwidthTest's host<->device printout");
@@ -86,13 +92,16 @@ void register_bandwidth(CLI::App& app) {
   cmd->add_flag("--wc", a->sample.write_combined, "Write-combined pinned memory (same DMA rates)");
   cmd->add_flag("--cputiming", a->cputiming, "Accepted; a simulation has one clock");
   add_format_option(cmd, a->format);
+  add_text_output(cmd, a->output);
   cmd->callback([a] {
-    const topo::Topology loaded = topo::load_topology(a->topology);
-    const topo::Topology& machine = one_host(loaded);
-    const report::BandwidthTestOptions o = app::bandwidth_test_options(a->sample, machine);
-    std::cout << (a->format == "json"  ? report::bandwidth_test_json(machine, o)
-                  : a->format == "csv" ? report::bandwidth_test_csv(machine, o)
-                                       : report::format_bandwidth_test(machine, o));
+    write_text(a->output, [&] {
+      const topo::Topology loaded = topo::load_topology(a->topology);
+      const topo::Topology& machine = one_host(loaded);
+      const report::BandwidthTestOptions o = app::bandwidth_test_options(a->sample, machine);
+      return a->format == "json"  ? report::bandwidth_test_json(machine, o)
+             : a->format == "csv" ? report::bandwidth_test_csv(machine, o)
+                                  : report::format_bandwidth_test(machine, o);
+    });
   });
 }
 

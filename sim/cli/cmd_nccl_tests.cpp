@@ -20,6 +20,7 @@
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/nccl_version.hpp"
+#include "sim/report/nccl_tests_csv.hpp"
 #include "sim/report/plot.hpp"
 
 extern char** environ;
@@ -35,6 +36,8 @@ struct Args {
   // beside it (with --also, the older spelling).
   std::vector<std::string> machines;
   std::vector<std::string> also;
+  std::string output;           // --output: the printout's destination ("" or "-": stdout)
+  std::string format = "text";  // --format: text (nccl-tests' table) or csv
 };
 
 // --nccl-version's value: a release parse_nccl_version reads, checked as the option is read.
@@ -84,6 +87,7 @@ void run_nccl_tests(Args args, const std::vector<std::string>& pasted) {
       invocation.settings.output_file, args.force, invocation.settings.output_file_given);
   const std::string& json_path = json.path;
   outputs.claim(json_path);
+  outputs.claim(args.output);
   for (char** e = environ; e && *e; ++e)
     args.options.environment.emplace_back(*e);
   Progress progress(invocation.binary, "sizes", 0);
@@ -97,7 +101,8 @@ void run_nccl_tests(Args args, const std::vector<std::string>& pasted) {
                             args.plot));
   }
   if (!json_path.empty()) outputs.put(json_path, result.json);
-  outputs.put("-", json.printed_line + result.printout);
+  outputs.put(args.output, args.format == "csv" ? report::nccl_tests_csv(result.rows)
+                                                : json.printed_line + result.printout);
   std::cerr << json.note << result.notes;
   outputs.write();
   // nccl-tests fails a run whose average bus bandwidth is under 90% of NCCL_TESTS_MIN_BW (its
@@ -145,7 +150,15 @@ void register_nccl_tests(CLI::App& app) {
                 "Simulate every algorithm and protocol NCCL could run and run the fastest, "
                 "instead of the one NCCL's own cost model picks (what the hardware allows, not "
                 "what NCCL does)");
-  cmd->add_flag("--force", args->force, "Overwrite the -J file and the plot");
+  cmd->add_flag("--force", args->force, "Overwrite the -J file, the plot and the --output file");
+  cmd->add_option("--output", args->output,
+                  "Write the printout here instead of standard output (- is standard output; "
+                  "-o after the binary is nccl-tests' reduction op)")
+      ->check(output_file_name());
+  cmd->add_option("--format", args->format,
+                  "text (nccl-tests' table) or csv (one row per size and placement, exact "
+                  "figures; linksim's layout)")
+      ->check(CLI::IsMember({"text", "csv"}));
   cmd->add_option("--jobs", args->options.threads,
                   "Sizes simulated at once (default: one per core); the output is the same")
       ->check(whole_number_range(1, 1024));

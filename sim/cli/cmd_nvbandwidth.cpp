@@ -6,8 +6,10 @@
 #include <iostream>
 #include <limits>
 
+#include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/report/nvbandwidth_csv.hpp"
 #include "sim/report/nvbandwidth_table.hpp"
 #include "sim/topo/loader.hpp"
 
@@ -121,6 +123,8 @@ void register_nvbandwidth(CLI::App& app) {
     bool use_mean = false;
     bool json = false;
     bool perf_formatter = false;
+    std::string format = "text";
+    TextOutput output;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("nvbandwidth",
@@ -143,22 +147,31 @@ void register_nvbandwidth(CLI::App& app) {
                   "Iterations of memcpy to be performed within a test sample (default 16)");
   cmd->add_flag("--perfFormatter", a->perf_formatter,
                 "Use perf formatter prefix (&&&& PERF) in output");
+  cmd->add_option("--format", a->format,
+                  "text (the tool's printout), json (as -j) or csv (one row per matrix cell, "
+                  "linksim's layout)")
+      ->check(CLI::IsMember({"text", "json", "csv"}));
+  add_text_output(cmd, a->output);
   cmd->callback([a] {
-    if (a->list) {
-      std::cout << report::format_nvbandwidth_list(a->json);
-      return;
+    if (a->format == "json") a->json = true;
+    if (a->json && a->format == "csv") {
+      throw InputError("", "--format", "-j asks for JSON and --format csv for CSV; give one");
     }
-    if (a->topology.empty()) {
-      throw InputError("", "", "nvbandwidth needs a machine: --topology NAME");
-    }
-    const auto selected = select_testcases(a->testcases, a->prefixes);
-    const topo::Topology machine = topo::load_topology(a->topology);
-    report::NvbandwidthPrintOptions o;
-    o.run = run_options(machine, a->buffer_mib, a->samples, a->loops, a->use_mean);
-    o.json = a->json;
-    o.verbose = a->verbose;
-    o.perf_formatter = a->perf_formatter;
-    std::cout << report::format_nvbandwidth(machine, selected, o);
+    write_text(a->output, [&] {
+      if (a->list) return report::format_nvbandwidth_list(a->json);
+      if (a->topology.empty()) {
+        throw InputError("", "", "nvbandwidth needs a machine: --topology NAME");
+      }
+      const auto selected = select_testcases(a->testcases, a->prefixes);
+      const topo::Topology machine = topo::load_topology(a->topology);
+      report::NvbandwidthPrintOptions o;
+      o.run = run_options(machine, a->buffer_mib, a->samples, a->loops, a->use_mean);
+      if (a->format == "csv") return report::nvbandwidth_csv(machine, selected, o.run);
+      o.json = a->json;
+      o.verbose = a->verbose;
+      o.perf_formatter = a->perf_formatter;
+      return report::format_nvbandwidth(machine, selected, o);
+    });
   });
 }
 

@@ -36,14 +36,18 @@ void add_show(CLI::App* topo_cmd) {
   auto nodes = std::make_shared<int>(0);
   auto format = std::make_shared<std::string>("table");
   auto summary = std::make_shared<bool>(false);
+  auto output = std::make_shared<TextOutput>();
   cmd->add_option("file", *file, kMachineHelp)->required();
   add_nodes_option(cmd, *nodes);
   add_format_option(cmd, *format, "nvidia-smi's layout");
   cmd->add_flag("--summary", *summary,
                 "After the printout's legend, linksim's summary (bandwidths, the fabric of a "
                 "cluster); table only");
-  cmd->callback([file, nodes, format, summary] {
-    std::cout << app::smi_view(load_machine(*file, *nodes), view_format(*format), *summary);
+  add_text_output(cmd, *output);
+  cmd->callback([file, nodes, format, summary, output] {
+    write_text(*output, [&] {
+      return app::smi_view(load_machine(*file, *nodes), view_format(*format), *summary);
+    });
   });
 }
 
@@ -52,11 +56,15 @@ void add_check(CLI::App* topo_cmd) {
   auto file = std::make_shared<std::string>();
   auto nodes = std::make_shared<int>(0);
   auto format = std::make_shared<std::string>("table");
+  auto output = std::make_shared<TextOutput>();
   cmd->add_option("file", *file, kMachineHelp)->required();
   add_nodes_option(cmd, *nodes);
   add_format_option(cmd, *format, "the explanation");
-  cmd->callback([file, nodes, format] {
-    std::cout << app::machine_check(load_machine(*file, *nodes), view_format(*format));
+  add_text_output(cmd, *output);
+  cmd->callback([file, nodes, format, output] {
+    write_text(*output, [&] {
+      return app::machine_check(load_machine(*file, *nodes), view_format(*format));
+    });
   });
 }
 
@@ -137,14 +145,22 @@ void register_topo(CLI::App& app) {
   {
     auto* cmd = topo_cmd->add_subcommand("dot", "Graphviz DOT of a machine");
     auto file = std::make_shared<std::string>();
+    auto output = std::make_shared<TextOutput>();
     cmd->add_option("file", *file, kMachineHelp)->required();
-    cmd->callback([file] { std::cout << topo::to_dot(topo::load_topology(*file)); });
+    add_text_output(cmd, *output);
+    cmd->callback([file, output] {
+      write_text(*output, [&] { return topo::to_dot(topo::load_topology(*file)); });
+    });
   }
   {
     auto* cmd = topo_cmd->add_subcommand("list", "One line per shipped machine");
     auto format = std::make_shared<std::string>("table");
+    auto output = std::make_shared<TextOutput>();
     add_format_option(cmd, *format, "one line each");
-    cmd->callback([format] { std::cout << app::shipped_machines_list(view_format(*format)); });
+    add_text_output(cmd, *output);
+    cmd->callback([format, output] {
+      write_text(*output, [&] { return app::shipped_machines_list(view_format(*format)); });
+    });
   }
 }
 

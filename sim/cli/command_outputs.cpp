@@ -31,6 +31,13 @@ CLI::Validator output_file_name() {
       "");
 }
 
+void add_text_output(CLI::App* cmd, TextOutput& output, bool short_name) {
+  cmd->add_option(short_name ? "-o,--output" : "--output", output.path,
+                  "Write the printout here instead of standard output (- is standard output)")
+      ->check(output_file_name());
+  cmd->add_flag("--force", output.force, "Replace the output file if it exists");
+}
+
 void CommandOutputs::claim(const std::string& path) {
   if (is_stdout(path)) return;
   const std::string name = canonical_name(path);

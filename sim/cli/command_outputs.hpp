@@ -43,6 +43,25 @@ class CommandOutputs {
 // standard output silently); "-" names standard output.
 CLI::Validator output_file_name();
 
+// -o/--output FILE for a command that prints one text (standard output by default, "-" too),
+// and --force to replace an existing file. `short_name`: false where the tool a command mimics
+// uses -o itself (nccl-tests' reduction op), which leaves --output only.
+struct TextOutput {
+  std::string path;
+  bool force = false;
+};
+void add_text_output(CLI::App* cmd, TextOutput& output, bool short_name = true);
+
+// Checks the destination first (an existing file needs --force), then writes what `make`
+// returns there: a bad destination fails before any work, and a failed command writes nothing.
+template <typename Make>
+void write_text(const TextOutput& output, Make make) {
+  CommandOutputs outputs(output.force);
+  outputs.claim(output.path);
+  outputs.put(output.path, make());
+  outputs.write();
+}
+
 // Whether a destination means standard output.
 inline bool is_stdout(const std::string& path) {
   return path.empty() || path == "-";
