@@ -8,6 +8,7 @@
 
 #include "sim/core/units.hpp"
 #include "sim/engine/summary.hpp"
+#include "sim/work/binding_links.hpp"
 
 namespace linksim::work {
 
@@ -117,13 +118,7 @@ void account_job(JobResult& res, const topo::Topology& machine, const Scenario& 
       m->bytes += r.size_bytes;
     }
   }
-  for (std::size_t i : summary.bottlenecks) {
-    const auto& ch = summary.channels[i];
-    if (ch.channel >= machine.channel_count() || ch.saturated_s < 0.01 * res.step_s) continue;
-    res.bottlenecks.push_back(fmt::format("{}: saturated {:.0f}% of the step", ch.name,
-                                          100 * ch.saturated_s / std::max(res.step_s, 1e-30)));
-    if (res.bottlenecks.size() == 3) break;
-  }
+  res.bottlenecks = binding_links(machine, summary.channels, res.step_s);
   switch (sc.job.kind) {
     case JobKind::training:
     case JobKind::prefill:
