@@ -213,8 +213,9 @@ void read_cells_and_affinity(const std::vector<std::string>& tokens, int line_no
                        fmt::format("{} CPU Affinity \"{}\": {}", tokens[0], rest[0], *problem));
     }
   }
-  if (rest.size() > 1) row.numa_affinity = rest[1];
-  if (rest.size() > 2) row.gpu_numa_id = rest[2];
+  // Only the columns the header names: a value under no NUMA header is not a NUMA node.
+  if (rest.size() > 1 && prints(m, kSmiNumaAffinity)) row.numa_affinity = rest[1];
+  if (rest.size() > 2 && prints(m, kSmiGpuNumaId)) row.gpu_numa_id = rest[2];
   if (prints(m, kSmiNumaAffinity) && !row.numa_affinity.empty()) {
     if (const auto problem = numa_list_problem(row.numa_affinity)) {
       throw InputError(
