@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string_view>
 #include <system_error>
@@ -17,6 +18,7 @@
 #include "sim/app/machine.hpp"
 #include "sim/coll/communicator.hpp"
 #include "sim/coll/host_launch_cost.hpp"
+#include "sim/coll/nccl_env.hpp"
 #include "sim/coll/nccl_selection.hpp"
 #include "sim/core/ascii_case.hpp"
 #include "sim/core/error.hpp"
@@ -60,11 +62,11 @@ void apply_nccl_environment(const NcclTestsOptions& options, coll::SweepSpec& sp
   std::string source;
   if (const auto algo = setting(options.algo, "the algorithms asked for", "NCCL_ALGO", source);
       !algo.empty()) {
-    spec.allowed_algorithms = coll::parse_nccl_algo(algo, source);
+    spec.allowed_algorithms = coll::parse_nccl_algo(algo, source, spec.op);
   }
   if (const auto proto = setting(options.proto, "the protocols asked for", "NCCL_PROTO", source);
       !proto.empty()) {
-    spec.allowed_protocols = coll::parse_nccl_proto(proto, source);
+    spec.allowed_protocols = coll::parse_nccl_proto(proto, source, spec.op);
   }
   if (environment_value(options, "NCCL_NVLS_ENABLE") == "0") {
     spec.allowed_algorithms = coll::without_nvls(spec.allowed_algorithms);
@@ -102,11 +104,13 @@ std::vector<std::string> unmodelled_nccl_variables(const NcclTestsOptions& optio
       "NCCL_MAX_NCHANNELS", "NCCL_TESTS_MIN_BW",    "NCCL_DEBUG",          "NCCL_DEBUG_SUBSYS",
       "NCCL_DEBUG_FILE",    "NCCL_GRAPH_DUMP_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_TESTS_SPLIT_MASK",
       "NCCL_TESTS_DEVICE"};
+  const auto& modelled = coll::nccl_environment_variables();
   std::vector<std::string> out;
   for (const auto& entry : options.environment) {
     if (!std::string_view(entry).starts_with("NCCL_")) continue;
     const std::string name = entry.substr(0, entry.find('='));
     if (kRead.contains(name)) continue;
+    if (std::find(modelled.begin(), modelled.end(), name) != modelled.end()) continue;
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
   return out;
@@ -328,9 +332,33 @@ NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
     throw InputError("", "", "expected at least 1 process (as mpirun -np gives them)");
   }
   const coll::NcclTestsSettings& s = invocation.settings;
-  const topo::Topology machine = load_machine(options.machine, options.nodes);
+  topo::Topology machine = load_machine(options.machine, options.nodes);
+  // The user's variables, then what the cluster's network plugin sets (nccl_env), as NCCL reads
+  // a variable the plugin set only where the user had not.
+  const std::map<std::string, std::string>* plugin_variables =
+      machine.is_cluster() ? &machine.cluster->fabric.nccl_env.variables : nullptr;
+  std::vector<std::string> env_notes;
+  const coll::NcclEnvironment env = coll::read_nccl_environment(
+      [&](std::string_view name) {
+        std::string text = environment_value(options, name);
+        if (text.empty() && plugin_variables) {
+          const auto it = plugin_variables->find(std::string(name));
+          if (it != plugin_variables->end()) text = it->second;
+        }
+        return text;
+      },
+      env_notes);
+  if (env.net_gdr_level && machine.is_cluster() &&
+      machine.cluster->fabric.gpudirect_rdma != topo::GdrLevel::off) {
+    // NCCL_NET_GDR_LEVEL replaces the cluster's gpudirect_rdma level, which is what NCCL's
+    // ncclTopoCheckGdr reads (topo/gpudirect.hpp), except "off": hardware without GPUDirect
+    // RDMA (gdrSupport 0) has none at any level. On one machine no traffic reaches a NIC.
+    auto cluster = std::make_shared<topo::ClusterInfo>(*machine.cluster);
+    cluster->fabric.gpudirect_rdma = *env.net_gdr_level;
+    machine.cluster = std::move(cluster);
+  }
   const auto gpus = world_gpus(machine, options.processes, s);
-  const coll::Communicator comm(machine, gpus);
+  const coll::Communicator comm(machine, gpus, {}, env);
   if (s.root >= comm.size()) {
     throw InputError("", "nccl-tests -r",
                      fmt::format("expected a root from -1 to {}", comm.size() - 1));
@@ -340,6 +368,7 @@ NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
   result.machine_name = machine.name;
   result.ranks = gpus.size();
   result.spec = sweep_spec_of(options, invocation, comm, run);
+  result.spec.nccl_env = env;
   std::string printed =
       json_path.empty() ? std::string() : fmt::format("# Writing JSON output to {}\n", json_path);
   if (invocation.op == coll::Op::hypercube && (comm.size() & (comm.size() - 1)) != 0) {
@@ -363,14 +392,17 @@ NcclTestsResult simulate_nccl_tests(const NcclTestsOptions& options,
   result.printout = printed + report::format_nccl_tests(run, result.rows, notes, network);
   for (const auto& n : s.notes)
     result.notes += fmt::format("linksim: note: {}\n", n);
+  for (const auto& n : env_notes)
+    result.notes += fmt::format("linksim: note: {}\n", n);
   for (const auto& name : unmodelled_nccl_variables(options))
     result.notes += fmt::format("linksim: note: {} is not modelled; ignored\n", name);
   if (machine.is_cluster() && !machine.cluster->fabric.nccl_env.empty()) {
-    const auto& env = machine.cluster->fabric.nccl_env;
+    const auto& plugin = machine.cluster->fabric.nccl_env;
     result.notes += fmt::format(
         "linksim: note: the cluster's network plugin sets {} unless already set{}; --proto or "
         "NCCL_PROTO chooses the protocols instead\n",
-        topo::env_text(env), env.source.empty() ? std::string() : fmt::format(" ({})", env.source));
+        topo::env_text(plugin),
+        plugin.source.empty() ? std::string() : fmt::format(" ({})", plugin.source));
   }
   if (options.explain && machine.host_launch.per_gpu_s <= 0) {
     result.notes += fmt::format(
@@ -441,7 +473,8 @@ std::vector<report::BusbwSeries> busbw_series_with(const NcclTestsResult& result
     const topo::Topology m2 = topo::load_topology(other);
     auto g2 = m2.nodes_of(topo::NodeKind::gpu);
     g2.resize(std::min(g2.size(), result.ranks));
-    series.push_back({m2.name, coll::run_sweep(coll::Communicator(m2, g2), result.spec)});
+    series.push_back({m2.name, coll::run_sweep(coll::Communicator(m2, g2, {}, result.spec.nccl_env),
+                                               result.spec)});
   }
   return series;
 }

@@ -1,5 +1,7 @@
 #include "sim/coll/communicator.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -21,11 +23,29 @@ constexpr int kExhaustiveRingRanks = 8;
 // NCCL's per-channel search speed on NVLink before SM90 (search.cc), used to size channels.
 constexpr double kSearchChannel_Bps = 20e9;
 
+// A cluster's nccl_env variables as NCCL reads them (checked when the file was loaded; a clamp's
+// note is the caller's to print, from its own reading).
+NcclEnvironment network_variables(const topo::Topology& topo) {
+  if (!topo.is_cluster() || topo.cluster->fabric.nccl_env.variables.empty()) return {};
+  const auto& variables = topo.cluster->fabric.nccl_env.variables;
+  std::vector<std::string> notes;
+  return read_nccl_environment(
+      [&](std::string_view name) {
+        const auto it = variables.find(std::string(name));
+        return it == variables.end() ? std::string() : it->second;
+      },
+      notes);
+}
+
 }  // namespace
 
 Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId> ranks,
-                           topo::RouteOptions options)
-    : topo_(&topo), router_(topo), options_(options), ranks_(std::move(ranks)) {
+                           topo::RouteOptions options, std::optional<NcclEnvironment> env)
+    : topo_(&topo),
+      router_(topo),
+      options_(options),
+      env_(env ? std::move(*env) : network_variables(topo)),
+      ranks_(std::move(ranks)) {
   capacity_Bps_ = topo::payload_capacities_Bps(topo);
   const int n = size();
   std::map<int, int> per_host;
@@ -115,6 +135,7 @@ bool Communicator::network_env_allows(Protocol p) const {
 }
 
 double Communicator::simple_step_bytes() const {
+  if (env_.buffsize_bytes) return *env_.buffsize_bytes / kNcclSteps;
   const auto* env = network_env();
   if (env && env->buffsize_bytes) return *env->buffsize_bytes / kNcclSteps;
   return kDefaultSimpleStepBytes;
@@ -133,6 +154,32 @@ double Communicator::nvls_max_chunk_bytes() const {
   return std::min(chunk, simple_step_bytes());
 }
 
+int Communicator::threads_per_channel(Protocol p, int fallback) const {
+  if (env_.nthreads && (p == Protocol::ll || p == Protocol::simple)) return *env_.nthreads;
+  return fallback;
+}
+
+NcclPath Communicator::pair_path(topo::NodeId a, topo::NodeId b, const topo::Route& r) const {
+  if (r.transport == topo::Transport::nvlink) return NcclPath::nvl;
+  if (r.transport == topo::Transport::nvlink_relay) return NcclPath::nvb;
+  switch (router_.path_class(a, b)) {
+    case topo::PathClass::self:
+      return NcclPath::loc;
+    case topo::PathClass::nvlink:
+      return NcclPath::nvl;
+    case topo::PathClass::pix:
+      return NcclPath::pix;
+    case topo::PathClass::pxb:
+      return NcclPath::pxb;
+    case topo::PathClass::phb:
+    case topo::PathClass::node:
+      return NcclPath::phb;
+    case topo::PathClass::sys:
+      return NcclPath::sys;
+  }
+  return NcclPath::sys;
+}
+
 bool Communicator::in_network_reduction() const {
   return topo_->is_cluster() &&
          topo_->cluster->fabric.in_network_reduction == topo::InNetworkReduction::sharp;
@@ -148,6 +195,29 @@ const topo::Route& Communicator::route(int from, int to) const {
   auto it = routes_.find(key);
   if (it != routes_.end()) return it->second;
   auto r = router_.route(gpu(from), gpu(to), options_);
+  if (r && !crosses_nodes(from, to) && from != to) {
+    // paths.cc ncclTopoCheckP2p: P2P only where the pair's path type is at most the level
+    // (CUDA's own refusal, p2p_possible, already stands in the router's route); otherwise NCCL
+    // tries SHM (shm.cc), which stages through host memory as the router's P2P-less route does.
+    if (env_.p2p_level && pair_path(gpu(from), gpu(to), *r) > *env_.p2p_level) {
+      topo::RouteOptions staged = options_;
+      staged.allow_p2p = false;
+      r = router_.route(gpu(from), gpu(to), staged);
+    }
+    if (r && env_.shm_disable && r->transport == topo::Transport::host_bounce) {
+      // transport.cc selectTransport: P2P, SHM, NET in turn; with SHM off NCCL connects the
+      // pair through its network plugin (net.cc canConnect, NCCL_NET_DISABLE_INTRA=0).
+      throw InputError(
+          "", "NCCL_SHM_DISABLE",
+          fmt::format("{} and {} need SHM (no P2P between them{}); with SHM disabled NCCL "
+                      "connects them through the NET transport, which linksim does not model "
+                      "inside one host",
+                      topo_->node(gpu(from)).id, topo_->node(gpu(to)).id,
+                      env_.p2p_level
+                          ? fmt::format(" at NCCL_P2P_LEVEL {}", to_string(*env_.p2p_level))
+                          : std::string()));
+    }
+  }
   if (!r) {
     throw InputError(
         topo_->file, "",

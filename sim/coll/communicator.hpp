@@ -8,11 +8,13 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "sim/coll/nccl_channel_search.hpp"
+#include "sim/coll/nccl_env.hpp"
 #include "sim/coll/protocol.hpp"
 #include "sim/coll/route_planes.hpp"
 #include "sim/topo/gpudirect.hpp"
@@ -31,8 +33,15 @@ class Communicator {
   // between two ranks that cannot reach each other throws InputError (the machine's file) when
   // first asked for. Routes are computed when
   // first used: a communicator of thousands of ranks pays for the pairs its collectives use.
+  // `env` is NCCL's environment (nccl_env.hpp): its P2P level and SHM switch choose each pair's
+  // transport inside a host (route), its NCCL_NTHREADS and NCCL_BUFFSIZE the threads and
+  // Simple buffer (threads_per_channel, simple_step_bytes). Without one, a cluster's nccl_env
+  // variables stand (what its plugin sets; none on one machine); a caller that read the user's
+  // environment passes it merged over those. A pair NCCL would connect through neither P2P nor
+  // SHM throws InputError from route(), as the NET transport between GPUs of one host is not
+  // modelled.
   Communicator(const topo::Topology& topo, std::vector<topo::NodeId> ranks,
-               topo::RouteOptions options = {});
+               topo::RouteOptions options = {}, std::optional<NcclEnvironment> env = {});
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
 
@@ -73,8 +82,15 @@ class Communicator {
   // every communicator of the process: whether its NCCL_PROTO leaves NCCL protocol `p` (a
   // caller that names protocols itself overrides it, as a user's own variable would), and the
   // Simple buffer's step (NCCL_BUFFSIZE / NCCL_STEPS: 512 KiB by NCCL's default 4 MiB).
+  // The user's NCCL_BUFFSIZE (env) wins over the plugin's, as an already set variable does.
   bool network_env_allows(Protocol p) const;
   double simple_step_bytes() const;
+  // Threads per channel for `p` where NCCL's channel rule (enqueue.cc computeColl: nc drops
+  // while bytes < nc x nt x threshold) counts them: NCCL_NTHREADS for LL and Simple when set
+  // (tuning.cc: maxThreads[RING|TREE][LL|SIMPLE]), else `fallback` (the algorithm's own
+  // figure); LL128 keeps `fallback` (NCCL_LL128_NTHREADS, not modelled).
+  int threads_per_channel(Protocol p, int fallback) const;
+  const NcclEnvironment& nccl_env() const { return env_; }
   // A point-to-point send's Simple chunk across nodes (init.cc computeBuffSizes): the plugin's
   // NCCL_P2P_NET_CHUNKSIZE or NCCL's 128 KiB, at most a Simple step (NCCL keeps NCCL_STEPS of
   // them in the Simple buffer).
@@ -130,9 +146,15 @@ class Communicator {
   void choose_rings();
   void choose_node_rings();
 
+  // NCCL's P2P transport check (paths.cc ncclTopoCheckP2p) under env_.p2p_level: the pair's
+  // path type, NVL / NVB from the route, PIX, PXB, PHB (nvidia-smi's PHB and NODE) or SYS from
+  // the PCIe path.
+  NcclPath pair_path(topo::NodeId a, topo::NodeId b, const topo::Route& r) const;
+
   const topo::Topology* topo_;
   topo::Router router_;
   topo::RouteOptions options_;
+  NcclEnvironment env_;
   std::vector<topo::NodeId> ranks_;
   mutable std::mutex routes_mutex_;
   mutable std::map<std::pair<int, int>, topo::Route> routes_;

@@ -308,8 +308,12 @@ std::optional<SweepRange> run_sweep_range(const topo::Topology& machine,
                                           const SweepSpec& spec) {
   if (!topo::has_ranges(machine)) return std::nullopt;
   SweepRange out;
-  out.slow = run_sweep(Communicator(topo::at_range_end(machine, topo::RangeEnd::slow), gpus), spec);
-  out.fast = run_sweep(Communicator(topo::at_range_end(machine, topo::RangeEnd::fast), gpus), spec);
+  out.slow = run_sweep(
+      Communicator(topo::at_range_end(machine, topo::RangeEnd::slow), gpus, {}, spec.nccl_env),
+      spec);
+  out.fast = run_sweep(
+      Communicator(topo::at_range_end(machine, topo::RangeEnd::fast), gpus, {}, spec.nccl_env),
+      spec);
   return out;
 }
 

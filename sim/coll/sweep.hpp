@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/coll/collective_sim.hpp"
+#include "sim/coll/nccl_env.hpp"
 #include "sim/topo/gpu_model.hpp"
 
 namespace linksim::coll {
@@ -48,6 +49,10 @@ struct SweepSpec {
   // Request::min_channels, max_channels.
   int min_channels = 0;
   int max_channels = 0;
+  // NCCL's environment for the communicators built from this spec (run_sweep_range, and the
+  // nccl-tests run's machines): nullopt leaves the Communicator's default (a cluster's nccl_env);
+  // run_sweep takes the one its communicator was built with.
+  std::optional<NcclEnvironment> nccl_env;
   // Called after each row with (rows done, rows in all), for a progress display; prints nothing.
   // With several threads it is called from them, one call at a time.
   std::function<void(std::size_t done, std::size_t total)> progress;

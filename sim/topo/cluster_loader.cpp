@@ -10,6 +10,7 @@
 #include "sim/core/schema_check.hpp"
 #include "sim/topo/cluster_domain.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/topo/nccl_env_read.hpp"
 
 namespace linksim::topo {
 namespace fs = std::filesystem;
@@ -53,8 +54,29 @@ NcclProtocolMask parse_protocol_list(const JsonView& v) {
 // "nccl_env": what the network plugin sets in NCCL's environment (fabric.hpp NcclEnvDefaults).
 NcclEnvDefaults parse_nccl_env(const JsonView& ev) {
   ev.expect_only({"NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NVLS_CHUNKSIZE",
-                  "source", "note"});
+                  "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL",
+                  "NCCL_NTHREADS", "source", "note"});
   NcclEnvDefaults env;
+  // The variables nccl_env_read.hpp reads, kept as the environment's text (a whole number may be
+  // given as a JSON integer) and checked now by the environment's rules, the error naming the
+  // JSON path; NCCL_BUFFSIZE stays a number, read below.
+  for (const std::string_view name : nccl_environment_variables()) {
+    if (name == "NCCL_BUFFSIZE") continue;
+    const auto v = ev.get(std::string(name));
+    if (!v) continue;
+    env.variables[std::string(name)] =
+        v->is_number() ? std::to_string(v->as_integer()) : v->as_string();
+    std::vector<std::string> notes;
+    try {
+      read_nccl_environment(
+          [&](std::string_view asked) {
+            return asked == name ? env.variables[std::string(name)] : std::string();
+          },
+          notes);
+    } catch (const InputError& e) {
+      v->fail(e.message());
+    }
+  }
   if (auto p = ev.get("NCCL_PROTO")) env.protocols = parse_protocol_list(*p);
   if (auto b = ev.get("NCCL_BUFFSIZE")) {
     // NCCL splits the buffer into NCCL_STEPS slots; below 64 KiB a slot holds too little for
@@ -81,8 +103,9 @@ NcclEnvDefaults parse_nccl_env(const JsonView& ev) {
   if (auto s = ev.get("source")) env.source = s->as_string();
   if (env.empty()) {
     ev.fail(
-        "sets none of NCCL_PROTO, NCCL_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE and "
-        "NCCL_NVLS_CHUNKSIZE");
+        "sets none of NCCL_PROTO, NCCL_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE, NCCL_NVLS_CHUNKSIZE, "
+        "NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_SHM_DISABLE, NCCL_NET_GDR_LEVEL and "
+        "NCCL_NTHREADS");
   }
   return env;
 }
@@ -127,7 +150,19 @@ FabricSpec parse_fabric(const JsonView& fv, FabricSpec spec) {
   if (auto g = fv.get("gpudirect_rdma")) {
     spec.gpudirect_rdma = enum_field(*g, &gdr_level_from_string, "GPUDirect RDMA level",
                                      "auto, off, pix, pxb, phb, sys");
+  }  // NCCL_NET_GDR_LEVEL in nccl_env is the level NCCL reads: it replaces gpudirect_rdma's, except
+  // "off" (hardware without GPUDirect RDMA has none at any level).
+  if (const auto it = spec.nccl_env.variables.find("NCCL_NET_GDR_LEVEL");
+      it != spec.nccl_env.variables.end() && spec.gpudirect_rdma != GdrLevel::off) {
+    std::vector<std::string> notes;
+    const auto read = read_nccl_environment(
+        [&](std::string_view name) {
+          return name == "NCCL_NET_GDR_LEVEL" ? it->second : std::string();
+        },
+        notes);
+    if (read.net_gdr_level) spec.gpudirect_rdma = *read.net_gdr_level;
   }
+
   if (auto r = fv.get("in_network_reduction")) {
     spec.in_network_reduction =
         enum_field(*r, &in_network_reduction_from_string, "in-network reduction", "none, sharp");

@@ -130,6 +130,8 @@ std::string env_text(const NcclEnvDefaults& env) {
   if (env.nvls_chunk_bytes) {
     parts.push_back(fmt::format("NCCL_NVLS_CHUNKSIZE={:.0f}", *env.nvls_chunk_bytes));
   }
+  for (const auto& [name, text] : env.variables)
+    parts.push_back(fmt::format("{}={}", name, text));
   return fmt::format("{}", fmt::join(parts, " "));
 }
 

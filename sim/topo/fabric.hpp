@@ -3,6 +3,7 @@
 // The kind says which network it is and brings its figures (fabric_figures); the shape says how
 // the switches are wired; the policies say how traffic picks its NIC and its spine.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,13 +84,18 @@ struct NcclEnvDefaults {
   std::optional<double> p2p_net_chunk_bytes;
   // NCCL_NVLS_CHUNKSIZE: NVLS's largest chunk, bytes; NCCL's default (128 KiB) when unset.
   std::optional<double> nvls_chunk_bytes;
+  // NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_SHM_DISABLE, NCCL_NET_GDR_LEVEL and NCCL_NTHREADS as
+  // the environment would show them (name -> text), checked when loaded by the environment's
+  // own reader (nccl_env_read.hpp), which reads them again where a communicator is built.
+  std::map<std::string, std::string> variables;
   std::string source;  // where the settings come from, for notes
   bool empty() const {
-    return !protocols && !buffsize_bytes && !p2p_net_chunk_bytes && !nvls_chunk_bytes;
+    return !protocols && !buffsize_bytes && !p2p_net_chunk_bytes && !nvls_chunk_bytes &&
+           variables.empty();
   }
 };
 // The settings as the environment would show them: "NCCL_PROTO=Simple NCCL_BUFFSIZE=8388608
-// NCCL_P2P_NET_CHUNKSIZE=524288 NCCL_NVLS_CHUNKSIZE=524288".
+// NCCL_P2P_NET_CHUNKSIZE=524288 NCCL_NVLS_CHUNKSIZE=524288", then `variables` by name.
 std::string env_text(const NcclEnvDefaults& env);
 
 // A fabric as a file (or --nodes) states it; zero counts mean "derive it" (cluster_builder).

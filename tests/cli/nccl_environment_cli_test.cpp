@@ -56,12 +56,12 @@ TEST_F(NcclEnvironmentCliTest, MaxChannelsBoundsTheChannelsRun) {
 
 TEST_F(NcclEnvironmentCliTest, AVariableNotModelledIsNamedOnceNeverDropped) {
   set("NCCL_IB_HCA", "mlx5_0");
-  set("NCCL_P2P_DISABLE", "1");
+  set("NCCL_CROSS_NIC", "1");
   set("NCCL_DEBUG", "INFO");  // changes no timing in a real run either: not named
   const auto r = run_linksim(kRun);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Named in the environment's order, whatever it is: count each line once.
-  for (const char* name : {"NCCL_IB_HCA", "NCCL_P2P_DISABLE"}) {
+  for (const char* name : {"NCCL_IB_HCA", "NCCL_CROSS_NIC"}) {
     const std::string line = std::string("linksim: note: ") + name + " is not modelled; ignored\n";
     const auto at = r.err.find(line);
     EXPECT_NE(at, std::string::npos) << r.err;

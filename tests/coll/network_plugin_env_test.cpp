@@ -61,8 +61,9 @@ TEST_F(NetworkPluginEnv, BadSettingsAreNamedWithTheirPath) {
             at + "/NCCL_BUFFSIZE: expected a buffer size in bytes from 65536 to 1073741824, got "
                  "1024");
   EXPECT_EQ(error_of(R"({"nccl_env": {"source": "x"}})"),
-            at + ": sets none of NCCL_PROTO, NCCL_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE and "
-                 "NCCL_NVLS_CHUNKSIZE");
+            at + ": sets none of NCCL_PROTO, NCCL_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE, "
+                 "NCCL_NVLS_CHUNKSIZE, NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_SHM_DISABLE, "
+                 "NCCL_NET_GDR_LEVEL and NCCL_NTHREADS");
 }
 
 TEST_F(NetworkPluginEnv, ThePlannerKeepsToItsProtocolsUnlessTheCallerNamesOthers) {

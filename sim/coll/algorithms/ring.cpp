@@ -157,7 +157,8 @@ class RingAlgorithm final : public CollectiveAlgorithm {
     // comm.h: Ring LL's threshold is per rank (x nRanks).
     const double threshold = channel_threshold_bytes_per_thread(p) *
                              (p == Protocol::ll ? static_cast<double>(comm.size()) : 1.0);
-    return nccl_channel_count(comm, threads_per_channel(p), threshold, bytes);
+    return nccl_channel_count(comm, comm.threads_per_channel(p, threads_per_channel(p)), threshold,
+                              bytes);
   }
 
   double base_latency_s(Protocol p) const override { return kBaseLatency_us[index(p)] * kUs; }

@@ -187,8 +187,10 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
   }
 
   int channels(const Communicator& comm, Protocol p, double bytes) const override {
-    return nccl_channel_count(comm, kThreadsPerChannel, channel_threshold_bytes_per_thread(p),
-                              bytes);
+    // NCCL_NTHREADS sets Tree's LL and Simple maxThreads (tuning.cc), which computeColl's
+    // channel rule reads before the kernel takes all 640.
+    return nccl_channel_count(comm, comm.threads_per_channel(p, kThreadsPerChannel),
+                              channel_threshold_bytes_per_thread(p), bytes);
   }
 
   double base_latency_s(Protocol p) const override { return kBaseLatency_us[index(p)] * kUs; }
