@@ -9,6 +9,7 @@ packages=(
   libtinyxml2-dev libsimdjson-dev gnuplot-nox help2man lld
   python3-venv python3-dev  # the Python package: pip install . in a venv (scripts/test-python.sh)
   libopenmpi-dev openmpi-bin  # linksim sweep under mpirun (optional at build time)
+  libprotobuf-dev protobuf-compiler  # run-graph reading Chakra execution traces (sim/work/chakra_et.proto)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -10,6 +10,7 @@
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/formats.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/work/chakra_trace.hpp"
 #include "sim/work/task_graph.hpp"
 
 namespace linksim::cli {
@@ -36,7 +37,10 @@ void register_run_graph(CLI::App& app) {
       "run-graph",
       "Simulate a task graph (docs/task-graph-format.md) on a machine and report "
       "makespan, per-GPU compute/communication and per-link use");
-  cmd->add_option("graph", args->graph, "Task graph JSON file")->required();
+  cmd->add_option(
+         "graph", args->graph,
+         "Task graph JSON file, or a Chakra trace set (PREFIX of PREFIX.N.et, or its folder)")
+      ->required();
   cmd->add_option("--topology,-t", args->topology,
                   "Topology file, or the name of a shipped machine")
       ->required();
@@ -64,9 +68,13 @@ void register_run_graph(CLI::App& app) {
     outputs.claim(args->trace);
     outputs.claim(args->output);
     const topo::Topology topology = topo::load_topology(args->topology);
-    const work::TaskGraph graph = work::load_task_graph(
-        args->graph, topology,
-        args->rates == "payload" ? work::LinkRates::payload : work::LinkRates::line);
+    const work::LinkRates rates =
+        args->rates == "payload" ? work::LinkRates::payload : work::LinkRates::line;
+    // A Chakra trace set (a folder, NAME.N.et, or a prefix with PREFIX.0.et beside it), else
+    // linksim's JSON task graph.
+    const work::TaskGraph graph = work::is_chakra_trace(args->graph)
+                                      ? work::load_chakra_trace(args->graph, topology, rates)
+                                      : work::load_task_graph(args->graph, topology, rates);
     // Channels' busy intervals and load serve only the trace.
     engine::RunOptions options;
     options.record_channel_intervals = !args->trace.empty();
