@@ -6,27 +6,10 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/topo/index_groups.hpp"
+
 namespace linksim::topo {
 namespace {
-
-// Union-find over column indices.
-struct Groups {
-  std::vector<std::size_t> parent;
-  explicit Groups(std::size_t n) : parent(n) {
-    for (std::size_t i = 0; i < n; ++i)
-      parent[i] = i;
-  }
-  std::size_t find(std::size_t x) {
-    while (parent[x] != x)
-      x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void join(std::size_t a, std::size_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
-  }
-};
 
 bool known(const std::string& value) {
   return !value.empty() && value != "N/A" && value.find("truncated") == std::string::npos;
@@ -84,7 +67,7 @@ SmiDomains smi_numa_domains(const SmiCells& cells) {
   for (std::size_t c = 0; c < n; ++c) {
     if (is_smi_gpu_column(m.columns[c])) key[c] = affinity_key(cells.row(c));
   }
-  Groups groups(n);
+  IndexGroups groups(n);
   for (std::size_t a = 0; a < n; ++a) {
     for (std::size_t b = a + 1; b < n; ++b) {
       const std::string c = cells(a, b);

@@ -10,6 +10,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/topo/gpu_model.hpp"
+#include "sim/topo/index_groups.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/machine_writer.hpp"
 #include "sim/topo/routing.hpp"
@@ -20,25 +21,6 @@
 
 namespace linksim::topo {
 namespace {
-
-// Union-find over device indices.
-struct Groups {
-  std::vector<std::size_t> parent;
-  explicit Groups(std::size_t n) : parent(n) {
-    for (std::size_t i = 0; i < n; ++i)
-      parent[i] = i;
-  }
-  std::size_t find(std::size_t x) {
-    while (parent[x] != x)
-      x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void join(std::size_t a, std::size_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
-  }
-};
 
 // Every GPU row in full (NIC rows are optional: the GPU rows carry every GPU-NIC cell), and no
 // NV# above what one GPU has. A truncated row is named at its line, a missing one at the header.
@@ -131,9 +113,9 @@ struct PcieTree {
   }
   void build(std::size_t domain, const std::vector<std::size_t>& local) {
     const std::size_t n = m.columns.size();
-    Groups leaf(n);
-    Groups upper(n);
-    Groups bridge(n);
+    IndexGroups leaf(n);
+    IndexGroups upper(n);
+    IndexGroups bridge(n);
     for (std::size_t a : local) {
       for (std::size_t b : local) {
         if (a == b) continue;
