@@ -1,21 +1,67 @@
 // `linksim accuracy`: predicted against measured nccl-tests busbw on the reference machines
 // (validate/accuracy.hpp), as Markdown (docs/ACCURACY.md), and with --plot one picture per
-// machine of both against size.
+// machine of both against size. With --training-jobs, also the training runs of
+// validate/jobs/ (validate/accuracy_jobs.hpp), each simulated as `linksim run` runs a scenario.
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <atomic>
+#include <exception>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/app/scenario_run.hpp"
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/gnuplot.hpp"
+#include "sim/cli/jobs_option.hpp"
+#include "sim/core/error.hpp"
 #include "sim/report/plot.hpp"
 #include "validate/accuracy.hpp"
 #include "validate/accuracy_data.hpp"
+#include "validate/accuracy_jobs.hpp"
 #include "validate/accuracy_report.hpp"
 
 namespace linksim::cli {
 namespace {
+
+// One run of validate/jobs through `linksim run`'s own path: its scenario written to a private
+// temporary file, app::run_scenario on its one machine at its node count. Whatever linksim
+// refuses (does not fit, the task bound, bad input) is the run's refusal, in linksim's words.
+validate::JobPrediction predict_job(const validate::JobRun& run) {
+  namespace fs = std::filesystem;
+  static std::atomic<unsigned> counter{0};
+  const fs::path file =
+      fs::temp_directory_path() / fmt::format("linksim-job-{}-{}.json", ::getpid(), counter++);
+  {
+    std::ofstream out(file);
+    out << validate::job_scenario(run).dump();
+  }
+  validate::JobPrediction p;
+  try {
+    app::ScenarioRunOptions options;
+    options.scenario = file.string();
+    options.nodes = run.nodes;
+    options.threads = 1;
+    const app::ScenarioRuns runs = app::run_scenario(options);
+    if (runs.jobs.front().failure.empty()) {
+      p.step_s = runs.jobs.front().step_s;
+    } else {
+      p.refusal = runs.jobs.front().failure;
+    }
+  } catch (const InputError& e) {
+    p.refusal = e.message();
+  } catch (const std::exception& e) {
+    p.refusal = e.what();
+  }
+  std::error_code ec;
+  fs::remove(file, ec);
+  return p;
+}
 
 // A set's rows as plot series: measured and predicted busbw per operation.
 std::vector<report::BusbwSeries> series_of(const validate::AccuracySet& set) {
@@ -47,6 +93,9 @@ void register_accuracy(CLI::App& app) {
   auto plot_dir = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
   auto format = std::make_shared<std::string>("markdown");
+  auto training_jobs = std::make_shared<bool>(false);
+  auto jobs_dir = std::make_shared<std::string>();
+  auto threads = std::make_shared<int>(0);
   auto* cmd = app.add_subcommand(
       "accuracy", "Predicted against measured nccl-tests busbw on the reference machines");
   cmd->add_option("--reference", *reference, "measurements.json with the reference runs");
@@ -60,6 +109,13 @@ void register_accuracy(CLI::App& app) {
                   "(<machine>.png): measured and predicted busbw against size (gnuplot)")
       ->check(output_file_name());
   cmd->add_flag("--force", *force, "Overwrite the output file and the pictures");
+  cmd->add_flag("--training-jobs", *training_jobs,
+                "Also simulate the published training runs of validate/jobs/ and report "
+                "predicted against measured step time per source (Markdown: a section after "
+                "the collectives; json: those runs only)");
+  cmd->add_option("--jobs-dir", *jobs_dir,
+                  "With --training-jobs: the folder of job sources (default validate/jobs)");
+  add_jobs_option(cmd, *threads, "Training runs");
   cmd->callback([=] {
     CommandOutputs outputs(*force);
     outputs.claim(*output);
@@ -72,9 +128,25 @@ void register_accuracy(CLI::App& app) {
         outputs.claim_picture(pictures.back().first);
       }
     }
-    outputs.put(*output, *format == "json"  ? validate::accuracy_json(sets)
-                         : *format == "csv" ? validate::accuracy_csv(sets)
-                                            : validate::format_accuracy_markdown(sets));
+    if (*training_jobs && *format == "csv") {
+      throw InputError("", "--training-jobs", "reported as markdown or json, not csv");
+    }
+    std::vector<validate::JobSourceResult> jobs;
+    if (*training_jobs) {
+      jobs = validate::evaluate_jobs(
+          validate::load_job_sources(jobs_dir->empty() ? validate::default_jobs_dir() : *jobs_dir),
+          predict_job, *threads);
+    }
+    if (*training_jobs && *format == "json") {
+      outputs.put(*output, validate::jobs_json(jobs));
+    } else {
+      outputs.put(*output, *format == "json" ? validate::accuracy_json(sets)
+                           : *format == "csv"
+                               ? validate::accuracy_csv(sets)
+                               : validate::format_accuracy_markdown(sets) +
+                                     (*training_jobs ? validate::format_jobs_markdown(jobs)
+                                                     : std::string()));
+    }
     for (const auto& [path, set] : pictures) {
       outputs.put(path, render_plot(report::busbw_plot_script(set->name, series_of(*set)), path));
     }
