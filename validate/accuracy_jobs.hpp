@@ -52,12 +52,12 @@ struct JobSource {
 std::vector<JobSource> load_job_sources(const std::string& dir);
 std::string default_jobs_dir();  // <data_dir()>/validate/jobs
 
-// What linksim cannot run yet, said before anything is simulated: context parallelism and FP8
+// What linksim cannot run yet, said before anything is simulated: FP8
 // training. Empty when the run can be simulated.
 std::string unsupported_feature(const JobRun& run);
 
 // The scenario document `linksim run` would read for this run: one machine, the model, a
-// training job and the plan (without context). Run it with --nodes run.nodes.
+// training job and the plan. Run it with --nodes run.nodes.
 Json job_scenario(const JobRun& run);
 
 struct JobPrediction {

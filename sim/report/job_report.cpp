@@ -17,6 +17,7 @@ std::string plan_text(const work::Scenario& sc) {
   std::string s = fmt::format("DP {} x TP {} x PP {}",
                               p.data_fills ? std::string("fill") : std::to_string(p.data), p.tensor,
                               p.pipeline);
+  if (p.context > 1) s += fmt::format(" x CP {}", p.context);
   if (p.expert > 1) s += fmt::format(", EP {}", p.expert);
   if (p.zero_stage > 0) s += fmt::format(", ZeRO-{}", p.zero_stage);
   if (p.zero_stage >= 3 && !p.prefetch) s += " without prefetch";

@@ -92,17 +92,24 @@ engine::Names job_names(const topo::Topology& machine, const engine::Simulation&
 
 void account_job(JobResult& res, const topo::Topology& machine, const Scenario& sc,
                  const engine::Simulation& sim, const engine::Timeline& tl,
-                 const engine::Names& names, const std::vector<CommRecord>& records) {
+                 const engine::Names& names, const std::vector<CommRecord>& records,
+                 const std::vector<int>& counted_gpus) {
   const engine::Summary summary = engine::summarize(sim, tl, names, comm_ops(records));
   res.step_s = tl.makespan_s;
-  for (const auto& g : summary.gpus) {
+  std::vector<int> counted = counted_gpus;
+  if (counted.empty()) {
+    for (int g = 0; g < static_cast<int>(summary.gpus.size()); ++g)
+      counted.push_back(g);
+  }
+  for (int i : counted) {
+    const auto& g = summary.gpus[static_cast<std::size_t>(i)];
     res.compute_s += g.compute_s;
     res.comm_s += g.comm_s;
     res.exposed_comm_s += g.exposed_comm_s;
     res.hidden_comm_s += g.hidden_comm_s;
     res.idle_s += g.idle_s;
   }
-  const double n = static_cast<double>(summary.gpus.size());
+  const double n = static_cast<double>(counted.size());
   res.compute_s /= n;
   res.comm_s /= n;
   res.exposed_comm_s /= n;

@@ -29,8 +29,11 @@ engine::Names job_names(const topo::Topology& machine, const engine::Simulation&
                         std::vector<std::string> gpu_ids, bool name_tasks);
 
 // Fills `res`'s step, its split, by_group, by_collective, bottlenecks and tokens from the run.
+// The split is the mean over `counted_gpus` (engine indices; empty: every GPU of `sim`), the
+// GPUs a folded job built (replica_folding.hpp).
 void account_job(JobResult& res, const topo::Topology& machine, const Scenario& sc,
                  const engine::Simulation& sim, const engine::Timeline& tl,
-                 const engine::Names& names, const std::vector<CommRecord>& records);
+                 const engine::Names& names, const std::vector<CommRecord>& records,
+                 const std::vector<int>& counted_gpus = {});
 
 }  // namespace linksim::work

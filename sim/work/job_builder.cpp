@@ -8,7 +8,7 @@
 namespace linksim::work {
 
 JobBuilder::JobBuilder(const topo::Topology& machine, const ModelSpec& model,
-                       const Scenario& scenario, bool leave_out_planes)
+                       const Scenario& scenario, bool leave_out_planes, int replicas)
     : machine_(machine),
       model_(model),
       sc_(scenario),
@@ -17,7 +17,20 @@ JobBuilder::JobBuilder(const topo::Topology& machine, const ModelSpec& model,
       placement_(machine, gpus_, {LinkRates::payload, leave_out_planes}),
       last_(gpus_.size(), std::nullopt),
       gpu_(&*machine.node(gpus_.front()).gpu),
-      roofline_(model, scenario, *machine.node(gpus_.front()).gpu) {}
+      roofline_(model, scenario, *machine.node(gpus_.front()).gpu),
+      replicas_(replicas > 0 ? replicas : scenario.plan.dp_ranks()) {}
+
+bool JobBuilder::built(int rank) const {
+  return (rank / layout_.plan.tensor) % layout_.plan.dp_ranks() < replicas_;
+}
+
+std::vector<int> JobBuilder::built_gpus() const {
+  std::vector<int> out;
+  for (int r = 0; r < static_cast<int>(gpus_.size()); ++r) {
+    if (built(r)) out.push_back(gpu_index(r));
+  }
+  return out;
+}
 
 void JobBuilder::build() {
   const ParallelPlan& p = layout_.plan;
@@ -80,6 +93,9 @@ engine::TaskId JobBuilder::compute(int rank, double seconds, std::vector<TaskId>
 engine::TaskId JobBuilder::collective(const std::string& group, const std::vector<int>& ranks,
                                       coll::Op op, double size, const std::vector<TaskId>& deps) {
   if (ranks.size() < 2 || size <= 0) return placement_.add({.kind = WorkKind::barrier}, deps).end;
+  if (!std::all_of(ranks.begin(), ranks.end(), [&](int r) { return built(r); })) {
+    return stand_in(group, ranks, op, size, deps);
+  }
   CollectiveWork c;
   c.op = op;
   for (int rank : ranks)
@@ -99,35 +115,131 @@ engine::TaskId JobBuilder::collective(const std::string& group, const std::vecto
   return end;
 }
 
+// Every rank of a stood-in group has the same TP rank t (data-parallel groups do), and the
+// groups of the other TP ranks are its ranks shifted by t' - t: they run the same collective at
+// the same moment, over their own GPUs of the same hosts, so they are simulated together.
+engine::TaskId JobBuilder::stand_in(const std::string& group, const std::vector<int>& ranks,
+                                    coll::Op op, double size, const std::vector<TaskId>& deps) {
+  const int tensor = layout_.plan.tensor;
+  const int t = ranks.front() % tensor;
+  std::vector<int> base = ranks;
+  for (int& r : base)
+    r -= t;
+  const auto works_for = [&](int tp) {
+    CollectiveWork c;
+    c.op = op;
+    for (int r : base)
+      c.gpus.push_back(gpus_[static_cast<std::size_t>(r + tp)]);
+    c.algorithm = sc_.algorithm;
+    c.protocol = sc_.protocol;
+    return c;
+  };
+  const auto key = std::make_tuple(base, static_cast<int>(op), size);
+  auto it = stand_in_s_.find(key);
+  if (it == stand_in_s_.end()) {
+    std::vector<CollectiveWork> concurrent;
+    for (int tp = 0; tp < tensor; ++tp)
+      concurrent.push_back(works_for(tp));
+    it = stand_in_s_.emplace(key, placement_.concurrent_seconds(concurrent, size)).first;
+  }
+  const coll::Choice& choice = placement_.choice(works_for(t), size);
+  max_channels_ = std::max(max_channels_, choice.channels);
+  const TaskId end =
+      placement_
+          .add({.kind = WorkKind::delay, .amount = it->second[static_cast<std::size_t>(t)]}, deps)
+          .end;
+  std::vector<int> gpus;
+  for (int rank : ranks) {
+    if (built(rank)) gpus.push_back(gpu_index(rank));
+  }
+  records_.push_back({group, op, end, end, size, std::move(gpus), choice});
+  return end;
+}
+
 // One layer half on every GPU of stage s (all replicas and TP ranks), then the TP
 // collective(s). `ready[d][t]` are the tasks each GPU waits for; updated to the half's end.
 void JobBuilder::layer_half(int s, int layer, bool backward, bool mlp, Ready& ready) {
   const ParallelPlan& p = layout_.plan;
   const double act =
       roofline_.tokens_per_micro_batch() * roofline_.costs().activation_bytes_per_token;
-  for (int d = 0; d < p.data; ++d) {
+  // Context parallelism: the attention half's K and V exchange, by replica and TP rank.
+  const std::vector<std::vector<TaskId>> kv =
+      mlp || p.context < 2 ? std::vector<std::vector<TaskId>>{} : exchange_kv(s, backward, ready);
+  for (int d = 0; d < replicas_; ++d) {
     std::vector<TaskId> ends;
     for (int t = 0; t < p.tensor; ++t) {
       auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
       ends.push_back(compute(layout_.rank(s, d, t), roofline_.half_layer_s(backward), r,
                              {layer, mlp ? ComputeOp::mlp : ComputeOp::attention, backward}));
     }
+    // The half ends when its compute and its ring exchange have both ended.
+    std::vector<TaskId> done = ends;
+    if (!kv.empty()) {
+      const auto& k = kv[static_cast<std::size_t>(d)];
+      done.insert(done.end(), k.begin(), k.end());
+    }
     std::vector<TaskId> after;
     if (p.tensor > 1) {
       const auto g = layout_.tp_group(s, d);
       if (p.sequence_parallel) {
-        const TaskId rs = collective("TP", g, coll::Op::reduce_scatter, act, ends);
+        const TaskId rs = collective("TP", g, coll::Op::reduce_scatter, act, done);
         after = {collective("TP", g, coll::Op::all_gather, act, {rs})};
       } else {
-        after = {collective("TP", g, coll::Op::all_reduce, act, ends)};
+        after = {collective("TP", g, coll::Op::all_reduce, act, done)};
       }
     }
     for (int t = 0; t < p.tensor; ++t) {
-      ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)] =
-          p.tensor > 1 ? after : std::vector<TaskId>{ends[static_cast<std::size_t>(t)]};
+      auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+      if (p.tensor > 1) {
+        r = after;
+      } else {
+        r = {ends[static_cast<std::size_t>(t)]};
+        if (!kv.empty())
+          r.insert(r.end(), kv[static_cast<std::size_t>(d)].begin(),
+                   kv[static_cast<std::size_t>(d)].end());
+      }
     }
   }
   if (mlp && model_.is_moe() && p.expert > 1) exchange_experts(s, ready);
+}
+
+// Ring attention as Transformer Engine runs it for Megatron-LM's context parallelism
+// (transformer_engine/pytorch/attention.py, AttnFuncWithCPAndKVP2P): over context - 1 steps each
+// rank sends the K and V chunk it holds to the next rank of its CP group and receives the
+// previous rank's, while the attention of the chunk in hand computes; the backward passes K and
+// V around again and the partial dK and dV the other way. So the exchange starts with the half
+// (after the same inputs) and runs beside its compute: in the forward an all-gather of the KV
+// chunks (each rank receives the other context - 1), in the backward that all-gather and a
+// reduce-scatter of their gradients at once, over each TP rank's CP group. Returns, by replica,
+// the exchanges the half must also wait for.
+std::vector<std::vector<engine::TaskId>> JobBuilder::exchange_kv(int s, bool backward,
+                                                                 const Ready& ready) {
+  const ParallelPlan& p = layout_.plan;
+  const double kv_width = model_.is_plain() ? 0 : 2.0 * model_.kv_heads * model_.head_dim();
+  // The whole group's K and V for this micro-batch: every CP rank's tokens, each rank's 1/tp.
+  const double bytes = roofline_.tokens_per_micro_batch() * p.context * kv_width *
+                       roofline_.element_bytes() / p.tensor;
+  std::vector<std::vector<TaskId>> out(static_cast<std::size_t>(p.dp_ranks()));
+  if (bytes <= 0) return out;
+  for (int base = 0; base < replicas_; base += p.context) {
+    for (int t = 0; t < p.tensor; ++t) {
+      std::vector<TaskId> deps;
+      for (int d = base; d < base + p.context; ++d) {
+        const auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
+        deps.insert(deps.end(), r.begin(), r.end());
+        if (const auto& last = last_[static_cast<std::size_t>(layout_.rank(s, d, t))])
+          deps.push_back(*last);
+      }
+      const auto g = layout_.cp_group(s, base, t);
+      std::vector<TaskId> ends = {collective("CP", g, coll::Op::all_gather, bytes, deps)};
+      if (backward) ends.push_back(collective("CP", g, coll::Op::reduce_scatter, bytes, deps));
+      for (int d = base; d < base + p.context; ++d) {
+        auto& o = out[static_cast<std::size_t>(d)];
+        o.insert(o.end(), ends.begin(), ends.end());
+      }
+    }
+  }
+  return out;
 }
 
 // MoE: tokens to their experts and back, around the MLP half: one all-to-all over each
@@ -137,7 +249,7 @@ void JobBuilder::exchange_experts(int s, Ready& ready) {
   const double act =
       roofline_.tokens_per_micro_batch() * roofline_.costs().activation_bytes_per_token;
   const double a2a = act * model_.experts_per_token;
-  for (int d = 0; d < p.data; d += p.expert) {
+  for (int d = 0; d < replicas_; d += p.expert) {
     for (int t = 0; t < p.tensor; ++t) {
       const auto g = layout_.ep_group(s, d, t);
       std::vector<TaskId> deps;
@@ -159,7 +271,7 @@ void JobBuilder::exchange_experts(int s, Ready& ready) {
 // stage (the activations go from the last rank back to the first at a chunk boundary).
 JobBuilder::Ready JobBuilder::ready_from_stage_input(int s, int c, int mb, bool backward) {
   const ParallelPlan& p = layout_.plan;
-  Ready ready(static_cast<std::size_t>(p.data),
+  Ready ready(static_cast<std::size_t>(p.dp_ranks()),
               std::vector<std::vector<TaskId>>(static_cast<std::size_t>(p.tensor)));
   int from = backward ? s + 1 : s - 1;
   int from_chunk = c;
@@ -177,7 +289,7 @@ JobBuilder::Ready JobBuilder::ready_from_stage_input(int s, int c, int mb, bool 
   // Activations (or their gradients) cross the stage boundary, each TP rank its 1/tp share.
   const double bytes =
       roofline_.tokens_per_micro_batch() * roofline_.costs().activation_bytes_per_token / p.tensor;
-  for (int d = 0; d < p.data; ++d) {
+  for (int d = 0; d < replicas_; ++d) {
     for (int t = 0; t < p.tensor; ++t) {
       const int a = layout_.rank(from, d, t);
       const int b = layout_.rank(s, d, t);
@@ -203,7 +315,7 @@ engine::TaskId JobBuilder::send(int a, int b, double bytes, TaskId dep) {
 std::vector<engine::TaskId> JobBuilder::flatten_ends(int s, const Ready& ready) const {
   const ParallelPlan& p = layout_.plan;
   std::vector<TaskId> out;
-  for (int d = 0; d < p.data; ++d) {
+  for (int d = 0; d < replicas_; ++d) {
     for (int t = 0; t < p.tensor; ++t) {
       const auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
       // The GPU's own last compute is the end of its part; collectives are in `r`.
@@ -220,7 +332,7 @@ void JobBuilder::forward(int s, int c, int mb) {
   // chunk (chunk 0 of stage 0) and its last (the last chunk of the last stage).
   const auto on_stage = [&](double seconds, ComputeOp op) {
     if (seconds <= 0) return;
-    for (int d = 0; d < layout_.plan.data; ++d) {
+    for (int d = 0; d < replicas_; ++d) {
       for (int t = 0; t < layout_.plan.tensor; ++t) {
         auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
         r = {compute(layout_.rank(s, d, t), seconds, r, {-1, op, false})};
@@ -258,7 +370,7 @@ void JobBuilder::backward(int s, int c, int mb, bool last_micro_batch) {
   const bool last_chunk = s == p.pipeline - 1 && c == chunks_ - 1;
   const auto on_stage = [&](double seconds, ComputeOp op) {
     if (seconds <= 0) return;
-    for (int d = 0; d < p.data; ++d) {
+    for (int d = 0; d < replicas_; ++d) {
       for (int t = 0; t < p.tensor; ++t) {
         auto& r = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
         r = {compute(layout_.rank(s, d, t), seconds, r, {-1, op, true})};
@@ -291,11 +403,11 @@ void JobBuilder::backward(int s, int c, int mb, bool last_micro_batch) {
     // ZeRO-3 (FSDP FULL_SHARD, DeepSpeed stage 3) keeps only gradient shards, so every
     // micro-batch reduce-scatters each layer's gradients (the edge ones with the last layer)
     // right after its backward, beside the next layer's.
-    if (p.zero_stage >= 3 && p.data >= 2) {
+    if (p.zero_stage >= 3 && p.dp_ranks() >= 2) {
       reduce_gradients(s, grad_per_layer + (l == layers - 1 ? edge : 0), coll::Op::reduce_scatter);
       continue;
     }
-    if (!last_micro_batch || p.data < 2) continue;
+    if (!last_micro_batch || p.dp_ranks() < 2) continue;
     pending += grad_per_layer;
     if (pending >= p.bucket_bytes || l == layers - 1) {
       reduce_gradients(s, pending,

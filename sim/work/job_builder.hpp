@@ -43,9 +43,10 @@ class JobBuilder {
  public:
   // All references outlive this. `leave_out_planes`: build the job on one plane of each set of
   // identical planes (job_planes.hpp); build() then throws PlanesDoNotHold where some of its
-  // traffic cannot leave them out.
+  // traffic cannot leave them out. `replicas`: the data-parallel replicas to build, from
+  // replica 0 (replica_folding.hpp); 0 builds every one.
   JobBuilder(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario,
-             bool leave_out_planes = false);
+             bool leave_out_planes = false, int replicas = 0);
 
   // Adds the whole step to sim(). Call once.
   void build();
@@ -61,6 +62,9 @@ class JobBuilder {
   // The most channels any of the job's collectives runs.
   int max_channels() const { return max_channels_; }
   // The planes the graph leaves out, or nullptr when it has every plane.
+  // The replicas built (replica_folding.hpp), and the engine indices of their GPUs.
+  int replicas() const { return replicas_; }
+  std::vector<int> built_gpus() const;
   const coll::PlaneCopies* planes() const { return placement_.planes(); }
 
  private:
@@ -72,6 +76,16 @@ class JobBuilder {
   TaskId compute(int rank, double seconds, std::vector<TaskId> deps, ComputeLabel label);
   TaskId collective(const std::string& group, const std::vector<int>& ranks, coll::Op op,
                     double size, const std::vector<TaskId>& deps);
+  // Folded (replica_folding.hpp): a collective over a group with ranks of replicas not built,
+  // stood in by a wait of its own time on its whole group, beside the other TP ranks' groups.
+  TaskId stand_in(const std::string& group, const std::vector<int>& ranks, coll::Op op, double size,
+                  const std::vector<TaskId>& deps);
+  bool built(int rank) const;
+  // ZeRO shard groups with a replica built: those from replica 0 up to replicas_.
+  int built_shard_groups() const {
+    const int h = layout_.plan.shard_size();
+    return (replicas_ + h - 1) / h;
+  }
 
   // job_builder.cpp: the schedule's ops, layers, tensor and expert parallelism, stage sends.
   // Chunk c of stage s (the model's chunk c · pipeline + s; 0 without interleaving).
@@ -82,6 +96,7 @@ class JobBuilder {
   // The model's first layer in chunk c of stage s.
   int first_layer(int s, int c) const;
   void exchange_experts(int s, Ready& ready);
+  std::vector<std::vector<TaskId>> exchange_kv(int s, bool backward, const Ready& ready);
   Ready ready_from_stage_input(int s, int c, int mb, bool backward);
   TaskId send(int a, int b, double bytes, TaskId dep);
   std::vector<TaskId> flatten_ends(int s, const Ready& ready) const;
@@ -119,12 +134,15 @@ class JobBuilder {
   std::map<int, TaskId> last_fetch_;
   std::vector<int> layers_;  // per stage (all its chunks)
   int chunks_ = 1;           // model chunks per stage (plan.virtual_stages)
+  int replicas_ = 1;         // data-parallel replicas built, 0 .. replicas_ - 1
+  // Folded: per (ranks of TP rank 0's group, op, bytes), each TP rank's group's time alone.
+  std::map<std::tuple<std::vector<int>, int, double>, std::vector<double>> stand_in_s_;
   // [stage][chunk · micro-batches + micro-batch]: the ends of a forward (backward) by GPU.
   std::vector<std::vector<std::vector<TaskId>>> fwd_out_;
   std::vector<std::vector<std::vector<TaskId>>> bwd_out_;
   std::map<int, std::vector<TaskId>> grad_syncs_;  // per rank: the syncs its step waits for
-  // ZeRO-3: per (stage, TP rank, shard group's first DP rank), the last collective issued on
-  // its process group, which the next one waits for (one NCCL stream per process group).
+  // Per (stage, TP rank, shard group's first DP rank), the last collective issued on its
+  // process group, which the next one waits for (one NCCL stream per process group).
   std::map<std::tuple<int, int, int>, TaskId> dp_stream_;
   std::vector<CommRecord> records_;
   std::vector<std::pair<TaskId, int>> compute_tasks_;

@@ -38,32 +38,32 @@ namespace linksim::work {
 //   receives all shards), and the NCCL lowering through the placement seam prices it, with its
 //   latency, so small gathers on many GPUs come out latency-bound by themselves.
 
-// A ZeRO-3 collective over the shard group of (stage s, DP base, TP rank t), after `deps` and
-// (ZeRO-3 only) after the group's previous collective; returns its end.
+// A data-parallel collective over the shard group of (stage s, DP base, TP rank t), after `deps`
+// and after the group's previous collective; returns its end. Every stage of ZeRO, and DDP: PyTorch
+// launches all of one process group's collectives on its one NCCL stream (ProcessGroupNCCL), so
+// DDP's gradient buckets (and Megatron's, with overlap_grad_reduce) run one after another in the
+// order the backward fills them, never two at once.
 engine::TaskId JobBuilder::dp_collective(int s, int base, int t, coll::Op op, double bytes,
                                          std::vector<TaskId> deps) {
-  const bool stream = layout_.plan.zero_stage >= 3;
   const auto key = std::make_tuple(s, t, base);
-  if (stream) {
-    if (auto it = dp_stream_.find(key); it != dp_stream_.end()) deps.push_back(it->second);
-  }
+  if (auto it = dp_stream_.find(key); it != dp_stream_.end()) deps.push_back(it->second);
   const TaskId end = collective("DP", layout_.shard_group(s, base, t), op, bytes, deps);
-  if (stream) dp_stream_[key] = end;
+  dp_stream_[key] = end;
   return end;
 }
 
 // One layer's weights all-gathered over each TP rank's shard group (its whole DP group without
 // hybrid sharding), once every member's `deps` (by rank index d * tensor + t) have ended.
-// Returns the ends by (TP rank, shard group): index t * groups + group.
+// Returns the ends by (TP rank, shard group built): index t * built_shard_groups() + group.
 std::vector<engine::TaskId> JobBuilder::gather_layer_weights(
     int s, const std::vector<std::vector<TaskId>>& deps) {
   const ParallelPlan& p = layout_.plan;
   const int h = p.shard_size();
   std::vector<TaskId> ends;
   for (int t = 0; t < p.tensor; ++t) {
-    for (int base = 0; base < p.data; base += h) {
+    for (int base = 0; base < replicas_; base += h) {
       std::vector<TaskId> group_deps;
-      for (int d = base; d < base + h; ++d) {
+      for (int d = base; d < std::min(base + h, replicas_); ++d) {
         const auto& r = deps[static_cast<std::size_t>(d * p.tensor + t)];
         group_deps.insert(group_deps.end(), r.begin(), r.end());
       }
@@ -82,10 +82,10 @@ std::vector<engine::TaskId> JobBuilder::gather_layer_weights(
 void JobBuilder::gather_weights(int s, int layer, int layers, Ready& ready, Zero3Pass& pass) {
   const ParallelPlan& p = layout_.plan;
   if (p.zero_stage < 3 || p.shard_size() < 2) return;
-  const auto n = static_cast<std::size_t>(p.data * p.tensor);
+  const auto n = static_cast<std::size_t>(p.dp_ranks() * p.tensor);
   // Layer `layer` - 1's weights are freed after each GPU's compute so far.
   std::vector<std::optional<TaskId>> freed(n);
-  for (int d = 0; d < p.data; ++d) {
+  for (int d = 0; d < replicas_; ++d) {
     for (int t = 0; t < p.tensor; ++t)
       freed[static_cast<std::size_t>(d * p.tensor + t)] =
           last_[static_cast<std::size_t>(layout_.rank(s, d, t))];
@@ -93,7 +93,7 @@ void JobBuilder::gather_weights(int s, int layer, int layers, Ready& ready, Zero
   pass.freed.push_back(std::move(freed));
   std::vector<std::vector<TaskId>> deps(n);
   if (!p.prefetch) {
-    for (int d = 0; d < p.data; ++d) {
+    for (int d = 0; d < replicas_; ++d) {
       for (int t = 0; t < p.tensor; ++t) {
         auto& k = deps[static_cast<std::size_t>(d * p.tensor + t)];
         k = ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)];
@@ -115,8 +115,8 @@ void JobBuilder::gather_weights(int s, int layer, int layers, Ready& ready, Zero
     }
   }
   const std::vector<TaskId>& current = pass.gathers[static_cast<std::size_t>(layer)];
-  const int groups = p.shard_replicas();
-  for (int d = 0; d < p.data; ++d) {
+  const int groups = built_shard_groups();
+  for (int d = 0; d < replicas_; ++d) {
     for (int t = 0; t < p.tensor; ++t) {
       ready[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)].push_back(
           current[static_cast<std::size_t>(t * groups + d / p.shard_size())]);
@@ -133,26 +133,27 @@ void JobBuilder::reduce_gradients(int s, double bytes, coll::Op op) {
   const int h = p.shard_size();
   const bool hybrid = op == coll::Op::reduce_scatter && p.shard_replicas() > 1;
   for (int t = 0; t < p.tensor; ++t) {
-    std::vector<TaskId> shard_ends(static_cast<std::size_t>(p.data));
-    for (int base = 0; base < p.data; base += h) {
+    std::vector<TaskId> shard_ends(static_cast<std::size_t>(p.dp_ranks()));
+    for (int base = 0; base < replicas_; base += h) {
+      const int built_end = std::min(base + h, replicas_);
       std::vector<TaskId> deps;
-      for (int d = base; d < base + h; ++d) {
+      for (int d = base; d < built_end; ++d) {
         deps.push_back(*last_[static_cast<std::size_t>(layout_.rank(s, d, t))]);
       }
       const TaskId end = dp_collective(s, base, t, op, bytes, std::move(deps));
-      for (int d = base; d < base + h; ++d) {
+      for (int d = base; d < built_end; ++d) {
         shard_ends[static_cast<std::size_t>(d)] = end;
         grad_syncs_[layout_.rank(s, d, t)].push_back(end);
       }
     }
     if (!hybrid) continue;
-    for (int k = 0; k < h; ++k) {
+    for (int k = 0; k < std::min(h, replicas_); ++k) {
       std::vector<TaskId> deps;
-      for (int d = k; d < p.data; d += h)
+      for (int d = k; d < replicas_; d += h)
         deps.push_back(shard_ends[static_cast<std::size_t>(d)]);
       const TaskId end = collective("DP replicas", layout_.replica_group(s, k, t),
                                     coll::Op::all_reduce, bytes / h, deps);
-      for (int d = k; d < p.data; d += h)
+      for (int d = k; d < replicas_; d += h)
         grad_syncs_[layout_.rank(s, d, t)].push_back(end);
     }
   }
@@ -171,7 +172,7 @@ void JobBuilder::optimizer_step() {
         (layers_[static_cast<std::size_t>(s)] * roofline_.trained_params_per_layer() + edge) /
         p.tensor / (p.zero_stage >= 1 ? p.shard_size() : 1);
     const double t = roofline_.optimizer_s(params);
-    for (int d = 0; d < p.data; ++d) {
+    for (int d = 0; d < replicas_; ++d) {
       for (int tp = 0; tp < p.tensor; ++tp) {
         const int r = layout_.rank(s, d, tp);
         if (!p.optimizer_offload) {
@@ -191,9 +192,9 @@ void JobBuilder::optimizer_step() {
     const int h = p.shard_size();
     if (p.zero_stage >= 1 && p.zero_stage < 3 && h > 1) {
       for (int tp = 0; tp < p.tensor; ++tp) {
-        for (int base = 0; base < p.data; base += h) {
+        for (int base = 0; base < replicas_; base += h) {
           std::vector<TaskId> deps;
-          for (int d = base; d < base + h; ++d)
+          for (int d = base; d < std::min(base + h, replicas_); ++d)
             deps.push_back(*last_[static_cast<std::size_t>(layout_.rank(s, d, tp))]);
           collective("DP", layout_.shard_group(s, base, tp), coll::Op::all_gather,
                      params * h * bytes, deps);

@@ -11,7 +11,7 @@ namespace linksim::work {
 // Activation offload: one layer's saved activations to host memory after its forward.
 void JobBuilder::store_activations(int s, int mb, int layer) {
   const ParallelPlan& p = layout_.plan;
-  for (int d = 0; d < p.data; ++d) {
+  for (int d = 0; d < replicas_; ++d) {
     for (int t = 0; t < p.tensor; ++t) {
       const int r = layout_.rank(s, d, t);
       stored_[{r, mb, layer}] = host_copy(r, true, roofline_.offload_bytes_per_layer(),
@@ -24,7 +24,7 @@ void JobBuilder::store_activations(int s, int mb, int layer) {
 // so the copies run one after another, ahead of the compute that needs them).
 void JobBuilder::fetch_activations(int s, int mb, int layer, Ready& ready) {
   const ParallelPlan& p = layout_.plan;
-  for (int d = 0; d < p.data; ++d) {
+  for (int d = 0; d < replicas_; ++d) {
     for (int t = 0; t < p.tensor; ++t) {
       const int r = layout_.rank(s, d, t);
       std::vector<TaskId> deps = {stored_.at({r, mb, layer})};

@@ -26,10 +26,11 @@ Scenario with_data_filled(const topo::Topology& machine, const Scenario& scenari
   Scenario sc = scenario;
   if (!sc.plan.data_fills) return sc;
   const auto gpus = static_cast<int>(machine.count(topo::NodeKind::gpu));
-  const int per_replica = sc.plan.tensor * sc.plan.pipeline;
+  const int per_replica = sc.plan.tensor * sc.plan.pipeline * sc.plan.context;
   if (gpus % per_replica != 0) {
     throw DoesNotFit(sc.file, "/plan/data",
-                     fmt::format("\"fill\" needs tensor x pipeline = {} to divide {}'s {} GPUs",
+                     fmt::format("\"fill\" needs tensor x pipeline x context = {} to divide {}'s "
+                                 "{} GPUs",
                                  per_replica, machine.name, gpus));
   }
   sc.plan.data = gpus / per_replica;
@@ -57,17 +58,17 @@ std::optional<double> job_price_per_hour_usd(const topo::Topology& machine, int 
 // The job's graph, on one plane of each set of identical planes where all of its traffic
 // allows it (job_planes.hpp), else on every plane.
 std::unique_ptr<JobBuilder> build_job(const topo::Topology& machine, const ModelSpec& model,
-                                      const Scenario& sc, bool leave_out_planes) {
+                                      const Scenario& sc, bool leave_out_planes, int replicas) {
   if (leave_out_planes) {
     try {
-      auto builder = std::make_unique<JobBuilder>(machine, model, sc, true);
+      auto builder = std::make_unique<JobBuilder>(machine, model, sc, true, replicas);
       builder->build();
       return builder;
     } catch (const PlanesDoNotHold&) {
       // some traffic needs every plane: build it again on all of them
     }
   }
-  auto builder = std::make_unique<JobBuilder>(machine, model, sc, false);
+  auto builder = std::make_unique<JobBuilder>(machine, model, sc, false, replicas);
   builder->build();
   return builder;
 }
@@ -107,7 +108,9 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   // Pass 1 finds how much of each compute task overlaps communication; pass 2 runs the same
   // graph again with that part slowed (sm_contention.hpp). Where nothing is slowed (no SM share,
   // or no overlap) pass 2 would repeat pass 1 exactly, so pass 1 stands.
-  std::unique_ptr<JobBuilder> built = build_job(machine, model, sc, options.leave_out_planes);
+  const int replicas = replicas_to_build(machine, model, sc.job, sc.plan, options.fold_replicas);
+  std::unique_ptr<JobBuilder> built =
+      build_job(machine, model, sc, options.leave_out_planes, replicas);
   const JobBuilder& builder = *built;
   std::shared_ptr<engine::Simulation> sim = builder.sim();
   engine::RunOptions run_options;
@@ -139,7 +142,17 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   auto names = std::make_shared<engine::Names>(
       job_names(machine, *sim, builder.records(), builder.compute_tasks(), builder.compute_labels(),
                 std::move(gpu_ids), options.name_tasks));
-  account_job(res, machine, sc, *sim, *tl, *names, builder.records());
+  const bool folded = replicas < sc.plan.dp_ranks();
+  account_job(res, machine, sc, *sim, *tl, *names, builder.records(),
+              folded ? builder.built_gpus() : std::vector<int>{});
+  if (folded) {
+    res.notes.push_back(fmt::format(
+        "simulated {} of the {} data-parallel ranks ({} of {} GPUs): the others run the same "
+        "work on other nodes; each collective across them was simulated on its whole group, "
+        "beside the other tensor ranks' groups, and the step waits its time (replica_folding)",
+        replicas, sc.plan.dp_ranks(), replicas * sc.plan.tensor * sc.plan.pipeline,
+        sc.plan.gpus()));
+  }
   if (auto warning = tensor_spans_nodes_warning(machine, sc.plan)) res.notes.push_back(*warning);
   res.simulation = sim;
   res.timeline = tl;

@@ -13,6 +13,7 @@
 #include "sim/topo/topology.hpp"
 #include "sim/work/job_result.hpp"
 #include "sim/work/model.hpp"
+#include "sim/work/replica_folding.hpp"
 #include "sim/work/scenario.hpp"
 
 namespace linksim::work {
@@ -33,6 +34,9 @@ struct JobOptions {
   // (job_planes.hpp): the same times, to rounding, with a fraction of the flows. Off, every
   // plane is simulated (the reference the tests hold it to).
   bool leave_out_planes = true;
+  // Build only the data-parallel replicas replica_folding.hpp allows: automatically for a
+  // large step, never (the reference the tests hold folding to), or always where it can.
+  FoldReplicas fold_replicas = FoldReplicas::automatic;
 };
 
 // Throws InputError (naming the scenario file) for a plan that does not match the machine, and

@@ -52,7 +52,11 @@ LayerRoofline::LayerRoofline(const ModelSpec& model, const Scenario& scenario,
   const ParallelPlan& p = scenario.plan;
   const double sequences =
       static_cast<double>(job.global_batch) / p.data / micro_batches_per_step(scenario);
-  tokens_mb_ = job.kind == JobKind::decode ? sequences : sequences * job.sequence_length;
+  // Context parallelism: each rank computes its 1/context of every sequence's tokens; with
+  // Megatron's load-balanced split (two chunks per rank, one from each end) its tokens attend
+  // to half the sequence on average, as without it.
+  tokens_mb_ =
+      job.kind == JobKind::decode ? sequences : sequences * job.sequence_length / p.context;
   context_ = job.kind == JobKind::decode ? job.sequence_length + job.decode_tokens / 2.0
                                          : job.sequence_length / 2.0;  // causal: half on average
 

@@ -61,7 +61,8 @@ double base_weight_bytes(const ModelSpec& m, const Job& job, const GpuParams& p,
 void check_plan(const ParallelPlan& plan) {
   if (plan.data < 1 || plan.tensor < 1 || plan.pipeline < 1 || plan.expert < 1 ||
       plan.micro_batches < 1 || plan.virtual_stages < 1 || plan.zero_stage < 0 ||
-      plan.zero_stage > 3 || plan.shard_group < 0 || plan.data % plan.shard_size() != 0) {
+      plan.zero_stage > 3 || plan.shard_group < 0 || plan.context < 1 ||
+      plan.dp_ranks() % plan.shard_size() != 0) {
     throw std::invalid_argument(
         fmt::format("memory_per_gpu: invalid plan (data {}, tensor {}, pipeline {}, expert {}, "
                     "micro_batches {}, zero_stage {}, shard_group {})",
@@ -194,8 +195,9 @@ double layer_activation_bytes(const ModelSpec& model, const Job& job, const Para
                               const MemoryOptions& options) {
   check_plan(plan);
   const double micro_batch = ceil_div(job.global_batch, plan.data * plan.micro_batches);
-  return activation_bytes_per_layer(model, job.sequence_length, micro_batch, plan,
-                                    options.flash_attention);
+  // Context parallelism: each rank keeps its 1/context of every sequence's tokens.
+  return activation_bytes_per_layer(model, static_cast<double>(job.sequence_length) / plan.context,
+                                    micro_batch, plan, options.flash_attention);
 }
 
 bool uses_flash_attention(const ModelSpec& model, const ParallelPlan& plan,

@@ -34,10 +34,16 @@ enum class Recompute { none, selective, full };
 std::string_view to_string(Recompute recompute);
 
 struct ParallelPlan {
-  int data = 1;        // DP degree
-  int tensor = 1;      // TP degree (Megatron)
-  int pipeline = 1;    // PP degree
-  int expert = 1;      // EP degree (MoE); experts split over `expert` GPUs inside each DP group
+  int data = 1;      // DP degree
+  int tensor = 1;    // TP degree (Megatron)
+  int pipeline = 1;  // PP degree
+  int expert = 1;    // EP degree (MoE); experts split over `expert` GPUs inside each DP group
+  // CP degree (Megatron-LM's context_parallel_size): each sequence's tokens split over
+  // `context` GPUs, which pass the attention's K and V around a ring (Transformer Engine's
+  // ring attention). They hold the same weights, so gradients are reduced, and ZeRO shards,
+  // over data x context ranks (dp_ranks()). Ranks are laid out tensor, context, data, pipeline
+  // (Megatron's order). REQUIRES (plan_check): dividing the sequence length; expert 1.
+  int context = 1;
   int zero_stage = 0;  // 0: DDP; 1: optimizer sharded; 2: + gradients; 3: + weights (FSDP)
   // Hybrid sharding (FSDP's HYBRID_SHARD, _HYBRID_SHARD_ZERO2; HSDP): ZeRO shards its state
   // over groups of `shard_group` neighbouring DP ranks (typically a node) instead of the whole
@@ -77,10 +83,13 @@ struct ParallelPlan {
   // "data": "fill": the data-parallel degree is whatever fills the machine (its GPUs over
   // tensor x pipeline), so machines of different sizes run at the same global batch.
   bool data_fills = false;
-  int gpus() const { return data * tensor * pipeline; }
+  int gpus() const { return data * context * tensor * pipeline; }
+  // The ranks of a stage's TP rank that hold the same weights: data x context (Megatron's
+  // data-parallel group with context parallelism).
+  int dp_ranks() const { return data * context; }
   // The DP ranks ZeRO shards over, and how many replicas of each shard there are.
-  int shard_size() const { return shard_group > 0 ? shard_group : data; }
-  int shard_replicas() const { return data / shard_size(); }
+  int shard_size() const { return shard_group > 0 ? shard_group : dp_ranks(); }
+  int shard_replicas() const { return dp_ranks() / shard_size(); }
 };
 
 }  // namespace linksim::work

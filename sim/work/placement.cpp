@@ -179,27 +179,45 @@ const coll::Choice& Placement::choice(const CollectiveWork& c, double bytes) {
 }
 
 // Lowered as the planner runs it (coll::lower_collective), recorded once per call.
-engine::TaskId Placement::add_collective(const Work& w, std::span<const engine::TaskId> deps) {
-  const CollectiveWork& c = *w.collective;
-  const CallKey key{c.gpus, static_cast<int>(c.op), w.amount, optional_index(c.algorithm),
+const RecordedCollective& Placement::recorded(const CollectiveWork& c, double bytes) {
+  const CallKey key{c.gpus, static_cast<int>(c.op), bytes, optional_index(c.algorithm),
                     optional_index(c.protocol)};
   auto it = lowered_.find(key);
   if (it == lowered_.end()) {
-    const coll::Choice& chosen = choice(c, w.amount);
+    const coll::Choice& chosen = choice(c, bytes);
     if (planes() != nullptr &&
         !coll::AlgorithmRegistry::builtin().get(chosen.algorithm).moves_only_over_rank_routes()) {
       throw PlanesDoNotHold{};
     }
     coll::Request r;
     r.op = c.op;
-    r.size_bytes = w.amount;
+    r.size_bytes = bytes;
     r.algorithm = c.algorithm;
     r.protocol = c.protocol;
-    auto recorded = std::make_unique<RecordedCollective>(communicator(c.gpus), r, chosen,
-                                                         capacities_Bps_, planes());
-    it = lowered_.emplace(key, std::move(recorded)).first;
+    auto lowered = std::make_unique<RecordedCollective>(communicator(c.gpus), r, chosen,
+                                                        capacities_Bps_, planes());
+    it = lowered_.emplace(key, std::move(lowered)).first;
   }
-  return it->second->add_to(*sim_, deps);
+  return *it->second;
+}
+
+engine::TaskId Placement::add_collective(const Work& w, std::span<const engine::TaskId> deps) {
+  return recorded(*w.collective, w.amount).add_to(*sim_, deps);
+}
+
+std::vector<double> Placement::concurrent_seconds(const std::vector<CollectiveWork>& concurrent,
+                                                  double bytes) {
+  engine::Simulation alone(capacities_Bps_, gpus_.size());
+  std::vector<engine::TaskId> ends;
+  for (const CollectiveWork& c : concurrent)
+    ends.push_back(recorded(c, bytes).add_to(alone, {}));
+  engine::RunOptions options;
+  options.record_intervals = false;
+  const engine::Timeline t = alone.run(options);
+  std::vector<double> seconds;
+  for (engine::TaskId end : ends)
+    seconds.push_back(t.task_end_s[end]);
+  return seconds;
 }
 
 }  // namespace linksim::work

@@ -76,6 +76,12 @@ class Placement {
   // How the planner runs `c` with `bytes`: simulated once per group, operation, size and fixed
   // algorithm/protocol; a group twin to one already chosen for reuses that choice.
   const coll::Choice& choice(const CollectiveWork& c, double bytes);
+  // How long each of `concurrent` (collectives of `bytes` each, on groups of this placement's
+  // GPUs) takes when they all start together on an engine of their own, with nothing else in
+  // flight: each lowered as add() lowers it. For work that stands in for a collective the graph
+  // does not build (replica_folding.hpp).
+  std::vector<double> concurrent_seconds(const std::vector<CollectiveWork>& concurrent,
+                                         double bytes);
   // The communicator of `gpus` (in rank order), built once.
   coll::Communicator& communicator(const std::vector<topo::NodeId>& gpus);
 
@@ -91,6 +97,8 @@ class Placement {
   engine::TaskId add_send(const Work& w, std::span<const engine::TaskId> deps);
   engine::TaskId add_copy(const Work& w, std::span<const engine::TaskId> deps);
   engine::TaskId add_collective(const Work& w, std::span<const engine::TaskId> deps);
+  // The call's lowering, recorded once.
+  const RecordedCollective& recorded(const CollectiveWork& c, double bytes);
   // The route from `src` to `dst`, once per pair; throws PlacementError when there is none.
   const topo::Route& route(topo::NodeId src, topo::NodeId dst);
   bool twins(const std::vector<topo::NodeId>& a, const std::vector<topo::NodeId>& b);

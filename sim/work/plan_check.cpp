@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "sim/work/memory.hpp"
+#include "sim/work/replica_folding.hpp"
+
 namespace linksim::work {
 namespace {
 
@@ -71,6 +74,45 @@ std::optional<PlanProblem> interleaving_problem(const ModelSpec& model, const Jo
   return std::nullopt;
 }
 
+// Context parallelism as Megatron-LM runs it: the sequence splits evenly over the CP group
+// (into 2 x context chunks for its causal load balance), attention is Transformer Engine's
+// fused ring attention, and only training or prefill has a sequence to split.
+std::optional<PlanProblem> context_problem(const topo::Topology& machine, const ModelSpec& model,
+                                           const Job& job, const ParallelPlan& p) {
+  if (p.context < 2) return std::nullopt;
+  const auto problem = [](std::string message) {
+    return PlanProblem{"/plan/context", std::move(message)};
+  };
+  if (job.kind != JobKind::training && job.kind != JobKind::prefill) {
+    return problem(
+        fmt::format("context parallelism splits a training or prefill sequence; a {} "
+                    "job has none to split: expected context 1",
+                    to_string(job.kind)));
+  }
+  if (job.sequence_length % (2 * p.context) != 0) {
+    return problem(
+        fmt::format("context {} does not split the sequence of {} tokens into 2 x {} "
+                    "equal chunks (Megatron-LM's load-balanced split); expected a "
+                    "sequence length divisible by {}",
+                    p.context, job.sequence_length, p.context, 2 * p.context));
+  }
+  if (p.expert > 1) {
+    return problem(
+        "context and expert parallelism together are not modelled; expected "
+        "context 1 or expert 1");
+  }
+  const auto gpus = machine.nodes_of(topo::NodeKind::gpu);
+  if (model.is_plain() || gpus.empty() ||
+      !uses_flash_attention(model, p, *machine.node(gpus.front()).gpu)) {
+    return problem(fmt::format(
+        "context parallelism runs as fused ring attention, which {} on {} "
+        "does not have here (an architecture model, FlashAttention-style "
+        "attention); expected context 1",
+        model.name, gpus.empty() ? machine.name : machine.node(gpus.front()).gpu->name));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> tensor_spans_nodes_warning(const topo::Topology& machine,
@@ -87,10 +129,11 @@ std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const Mod
   if (p.gpus() > gpus) {
     return PlanProblem{
         "/plan",
-        fmt::format("the plan uses data {} x tensor {} x pipeline {} = {} GPUs but {} "
+        fmt::format("the plan uses data {} x {}tensor {} x pipeline {} = {} GPUs but {} "
                     "has {}; expected the degrees to multiply to at most {} (or run "
                     "it on more nodes)",
-                    p.data, p.tensor, p.pipeline, p.gpus(), machine.name, gpus, gpus),
+                    p.data, p.context > 1 ? fmt::format("context {} x ", p.context) : "", p.tensor,
+                    p.pipeline, p.gpus(), machine.name, gpus, gpus),
         true};
   }
   // A tensor group wider than a node runs, its collectives over the network (the placement
@@ -112,6 +155,7 @@ std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const Mod
                                    "data-parallel degree it divides",
                                    p.expert)};
   }
+  if (auto problem = context_problem(machine, model, job, p)) return problem;
   if (p.shard_group > 0) {
     const auto problem = [](std::string message) {
       return PlanProblem{"/plan/shard_group", std::move(message)};
@@ -121,10 +165,10 @@ std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const Mod
           "hybrid sharding over groups of {} needs ZeRO (zero_stage 1 to 3); zero_stage is 0",
           p.shard_group));
     }
-    if (p.data % p.shard_group != 0) {
+    if (p.dp_ranks() % p.shard_group != 0) {
       return problem(fmt::format(
-          "shard_group {} does not divide the data-parallel degree {}; expected a divisor of {}",
-          p.shard_group, p.data, p.data));
+          "shard_group {} does not divide the data-parallel {} {}; expected a divisor of {}",
+          p.shard_group, p.context > 1 ? "x context ranks" : "degree", p.dp_ranks(), p.dp_ranks()));
     }
     if (p.expert > 1 && p.shard_group % p.expert != 0 && p.expert % p.shard_group != 0) {
       return problem(fmt::format(
@@ -141,18 +185,21 @@ std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const Mod
                                    job.global_batch, p.data, m)};
   }
   // Each GPU computes two halves per layer per micro-batch and pass: beyond the bound the graph
-  // would take gigabytes and minutes. A 1F1B step's shape is set long before that: its bubble,
-  // (stages - 1) / (micro-batches + stages - 1), is under 0.1% at 1,000 micro-batches on 2 stages.
-  const double passes = job.kind == JobKind::training ? 2 : 1;
-  const double compute_tasks =
-      static_cast<double>(m) * std::max(model.layers, 1) * 2 * passes * p.tensor * p.data;
+  // would take gigabytes and minutes. Identical data-parallel replicas are built once where the
+  // hosts allow it (replica_folding.hpp), so the bound counts the replicas built. A 1F1B step's
+  // shape is set long before that: its bubble, (stages - 1) / (micro-batches + stages - 1), is
+  // under 0.1% at 1,000 micro-batches on 2 stages.
+  const int replicas = replicas_to_build(machine, model, job, p);
+  const double compute_tasks = step_compute_tasks(model, job, p, replicas);
   if (compute_tasks > kMaxJobComputeTasks) {
+    const double passes = job.kind == JobKind::training ? 2 : 1;
     return PlanProblem{
         "/plan/micro_batches",
         fmt::format("{} micro-batches x {} layers x 2 halves x {} pass(es) x {} GPUs per stage "
-                    "would be {:.3g} compute tasks; linksim simulates at most {:.3g} per step: "
-                    "expected at most {} micro-batches here",
-                    m, model.layers, passes, p.tensor * p.data, compute_tasks, kMaxJobComputeTasks,
+                    "built would be {:.3g} compute tasks; linksim simulates at most {:.3g} per "
+                    "step: expected at most {} micro-batches here",
+                    m, model.layers, passes, p.tensor * replicas, compute_tasks,
+                    kMaxJobComputeTasks,
                     static_cast<long long>(kMaxJobComputeTasks /
                                            (compute_tasks / static_cast<double>(m))))};
   }

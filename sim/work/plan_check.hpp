@@ -23,7 +23,8 @@ struct PlanProblem {
 };
 
 // The most compute tasks one step may build (micro-batches x layers x 2 halves x passes x
-// tensor x data): about 5 engine tasks each with tensor parallelism, so a few GB at the bound.
+// tensor x the data-parallel replicas built, replica_folding.hpp): about 5 engine tasks each with
+// tensor parallelism, so a few GB at the bound.
 inline constexpr double kMaxJobComputeTasks = 2'000'000;
 
 std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const ModelSpec& model,

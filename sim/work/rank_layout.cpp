@@ -13,7 +13,7 @@ std::vector<int> RankLayout::tp_group(int s, int d) const {
 
 std::vector<int> RankLayout::dp_group(int s, int t) const {
   std::vector<int> g;
-  for (int d = 0; d < plan.data; ++d)
+  for (int d = 0; d < plan.dp_ranks(); ++d)
     g.push_back(rank(s, d, t));
   return g;
 }
@@ -32,6 +32,14 @@ std::vector<int> RankLayout::replica_group(int s, int d, int t) const {
   const int h = plan.shard_size();
   for (int j = 0; j < plan.shard_replicas(); ++j)
     g.push_back(rank(s, d % h + j * h, t));
+  return g;
+}
+
+std::vector<int> RankLayout::cp_group(int s, int d, int t) const {
+  std::vector<int> g;
+  const int base = d / plan.context * plan.context;
+  for (int k = 0; k < plan.context; ++k)
+    g.push_back(rank(s, base + k, t));
   return g;
 }
 

@@ -13,8 +13,10 @@ namespace linksim::work {
 struct RankLayout {
   ParallelPlan plan;
 
+  // `replica`: the stage's DP rank counting context ranks, 0 .. plan.dp_ranks() - 1 (context
+  // rank c of data rank d is d * context + c).
   int rank(int stage, int replica, int tp) const {
-    return (stage * plan.data + replica) * plan.tensor + tp;
+    return (stage * plan.dp_ranks() + replica) * plan.tensor + tp;
   }
   // The tensor-parallel group of replica d on stage s.
   std::vector<int> tp_group(int s, int d) const;
@@ -26,6 +28,8 @@ struct RankLayout {
   // The ranks holding the same shard as replica d, one in each shard group (HSDP's replica
   // all-reduce); just d's own rank without hybrid sharding.
   std::vector<int> replica_group(int s, int d, int t) const;
+  // The context-parallel group holding replica d: `plan.context` neighbouring replicas.
+  std::vector<int> cp_group(int s, int d, int t) const;
   // The expert-parallel group holding replica d: `plan.expert` neighbouring replicas.
   std::vector<int> ep_group(int s, int d, int t) const;
 };

@@ -145,7 +145,7 @@ void parse_job(const JsonView& job, Scenario& s) {
 
 // The parallel plan: degrees, ZeRO, buckets, recompute, offload.
 void parse_plan(const JsonView& plan, Scenario& s) {
-  plan.expect_only({"data", "tensor", "pipeline", "expert", "zero_stage", "shard_group",
+  plan.expect_only({"data", "tensor", "pipeline", "expert", "context", "zero_stage", "shard_group",
                     "sequence_parallel", "micro_batches", "virtual_stages", "bucket_size",
                     "recompute", "prefetch", "prefetch_depth", "flash_attention",
                     "activation_offload", "optimizer_offload"});
@@ -160,6 +160,7 @@ void parse_plan(const JsonView& plan, Scenario& s) {
   s.plan.tensor = positive_int(plan, "tensor", 1);
   s.plan.pipeline = positive_int(plan, "pipeline", 1);
   s.plan.expert = positive_int(plan, "expert", 1);
+  s.plan.context = positive_int(plan, "context", 1);
   s.plan.micro_batches = positive_int(plan, "micro_batches", 1);
   s.plan.virtual_stages = positive_int(plan, "virtual_stages", 1);
   s.plan.sequence_parallel = plan.bool_or("sequence_parallel", false);

@@ -218,9 +218,9 @@ TEST(JobSimTest, MicroBatchesBeyondTheTaskBoundAreRefusedBeforeBuilding) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.location(), "/plan/micro_batches");
     EXPECT_EQ(e.message(),
-              "100000 micro-batches x 4 layers x 2 halves x 2 pass(es) x 2 GPUs per stage would "
-              "be 3.2e+06 compute tasks; linksim simulates at most 2e+06 per step: expected at "
-              "most 62500 micro-batches here");
+              "100000 micro-batches x 4 layers x 2 halves x 2 pass(es) x 2 GPUs per stage built "
+              "would be 3.2e+06 compute tasks; linksim simulates at most 2e+06 per step: "
+              "expected at most 62500 micro-batches here");
   }
   // 62,500 is allowed by the check (the plan is fine; not simulated here).
   Scenario ok = sc;
