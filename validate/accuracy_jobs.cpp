@@ -61,6 +61,11 @@ std::string plan_text(const Json& plan) {
   if (plan.contains("zero_stage") && plan.at("zero_stage").get<int>() > 0)
     out += fmt::format(", ZeRO-{}", plan.at("zero_stage").get<int>());
   if (plan.value("sequence_parallel", false)) out += ", SP";
+  if (plan.contains("recompute") && plan.at("recompute").is_string() &&
+      plan.at("recompute").get<std::string>() != "none")
+    out += fmt::format(", {} recompute", plan.at("recompute").get<std::string>());
+  if (plan.contains("flash_attention") && !plan.at("flash_attention").get<bool>())
+    out += ", no FlashAttention";
   return out;
 }
 
