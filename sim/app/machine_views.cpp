@@ -51,7 +51,8 @@ std::string shipped_machines_list(ViewFormat format) {
     return format == ViewFormat::json ? report::machines_list_json(machines)
                                       : report::machines_list_csv(machines);
   }
-  std::string out = fmt::format("{:<28} {:<28} {:<10} {}\n", "name", "GPUs", "price", "title");
+  std::string out =
+      fmt::format("{:<28} {:<28} {:<19} {}\n", "name", "GPUs", "price (as of)", "title");
   for (const auto& f : topo::shipped_topology_files())
     out += topo::one_line(topo::load_topology(f)) + "\n";
   return out;

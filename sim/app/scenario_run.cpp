@@ -117,8 +117,8 @@ MachineRun run_job(const work::Scenario& scenario, const topo::Topology& machine
 
 // One case: the machine is loaded, simulated and dropped; only its results stay.
 MachineRun run_machine(const ScenarioRuns& runs, const std::string& name, int nodes,
-                       std::size_t machine_count, bool keep_run) {
-  const topo::Topology machine = load_machine(name, nodes);
+                       std::optional<double> price, std::size_t machine_count, bool keep_run) {
+  const topo::Topology machine = load_machine(name, nodes, price);
   if (runs.serving()) return run_serving(runs.scenario, machine, machine_count);
   if (runs.scenario.gradient_sync) return run_gradient_sync(runs.scenario, machine, keep_run);
   return run_job(runs.scenario, machine, machine_count, keep_run);
@@ -158,7 +158,8 @@ ScenarioRuns run_scenario(const ScenarioRunOptions& options) {
       machines.size(), options.threads,
       [&](std::size_t i) {
         results[i] =
-            run_machine(runs, machines[i], options.nodes, machines.size(),
+            run_machine(runs, machines[i], options.nodes, options.price_per_node_hour_usd,
+                        machines.size(),
                         options.trace_every_machine || (options.trace_first_machine && i == 0));
       },
       progress);

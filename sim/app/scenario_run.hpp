@@ -29,6 +29,9 @@ struct ScenarioRunOptions {
   std::vector<std::string> machines;
   // Scale every machine to this many nodes (0: as each file says).
   int nodes = 0;
+  // Price every machine at this many dollars per node-hour instead of its file's list price
+  // (app::set_price_per_hour).
+  std::optional<double> price_per_node_hour_usd;
   // Keep the first machine's run (simulation, timeline, names, with the channel intervals only
   // a Chrome trace draws). Every other result keeps its figures only, so memory grows with the
   // machines' result rows, not their timelines.

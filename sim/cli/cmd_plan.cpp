@@ -24,6 +24,7 @@ struct PlanArgs {
   std::size_t top = 10;
   std::size_t max_plans = 64;
   int nodes = 0;
+  std::optional<double> price_per_hour;
   int jobs = 0;  // threads; 0: one per core
   bool force = false;
 };
@@ -58,6 +59,7 @@ void register_plan(CLI::App& app) {
       ->check(output_file_name());
   cmd->add_flag("--force", a->force, "Overwrite output files");
   add_nodes_option(cmd, a->nodes);
+  add_price_option(cmd, a->price_per_hour);
   add_jobs_option(cmd, a->jobs, "Plans");
   add_quiet_flag(cmd);
   cmd->callback([a] {
@@ -70,7 +72,7 @@ void register_plan(CLI::App& app) {
     const work::ModelSpec model = work::load_model(sc.model);
     std::vector<topo::Topology> machines;
     for (const auto& m : a->topologies.empty() ? sc.topologies : a->topologies)
-      machines.push_back(load_machine(m, a->nodes));
+      machines.push_back(load_machine(m, a->nodes, a->price_per_hour));
     std::vector<const topo::Topology*> pointers;
     for (const auto& m : machines)
       pointers.push_back(&m);

@@ -35,6 +35,7 @@ struct RunArgs {
   int jobs = 0;  // threads; 0: one per core
   bool force = false;
   std::string train_tokens;  // "15T", "300B", "2e12"; "" for the scenario's
+  std::optional<double> price_per_hour;
 };
 
 // A token count as planners write it: a number, or one with K, M, B (or G) or T (decimal).
@@ -95,6 +96,7 @@ Runs run_all(const RunArgs& a) {
   options.scenario = a.scenario;
   options.machines = a.topologies;
   options.nodes = a.nodes;
+  options.price_per_node_hour_usd = a.price_per_hour;
   options.trace_every_machine = !a.trace.empty();  // --trace draws every machine
   options.threads = a.jobs;
   if (!a.train_tokens.empty()) options.train_tokens = token_count(a.train_tokens);
@@ -124,6 +126,7 @@ void add_common(CLI::App* cmd, RunArgs& a) {
       ->check(output_file_name());
   cmd->add_flag("--force", a.force, "Overwrite output files");
   add_nodes_option(cmd, a.nodes);
+  add_price_option(cmd, a.price_per_hour);
   cmd->add_option("--train-tokens", a.train_tokens,
                   "Training: the run's token budget (15T, 300B, 2e12), for the days, GPU-hours "
                   "and cost to train (default: the scenario's job.train_tokens, if any)");

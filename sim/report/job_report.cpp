@@ -5,6 +5,7 @@
 
 #include "sim/core/csv.hpp"
 #include "sim/core/units.hpp"
+#include "sim/report/price_when.hpp"
 
 namespace linksim::report {
 namespace {
@@ -164,7 +165,8 @@ std::string step_split_lines(const work::JobResult& r, const work::Scenario& sc)
     // The machine's list price, or on a cluster the nodes the job occupies.
     const CostUnit unit = cost_unit(sc);
     std::string cost =
-        fmt::format("  cost               ${:.2f}/hour, ${:.4g} per {}", *r.price_per_hour_usd,
+        fmt::format("  cost               ${:.2f}/hour ({}), ${:.4g} per {}",
+                    *r.price_per_hour_usd, price_when(r.price_as_of),
                     *r.price_per_hour_usd / 3600 * r.step_s / unit.per_step, unit.label);
     if (r.tokens_per_s > 0) {
       cost +=
@@ -274,7 +276,10 @@ Json job_json(const work::JobResult& r, const work::Scenario& sc) {
       ops[kind] = share;
     j["compute_by_operation"] = ops;
   }
-  if (r.price_per_hour_usd) j["price_per_hour_usd"] = *r.price_per_hour_usd;
+  if (r.price_per_hour_usd) {
+    j["price_per_hour_usd"] = *r.price_per_hour_usd;
+    j["price_as_of"] = r.price_as_of;
+  }
   if (r.to_train) {
     j["train_tokens"] = r.to_train->tokens;
     j["goodput"] = r.to_train->goodput;

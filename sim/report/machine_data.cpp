@@ -138,18 +138,19 @@ std::string machines_list_json(const std::vector<topo::Topology>& machines) {
                    {"gpus", m.count(topo::NodeKind::gpu)},
                    {"gpu_models", gpu_models(m)},
                    {"price_per_hour_usd", price ? exact_json_number(*price) : Json(nullptr)},
+                   {"price_as_of", price ? Json(m.instance->price_as_of) : Json(nullptr)},
                    {"title", m.title}});
   }
   return all.dump(2) + "\n";
 }
 
 std::string machines_list_csv(const std::vector<topo::Topology>& machines) {
-  std::string out = "machine,gpus,gpu_models,price_per_hour_usd,title\n";
+  std::string out = "machine,gpus,gpu_models,price_per_hour_usd,price_as_of,title\n";
   for (const auto& m : machines) {
     const double* price = hourly_price(m);
-    out += fmt::format("{},{},{},{},{}\n", csv_field(m.name), m.count(topo::NodeKind::gpu),
+    out += fmt::format("{},{},{},{},{},{}\n", csv_field(m.name), m.count(topo::NodeKind::gpu),
                        csv_field(models_text(gpu_models(m))), price ? units::exact(*price) : "",
-                       csv_field(m.title));
+                       price ? csv_field(m.instance->price_as_of) : "", csv_field(m.title));
   }
   return out;
 }

@@ -12,9 +12,10 @@
 //   "per_host_scale_out_Bps", "bisection_Bps", "oversubscription", "hops_same_leaf",
 //   "hops_worst"}}. Of a cluster, everything but "fabric" describes one host.
 // CSV, check: a header and one row of the scalar figures (the same names).
-// JSON, list: [{"machine", "file", "gpus", "gpu_models", "price_per_hour_usd" (null when not
-//   listed), "title"}]; CSV, list: "machine,gpus,gpu_models,price_per_hour_usd,title", models as
-//   "8x H100-SXM5-80GB" joined by " + ".
+// JSON, list: [{"machine", "file", "gpus", "gpu_models", "price_per_hour_usd", "price_as_of"
+//   (both null when not listed), "title"}]; CSV, list:
+//   "machine,gpus,gpu_models,price_per_hour_usd,price_as_of,title", models as "8x H100-SXM5-80GB"
+//   joined by " + ".
 
 #include <string>
 #include <vector>

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "sim/core/units.hpp"
+#include "sim/report/price_when.hpp"
 
 namespace linksim::report {
 namespace {
@@ -184,8 +185,8 @@ std::string format_serving(const work::ServingResult& r, const work::Scenario& s
       r.output_tokens_per_s, r.output_tokens_per_s_per_gpu, r.input_tokens_per_s,
       format_time(r.duration_s));
   if (r.price_per_hour_usd && r.cost_per_mtoken_usd) {
-    out += fmt::format("  cost               ${:.2f}/hour, ${:.4g} per Mtoken of output\n",
-                       *r.price_per_hour_usd, *r.cost_per_mtoken_usd);
+    out += fmt::format("  cost               ${:.2f}/hour ({}), ${:.4g} per Mtoken of output\n",
+                       *r.price_per_hour_usd, price_when(r.price_as_of), *r.cost_per_mtoken_usd);
   }
   if (r.capacity && r.meets_slo) {
     out += fmt::format("  SLO                {}: {} at {:.4g}/s\n", slo_text(*sc.job.serving.slo),
@@ -251,7 +252,10 @@ Json serving_json(const work::ServingResult& r, const work::Scenario& sc) {
   j["output_tokens_per_s_per_gpu"] = r.output_tokens_per_s_per_gpu;
   j["input_tokens_per_s"] = r.input_tokens_per_s;
   j["kv_capacity_tokens"] = r.kv_capacity_tokens;
-  if (r.price_per_hour_usd) j["price_per_hour_usd"] = *r.price_per_hour_usd;
+  if (r.price_per_hour_usd) {
+    j["price_per_hour_usd"] = *r.price_per_hour_usd;
+    j["price_as_of"] = r.price_as_of;
+  }
   if (r.cost_per_mtoken_usd) j["cost_per_mtoken_usd"] = *r.cost_per_mtoken_usd;
   j["memory_bytes"] = {{"weights", r.memory.weights_bytes},
                        {"activations", r.memory.activations_bytes},

@@ -126,9 +126,10 @@ std::string one_line(const Topology& topo) {
   for (const auto& [m, n] : models)
     parts.push_back(fmt::format("{}x {}", n, m));
   std::string price = topo.instance && topo.instance->price_per_hour_usd
-                          ? fmt::format("${:.2f}/h", *topo.instance->price_per_hour_usd)
+                          ? fmt::format("${:.2f}/h ({})", *topo.instance->price_per_hour_usd,
+                                        topo.instance->price_as_of)
                           : "";
-  return fmt::format("{:<28} {:<28} {:<10} {}", topo.name, fmt::join(parts, " + "), price,
+  return fmt::format("{:<28} {:<28} {:<19} {}", topo.name, fmt::join(parts, " + "), price,
                      topo.title);
 }
 

@@ -100,6 +100,11 @@ struct Instance {
   std::string provider;                      // "aws", "alibaba", ...
   std::string name;                          // "p4d.24xlarge"
   std::optional<double> price_per_hour_usd;  // list price; absent when it varies too much
+  // With a price: when it was the list price (YYYY, YYYY-MM or YYYY-MM-DD, or kGivenPrice for
+  // one given on the command line), and where it comes from.
+  std::string price_as_of;
+  std::string price_source;
+  static constexpr const char* kGivenPrice = "given";
   std::string network;                       // human description, e.g. "4x 100 Gb/s EFA"
   double network_bandwidth_Bps = 0;
   // The fabric its hosts scale out on (the file's "network_kind"), when it says.

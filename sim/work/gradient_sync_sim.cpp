@@ -35,7 +35,10 @@ GradientSyncResult simulate_gradient_sync(const topo::Topology& machine, const S
   for (JobResult* r : {&out.simple, &out.realistic}) {
     r->machine = machine.name;
     r->machine_title = machine.title;
-    if (machine.instance) r->price_per_hour_usd = machine.instance->price_per_hour_usd;
+    if (machine.instance) {
+      r->price_per_hour_usd = machine.instance->price_per_hour_usd;
+      r->price_as_of = machine.instance->price_as_of;
+    }
     r->gpus = static_cast<int>(gpus.size());
   }
   // The seed's model: all gradient bytes at the GPU's line rate (its NVLinks together, or its

@@ -30,6 +30,7 @@ struct JobResult {
   std::string machine;  // topology name
   std::string machine_title;
   std::optional<double> price_per_hour_usd;
+  std::string price_as_of;  // with a price: when it was the list price (topo::Instance)
   int gpus = 0;
   double step_s = 0;     // training step, prefill request, or one decode token
   double request_s = 0;  // decode: all tokens; otherwise step_s

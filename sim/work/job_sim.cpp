@@ -90,6 +90,7 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   res.machine_title = machine.title;
   res.gpus = sc.plan.gpus();
   res.price_per_hour_usd = job_price_per_hour_usd(machine, res.gpus);
+  if (res.price_per_hour_usd) res.price_as_of = machine.instance->price_as_of;
 
   const FitResult fit = check_fit(model, sc.job, sc.plan, gpu, 0.9);
   res.memory = fit.need;

@@ -217,6 +217,7 @@ ServingSystem::ServingSystem(const topo::Topology& machine, const ModelSpec& mod
   base_.machine = check.machine;
   base_.machine_title = check.machine_title;
   base_.price_per_hour_usd = check.price_per_hour_usd;
+  base_.price_as_of = check.price_as_of;
   base_.gpus = check.gpus;
 
   const int budget = fit_kv_cache(machine, model, scenario, base_);

@@ -58,6 +58,7 @@ struct ServingResult {
   std::string machine;
   std::string machine_title;
   std::optional<double> price_per_hour_usd;
+  std::string price_as_of;  // with a price: when it was the list price (topo::Instance)
   int gpus = 0;
   MemoryBreakdown memory;         // weights, working activations, KV cache at capacity
   double kv_capacity_tokens = 0;  // per replica

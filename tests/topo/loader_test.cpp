@@ -282,6 +282,7 @@ TEST(LoaderTest, CloudInstanceTakesItsBaseMachine) {
   const std::string path = dir.write("cloud.json", R"({
     "title": "a cloud instance", "sources": ["test"], "base": "base.json",
     "instance": {"provider": "aws", "name": "x.large", "price_per_hour_usd": 12.5,
+                 "price_as_of": "2026-11", "price_source": "a made-up page",
                  "network": "100 Gb/s", "network_bandwidth": "100 Gb/s"}
   })");
   const Topology t = load_topology(path);
@@ -290,8 +291,45 @@ TEST(LoaderTest, CloudInstanceTakesItsBaseMachine) {
   EXPECT_EQ(t.count(NodeKind::gpu), 2u);
   ASSERT_TRUE(t.instance.has_value());
   EXPECT_EQ(t.instance->price_per_hour_usd, std::optional<double>(12.5));
+  EXPECT_EQ(t.instance->price_as_of, "2026-11");
+  EXPECT_EQ(t.instance->price_source, "a made-up page");
   // 100 Gb/s / 8 = 12.5 GB/s.
   EXPECT_DOUBLE_EQ(t.instance->network_bandwidth_Bps, 12.5e9);
+}
+
+TEST(LoaderTest, APriceSaysWhenAndWhereItWasTheListPrice) {
+  TempDir dir;
+  dir.write("base.json", two_gpu_doc().dump());
+  const auto error_of = [&](const std::string& instance) {
+    const std::string path =
+        dir.write("cloud.json", R"({"title": "t", "sources": ["test"], "base": "base.json",
+                                    "instance": )" +
+                                    instance + "}");
+    try {
+      load_topology(path);
+    } catch (const InputError& e) {
+      return e.location() + ": " + e.message();
+    }
+    return std::string("loaded");
+  };
+  EXPECT_EQ(error_of(R"({"provider": "aws", "name": "x", "price_per_hour_usd": 1,
+                         "price_source": "p"})"),
+            "/instance/price_per_hour_usd: a price needs \"price_as_of\" beside it (price_as_of: "
+            "the date it was the list price, YYYY, YYYY-MM or YYYY-MM-DD; price_source: the page "
+            "it was read from)");
+  EXPECT_EQ(error_of(R"({"provider": "aws", "name": "x", "price_per_hour_usd": 1,
+                         "price_as_of": "2025"})"),
+            "/instance/price_per_hour_usd: a price needs \"price_source\" beside it (price_as_of: "
+            "the date it was the list price, YYYY, YYYY-MM or YYYY-MM-DD; price_source: the page "
+            "it was read from)");
+  EXPECT_EQ(error_of(R"({"provider": "aws", "name": "x", "price_per_hour_usd": 1,
+                         "price_as_of": "June 2025", "price_source": "p"})"),
+            "/instance/price_as_of: expected a date: YYYY, YYYY-MM or YYYY-MM-DD");
+  EXPECT_EQ(error_of(R"({"provider": "aws", "name": "x", "price_as_of": "2025"})"),
+            "/instance/price_as_of: only beside price_per_hour_usd");
+  EXPECT_EQ(error_of(R"({"provider": "aws", "name": "x", "price_per_hour_usd": 1,
+                         "price_as_of": "2025-06-01", "price_source": "p"})"),
+            "loaded");
 }
 
 TEST(LoaderTest, ReplaceModelsSwapsTheBaseMachinesGpus) {
