@@ -86,8 +86,7 @@ std::string cell(std::string s) {
 
 // Why a run was refused, in a few words (the Markdown's table of refusals; each source's table
 // has linksim's whole message).
-std::string refusal_kind(const JobRun& run) {
-  if (run.precision == "fp8") return "FP8 training: not modelled";
+std::string refusal_kind(const JobRun&) {
   return "refused by linksim as stated (does not fit, task bound, input)";
 }
 
@@ -146,24 +145,24 @@ std::vector<JobSource> load_job_sources(const std::string& dir) {
   return sources;
 }
 
-std::string unsupported_feature(const JobRun& run) {
-  if (run.precision == "fp8") {
-    return "FP8 training (Transformer Engine) is not modelled: linksim trains at the model's "
-           "dtype";
-  }
-  return "";
+std::string unsupported_feature(const JobRun&) {
+  return "";  // FP8 training is modelled (precision.matmul, docs/compute-model.md)
 }
 
 Json job_scenario(const JobRun& run) {
   const Json& plan = run.plan;
-  return Json{{"title", run.id},
-              {"topologies", Json::array({run.machine})},
-              {"model", run.model},
-              {"job",
-               {{"kind", "training"},
-                {"global_batch", run.global_batch},
-                {"sequence_length", run.sequence_length}}},
-              {"plan", plan}};
+  Json scenario{{"title", run.id},
+                {"topologies", Json::array({run.machine})},
+                {"model", run.model},
+                {"job",
+                 {{"kind", "training"},
+                  {"global_batch", run.global_batch},
+                  {"sequence_length", run.sequence_length}}},
+                {"plan", plan}};
+  // FP8 runs (NeMo and Megatron-LM with Transformer Engine's FP8 recipe): the linear layers'
+  // GEMMs in FP8; the model's dtype (bf16) everywhere else.
+  if (run.precision == "fp8") scenario["precision"] = Json{{"matmul", "fp8"}};
+  return scenario;
 }
 
 std::vector<JobSourceResult> evaluate_jobs(const std::vector<JobSource>& sources,

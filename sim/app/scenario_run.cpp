@@ -157,10 +157,9 @@ ScenarioRuns run_scenario(const ScenarioRunOptions& options) {
   run_cases(
       machines.size(), options.threads,
       [&](std::size_t i) {
-        results[i] =
-            run_machine(runs, machines[i], options.nodes, options.price_per_node_hour_usd,
-                        machines.size(),
-                        options.trace_every_machine || (options.trace_first_machine && i == 0));
+        results[i] = run_machine(
+            runs, machines[i], options.nodes, options.price_per_node_hour_usd, machines.size(),
+            options.trace_every_machine || (options.trace_first_machine && i == 0));
       },
       progress);
   if (options.progress) options.progress(machines.size(), machines.size(), "");

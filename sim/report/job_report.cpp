@@ -30,6 +30,8 @@ std::string plan_text(const work::Scenario& sc) {
   if (p.micro_batches > 1) s += fmt::format(", {} micro-batches", p.micro_batches);
   if (p.virtual_stages > 1)
     s += fmt::format(", interleaved 1F1B ({} chunks/stage)", p.virtual_stages);
+  if (p.first_stage_layers > 0) s += fmt::format(", first stage {} layers", p.first_stage_layers);
+  if (p.last_stage_layers > 0) s += fmt::format(", last stage {} layers", p.last_stage_layers);
   if (p.recompute != work::Recompute::none) {
     s += fmt::format(", {} recompute", work::to_string(p.recompute));
   }
@@ -165,8 +167,8 @@ std::string step_split_lines(const work::JobResult& r, const work::Scenario& sc)
     // The machine's list price, or on a cluster the nodes the job occupies.
     const CostUnit unit = cost_unit(sc);
     std::string cost =
-        fmt::format("  cost               ${:.2f}/hour ({}), ${:.4g} per {}",
-                    *r.price_per_hour_usd, price_when(r.price_as_of),
+        fmt::format("  cost               ${:.2f}/hour ({}), ${:.4g} per {}", *r.price_per_hour_usd,
+                    price_when(r.price_as_of),
                     *r.price_per_hour_usd / 3600 * r.step_s / unit.per_step, unit.label);
     if (r.tokens_per_s > 0) {
       cost +=

@@ -23,10 +23,11 @@ Instance parse_instance(const JsonView& instance_view) {
     // 45% in June 2025), so every price says when it held and where it was read.
     for (const char* key : {"price_as_of", "price_source"}) {
       if (!iv.has(key)) {
-        price->fail(fmt::format("a price needs \"{}\" beside it (price_as_of: the date it was "
-                                "the list price, YYYY, YYYY-MM or YYYY-MM-DD; price_source: the "
-                                "page it was read from)",
-                                key));
+        price->fail(
+            fmt::format("a price needs \"{}\" beside it (price_as_of: the date it was "
+                        "the list price, YYYY, YYYY-MM or YYYY-MM-DD; price_source: the "
+                        "page it was read from)",
+                        key));
       }
     }
     const JsonView date = iv.at("price_as_of");

@@ -105,7 +105,7 @@ struct Instance {
   std::string price_as_of;
   std::string price_source;
   static constexpr const char* kGivenPrice = "given";
-  std::string network;                       // human description, e.g. "4x 100 Gb/s EFA"
+  std::string network;  // human description, e.g. "4x 100 Gb/s EFA"
   double network_bandwidth_Bps = 0;
   // The fabric its hosts scale out on (the file's "network_kind"), when it says.
   std::optional<FabricKind> network_kind;

@@ -9,7 +9,11 @@
 //    papers' measured fraction of peak), forward and backward alike.
 //  - hbm_fraction: the fraction of the datasheet memory bandwidth a streaming kernel (STREAM
 //    copy/triad, an elementwise op, a weight read) sustains.
-// All are in (0, 1]: nothing in the compute model runs above the datasheet's peaks.
+//  - fp8_gemm_fraction: gemm_fraction for an FP8 GEMM (E4M3/E5M2 operands, per-tensor scales,
+//    bf16 output: what Transformer Engine calls through cuBLASLt), of the dense FP8 peak; 0 for
+//    a generation without FP8 tensor cores (before Ada and Hopper), which refuses FP8 matmuls.
+// All are in (0, 1] (fp8_gemm_fraction: 0 for none): nothing in the compute model runs above the
+// datasheet's peaks.
 
 #include <string>
 #include <vector>
@@ -21,6 +25,7 @@ struct ArchitectureEfficiency {
   double gemm_fraction = 0;
   double attention_fraction = 0;
   double hbm_fraction = 0;
+  double fp8_gemm_fraction = 0;
   std::string source;
 };
 

@@ -4,6 +4,7 @@
 
 #include "sim/work/model_costs.hpp"
 #include "sim/work/pipeline_schedule.hpp"
+#include "sim/work/stage_layers.hpp"
 
 namespace linksim::work {
 
@@ -36,10 +37,8 @@ void JobBuilder::build() {
   const ParallelPlan& p = layout_.plan;
   const int stages = p.pipeline;
   const int m = micro_batches_per_step(sc_);
-  // Layers per stage, the remainder on the first stages.
-  for (int s = 0; s < stages; ++s) {
-    layers_.push_back(model_.layers / stages + (s < model_.layers % stages ? 1 : 0));
-  }
+  // Layers per stage: even, the remainder on the first stages, or uneven (stage_layers.hpp).
+  layers_ = stage_layers(model_, p);
   const bool training = sc_.job.kind == JobKind::training;
   // Interleaving (plan_check: training, pipeline >= 2, chunks dividing every stage's layers).
   chunks_ = training ? std::max(1, p.virtual_stages) : 1;
@@ -162,6 +161,10 @@ void JobBuilder::layer_half(int s, int layer, bool backward, bool mlp, Ready& re
   const ParallelPlan& p = layout_.plan;
   const double act =
       roofline_.tokens_per_micro_batch() * roofline_.costs().activation_bytes_per_token;
+  // Sequence parallelism's all-gather: with FP8 matmuls Transformer Engine gathers FP8 (the
+  // norm's FP8 output forward, the output gradient cast to FP8 backward: LayerNormLinear's
+  // forward and grad_output_preprocess), 1 byte an element; the reduce-scatter stays bf16.
+  const double gathered = roofline_.fp8_matmuls() ? act / roofline_.element_bytes() : act;
   // Context parallelism: the attention half's K and V exchange, by replica and TP rank.
   const std::vector<std::vector<TaskId>> kv =
       mlp || p.context < 2 ? std::vector<std::vector<TaskId>>{} : exchange_kv(s, backward, ready);
@@ -183,7 +186,7 @@ void JobBuilder::layer_half(int s, int layer, bool backward, bool mlp, Ready& re
       const auto g = layout_.tp_group(s, d);
       if (p.sequence_parallel) {
         const TaskId rs = collective("TP", g, coll::Op::reduce_scatter, act, done);
-        after = {collective("TP", g, coll::Op::all_gather, act, {rs})};
+        after = {collective("TP", g, coll::Op::all_gather, gathered, {rs})};
       } else {
         after = {collective("TP", g, coll::Op::all_reduce, act, done)};
       }

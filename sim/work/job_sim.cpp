@@ -82,6 +82,11 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
   }
   const Scenario sc = with_data_filled(machine, scenario);
   check_plan(machine, model, sc);
+  // A GPU without FP8 tensor cores is a finding about the machine, as one too small is.
+  if (auto problem = fp8_matmul_problem(
+          model, sc, *machine.node(machine.nodes_of(topo::NodeKind::gpu).front()).gpu)) {
+    throw DoesNotFit(sc.file, "/precision/matmul", *problem);
+  }
   const MemoryPhase phase(
       fmt::format("building and running a step of {} on {}", model.name, machine.name));
   const topo::GpuModel& gpu = *machine.node(machine.nodes_of(topo::NodeKind::gpu).front()).gpu;

@@ -60,6 +60,17 @@ struct LayerOpInputs {
   double adapters = 0;              // LoRA parameters per layer (0: none)
   double active_adapters = 0;       // ... that one token passes through
   bool frozen_base = false;         // LoRA/QLoRA: no weight gradients for the base
+  // precision.matmul "fp8": the linear layers' GEMMs (QKV, attention output, MLP or experts;
+  // not the router, attention core, LoRA or LM head) with FP8 operands at the GPU's dense FP8
+  // peak and the generation's fp8_gemm_fraction, plus Transformer Engine's casts to FP8 as
+  // memory-bound operations (docs/compute-model.md, "FP8 matmuls").
+  bool fp8 = false;
+  double fp8_peak_flops = 0;
+  double fp8_gemm_fraction = 1;
+  // TE casts each weight to FP8 (and its transpose) on the first micro-batch of a step and
+  // keeps the copies for the others (is_first_microbatch): the share of that cast each
+  // micro-batch carries, 1 / micro-batches per step.
+  double weight_casts_per_micro_batch = 1;
 };
 
 // One whole layer (both halves) forward, or backward with its recomputation.

@@ -1,9 +1,12 @@
 #include "sim/work/layer_roofline.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <string>
 
+#include "sim/core/error.hpp"
 #include "sim/work/compute_efficiency_table.hpp"
 #include "sim/work/finetune.hpp"
 #include "sim/work/memory.hpp"
@@ -22,6 +25,26 @@ double peak_flops(const topo::GpuModel& gpu, const std::string& dtype) {
 }
 
 }  // namespace
+
+std::optional<std::string> fp8_matmul_problem(const ModelSpec& model, const Scenario& scenario,
+                                              const topo::GpuModel& gpu) {
+  if (!fp8_matmul(scenario.job.precision, model.dtype)) return std::nullopt;
+  if (!gpu.peak_flops.contains("fp8")) {
+    return fmt::format(
+        "FP8 matmuls need FP8 tensor cores (Hopper, Ada, Blackwell); {} ({}) has none: its GPU "
+        "model (sim/topo/gpu_catalog.cpp, or the topology's gpu_models) gives no \"fp8\" "
+        "peak_flops. Expected precision.matmul absent or {}, or a GPU with FP8",
+        gpu.name, gpu.architecture, model.dtype);
+  }
+  if (architecture_efficiency(gpu.architecture).fp8_gemm_fraction <= 0) {
+    return fmt::format(
+        "FP8 matmuls need FP8 tensor cores; {}'s generation {} has none "
+        "(sim/work/compute_efficiency_table.cpp gives it no FP8 GEMM fraction), though its GPU "
+        "model gives an \"fp8\" peak",
+        gpu.name, gpu.architecture);
+  }
+  return std::nullopt;
+}
 
 int micro_batches_per_step(const Scenario& scenario) {
   const JobKind kind = scenario.job.kind;
@@ -93,6 +116,15 @@ LayerRoofline::LayerRoofline(const ModelSpec& model, const Scenario& scenario,
   in.adapters = adapters_;
   in.active_adapters = active_adapters_;
   in.frozen_base = job.finetune.adapters();
+  if (fp8_matmul(job.precision, model.dtype)) {
+    if (auto problem = fp8_matmul_problem(model, scenario, gpu)) {
+      throw InputError(scenario.file, "/precision/matmul", *problem);
+    }
+    in.fp8 = true;
+    in.fp8_peak_flops = gpu.peak_flops.at("fp8");
+    in.fp8_gemm_fraction = derived() ? row.fp8_gemm_fraction : *scenario.compute.efficiency;
+    in.weight_casts_per_micro_batch = 1.0 / micro_batches_per_step(scenario);
+  }
   for (int b = 0; b < 2; ++b) {
     const bool backward = b == 1;
     if (backward && !in.training) break;

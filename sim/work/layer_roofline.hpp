@@ -12,6 +12,7 @@
 //    peak × efficiency or bytes at the datasheet HBM bandwidth, whichever is longer (the LM
 //    head, loss and embedding are timed the same way).
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,8 @@ class LayerRoofline {
     return last_stage_ops(ops_, backward);
   }
   const GpuRates& rates() const { return ops_.gpu; }
+  // precision.matmul "fp8": the linear layers' GEMMs in FP8 (Transformer Engine).
+  bool fp8_matmuls() const { return ops_.fp8; }
 
   // Tokens of one micro-batch per DP rank (decode: one per sequence), and the context each
   // attends to on average.
@@ -84,6 +87,12 @@ class LayerRoofline {
   double tokens_mb_ = 0;
   double context_ = 0;
 };
+
+// Why precision.matmul "fp8" cannot run on `gpu` (no FP8 tensor cores: no "fp8" dense peak in
+// its GPU model, or a generation whose fp8_gemm_fraction is 0), or nullopt when it can or the
+// scenario does not ask for it.
+std::optional<std::string> fp8_matmul_problem(const ModelSpec& model, const Scenario& scenario,
+                                              const topo::GpuModel& gpu);
 
 // The derived model's split of one replica's compute for a step (every stage's layers, the
 // embedding and LM head, the optimizer on one GPU's shard): each OpKind's share, largest

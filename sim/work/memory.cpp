@@ -11,6 +11,7 @@
 #include "sim/work/finetune.hpp"
 #include "sim/work/model_costs.hpp"
 #include "sim/work/precision.hpp"
+#include "sim/work/stage_layers.hpp"
 
 namespace linksim::work {
 namespace {
@@ -24,8 +25,11 @@ struct GpuParams {
   double all() const { return dense_linear + dense_other + expert; }
 };
 
+// The busiest stage's layers (stage_layers.hpp): each GPU is sized for it.
 int layers_per_stage(const ModelSpec& m, const ParallelPlan& plan) {
-  return (m.layers + plan.pipeline - 1) / plan.pipeline;
+  if (plan.first_stage_layers == 0 && plan.last_stage_layers == 0)
+    return (m.layers + plan.pipeline - 1) / plan.pipeline;
+  return most_stage_layers(m, plan);
 }
 
 GpuParams gpu_params(const ModelSpec& m, const Job& job, const ParallelPlan& plan) {
@@ -77,7 +81,7 @@ double ceil_div(double a, double b) {
 
 // Korthikanti et al. 2022, per layer and micro-batch (see memory.hpp), in bytes.
 double activation_bytes_per_layer(const ModelSpec& m, double s, double b, const ParallelPlan& plan,
-                                  bool flash_attention) {
+                                  bool flash_attention, bool fp8 = false) {
   const double h = m.hidden;
   const double a = m.heads;
   const double t = plan.tensor;
@@ -86,8 +90,14 @@ double activation_bytes_per_layer(const ModelSpec& m, double s, double b, const 
   if (plan.recompute == Recompute::full) return 2 * s * b * h * scale;
   const bool keeps_scores = !flash_attention && plan.recompute != Recompute::selective;
   const double scores = keeps_scores ? 5 * a * s / h : 0;
-  const double stored = plan.sequence_parallel ? s * b * h * (34 + scores) / t
-                                               : s * b * h * (10 + 24 / t + scores / t);
+  double stored = plan.sequence_parallel ? s * b * h * (34 + scores) / t
+                                         : s * b * h * (10 + 24 / t + scores / t);
+  // FP8 matmuls: Transformer Engine saves the four linear layers' inputs for their weight
+  // gradients in FP8 (LayerNormLinear its FP8 norm output, Linear its FP8 transpose) instead of
+  // the 2 B of QKV's, the attention output's and MLP up's inputs (2 sbh each) and MLP down's
+  // (8 sbh): 7 sbh less, of which QKV's and MLP up's 1 + 1 are replicated over TP without
+  // sequence parallelism.
+  if (fp8) stored -= plan.sequence_parallel ? s * b * h * 7 / t : s * b * h * (2 + 5 / t);
   const double softmax_stats = flash_attention ? 4 * a * s * b / t : 0;
   return stored * scale + softmax_stats;
 }
@@ -102,6 +112,9 @@ MemoryBreakdown training_memory(const ModelSpec& m, const Job& job, const Parall
   const double dp = plan.shard_size();
   const double expert_dp = std::max(1.0, dp / plan.expert);
   const bool zero3 = plan.zero_stage >= 3;
+  // FP8 matmuls: Transformer Engine keeps each linear weight's FP8 copy and its FP8 transpose
+  // between micro-batches (is_first_microbatch), 2 B per linear weight beside the bf16 one.
+  const bool fp8 = fp8_matmul(job.precision, m.dtype);
   MemoryBreakdown out;
   out.weights_bytes = base_weight_bytes(m, job, p, zero3 ? dp : 1, zero3 ? expert_dp : 1) +
                       bytes * p.adapters / (zero3 ? dp : 1);
@@ -129,6 +142,10 @@ MemoryBreakdown training_memory(const ModelSpec& m, const Job& job, const Parall
     out.weights_bytes += live_layers * gathered;
     const double layer_grads = job.finetune.adapters() ? adapters : layer.all();
     out.gradients_bytes += 2 * bytes * layer_grads;
+    // FP8 copies only of the gathered layers (the shards are not cast).
+    if (fp8) out.weights_bytes += 2 * live_layers * (layer.dense_linear + layer.expert);
+  } else if (fp8) {
+    out.weights_bytes += 2 * (p.dense_linear + p.expert);
   }
   if (plan.optimizer_offload) {
     out.host_bytes += out.optimizer_bytes;
@@ -161,6 +178,8 @@ MemoryBreakdown inference_memory(const ModelSpec& m, const Job& job, const Paral
   const GpuParams p = gpu_params(m, job, plan);
   MemoryBreakdown out;
   out.weights_bytes = base_weight_bytes(m, job, p, 1, 1);
+  // FP8 matmuls (prefill): each linear weight's FP8 copy, 1 B (no transpose without a backward).
+  if (fp8_matmul(job.precision, m.dtype)) out.weights_bytes += p.dense_linear + p.expert;
 
   const double batch = ceil_div(job.global_batch, plan.data);
   const bool decode = job.kind == JobKind::decode || job.kind == JobKind::serving;
@@ -197,7 +216,8 @@ double layer_activation_bytes(const ModelSpec& model, const Job& job, const Para
   const double micro_batch = ceil_div(job.global_batch, plan.data * plan.micro_batches);
   // Context parallelism: each rank keeps its 1/context of every sequence's tokens.
   return activation_bytes_per_layer(model, static_cast<double>(job.sequence_length) / plan.context,
-                                    micro_batch, plan, options.flash_attention);
+                                    micro_batch, plan, options.flash_attention,
+                                    fp8_matmul(job.precision, model.dtype));
 }
 
 bool uses_flash_attention(const ModelSpec& model, const ParallelPlan& plan,
@@ -264,7 +284,9 @@ std::optional<ParallelPlan> smallest_fitting_plan(const ModelSpec& model, const 
     p.pipeline = pp;
     p.zero_stage = zero;
     p.micro_batches = training ? job.global_batch / dp : 1;
-    p.virtual_stages = 1;  // suggested plans are plain 1F1B
+    p.virtual_stages = 1;                            // suggested plans are plain 1F1B
+    p.first_stage_layers = p.last_stage_layers = 0;  // on even stages
+    p.context = 1;
     if (allowed && !allowed(p)) return std::nullopt;
     if (!check_fit(model, job, p, gpu, usable_fraction).fits) return std::nullopt;
     return p;

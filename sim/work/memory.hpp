@@ -5,6 +5,11 @@
 //
 // Weights: the linear layers at the precision's bytes per weight (sim/work/precision.hpp),
 // embeddings, norms and routers at the model's dtype bytes.
+// FP8 matmuls (precision.matmul "fp8", Transformer Engine): + 2 B per linear weight in training
+// (TE's cached FP8 copy and its FP8 transpose; under ZeRO-3 of the gathered layers only), + 1 B
+// in prefill. Activations: TE saves the inputs of QKV, the attention output, MLP up and MLP down
+// for their weight gradients in FP8, 7·s·b·h/t bytes less than above with sequence parallelism
+// (halving their 2 + 2 + 2 + 8), s·b·h·(2 + 5/t) less without (memory.cpp).
 // Training, mixed-precision Adam, per trained parameter:
 //   gradients    dtype bytes
 //   optimizer    12 B: fp32 master weights + two fp32 moments (8 B for an fp32 model, whose

@@ -59,6 +59,11 @@ struct ParallelPlan {
   // REQUIRES (plan_check): a training job, pipeline >= 2, dividing the layers per stage, and
   // micro_batches a multiple of pipeline.
   int virtual_stages = 1;
+  // Uneven stages (Megatron-LM's --decoder-first-pipeline-num-layers and
+  // --decoder-last-pipeline-num-layers): the first and/or last stage's layers, the rest split
+  // evenly over the stages between (stage_layers.hpp). 0: the even split.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
   double bucket_bytes = 25e6;  // DDP gradient bucket (PyTorch default 25 MB)
   Recompute recompute = Recompute::none;
   // FlashAttention-style attention (no s² activations): nullopt follows the rule of

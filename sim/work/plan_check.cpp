@@ -6,6 +6,7 @@
 
 #include "sim/work/memory.hpp"
 #include "sim/work/replica_folding.hpp"
+#include "sim/work/stage_layers.hpp"
 
 namespace linksim::work {
 namespace {
@@ -49,6 +50,18 @@ std::optional<PlanProblem> interleaving_problem(const ModelSpec& model, const Jo
         fmt::format("virtual_stages {} needs pipeline parallelism (pipeline >= 2); pipeline is {}: "
                     "expected 1, or a pipeline of 2 or more stages",
                     v, p.pipeline));
+  }
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+    for (int layers : stage_layers(model, p)) {
+      if (layers % v != 0) {
+        return problem(
+            fmt::format("virtual_stages {} does not divide a stage's {} layers (first "
+                        "and last stages of their own); expected a divisor of every "
+                        "stage's layers",
+                        v, layers));
+      }
+    }
+    return std::nullopt;
   }
   if (model.layers % p.pipeline != 0) {
     return problem(fmt::format(
@@ -142,6 +155,7 @@ std::optional<PlanProblem> plan_problem(const topo::Topology& machine, const Mod
     return PlanProblem{"/plan/pipeline",
                        fmt::format("{} pipeline stages for {} layers", p.pipeline, model.layers)};
   }
+  if (auto problem = stage_layers_problem(model, p)) return problem;
   if (auto problem = interleaving_problem(model, job, p)) return problem;
   if (model.heads > 0 && model.heads % p.tensor != 0) {
     return PlanProblem{"/plan/tensor",

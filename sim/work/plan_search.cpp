@@ -130,6 +130,8 @@ std::size_t enumerate(const topo::Topology& machine, const ModelSpec& model, con
           p.data_fills = false;
           p.shard_group = 0;     // the search ranks plain plans (ZeRO over the whole DP group)
           p.virtual_stages = 1;  // ... and plain 1F1B
+          p.first_stage_layers = p.last_stage_layers = 0;  // on even stages
+          p.context = 1;                                   // ... without context parallelism
           p.tensor = tp;
           p.pipeline = pp;
           p.data = dp;

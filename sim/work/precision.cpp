@@ -17,6 +17,15 @@ const std::vector<std::string>& kv_cache_dtype_names() {
   return names;
 }
 
+const std::vector<std::string>& matmul_precision_names() {
+  static const std::vector<std::string> names = {"bf16", "fp16", "fp32", "fp8"};
+  return names;
+}
+
+bool fp8_matmul(const Precision& precision, const std::string& model_dtype) {
+  return precision.matmul == "fp8" && model_dtype != "fp8";
+}
+
 double weight_bytes_per_param(const std::string& format, int group_size,
                               const std::string& model_dtype) {
   if (format.empty()) return dtype_bytes(model_dtype);

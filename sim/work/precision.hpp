@@ -15,6 +15,12 @@
 // Quantization is weights-only: matmuls run at the model dtype's rate (the weights are
 // dequantized on the fly, W4A16), and only weight bytes — memory and HBM traffic — shrink.
 // The KV cache is kept in kv_cache (default the model's dtype); "fp8" halves a bf16 cache.
+//
+// matmul: the precision the linear layers' GEMMs run at in training and prefill (default the
+// model's dtype). "fp8" is FP8 training as Transformer Engine runs it under Megatron-LM/NeMo
+// (docs/compute-model.md, "FP8 matmuls"): the linear layers' GEMMs at the GPU's dense FP8 peak
+// with TE's casts to FP8 around them; attention, norms, the LM head and every collective but
+// sequence parallelism's all-gathers keep the model's dtype.
 
 #include <string>
 #include <vector>
@@ -25,13 +31,19 @@ struct Precision {
   std::string weights;   // empty: the model's dtype
   int group_size = 128;  // int8 and int4: weights per scale
   std::string kv_cache;  // empty: the model's dtype
+  std::string matmul;    // empty: the model's dtype; "fp8": Transformer Engine's FP8 GEMMs
 
   bool quantized() const { return !weights.empty(); }
 };
 
+// Whether the linear layers' GEMMs run in FP8 with Transformer Engine's casts: matmul "fp8"
+// on a model whose dtype is wider (an fp8 model already runs every matmul at the fp8 peak).
+bool fp8_matmul(const Precision& precision, const std::string& model_dtype);
+
 // Accepted weight formats and KV-cache dtypes, in a stable order.
 const std::vector<std::string>& weight_format_names();
 const std::vector<std::string>& kv_cache_dtype_names();
+const std::vector<std::string>& matmul_precision_names();
 
 // Bytes per linear-layer weight for `format` (see above); an empty format is `model_dtype`.
 // Throws std::invalid_argument for an unknown name (input is validated where it is read).

@@ -146,9 +146,9 @@ void parse_job(const JsonView& job, Scenario& s) {
 // The parallel plan: degrees, ZeRO, buckets, recompute, offload.
 void parse_plan(const JsonView& plan, Scenario& s) {
   plan.expect_only({"data", "tensor", "pipeline", "expert", "context", "zero_stage", "shard_group",
-                    "sequence_parallel", "micro_batches", "virtual_stages", "bucket_size",
-                    "recompute", "prefetch", "prefetch_depth", "flash_attention",
-                    "activation_offload", "optimizer_offload"});
+                    "sequence_parallel", "micro_batches", "virtual_stages", "first_stage_layers",
+                    "last_stage_layers", "bucket_size", "recompute", "prefetch", "prefetch_depth",
+                    "flash_attention", "activation_offload", "optimizer_offload"});
   if (auto dv = plan.get("data"); dv && dv->is_string()) {
     if (dv->as_string() != "fill") {
       dv->fail("expected a data-parallel degree (a positive integer) or \"fill\"");
@@ -163,6 +163,10 @@ void parse_plan(const JsonView& plan, Scenario& s) {
   s.plan.context = positive_int(plan, "context", 1);
   s.plan.micro_batches = positive_int(plan, "micro_batches", 1);
   s.plan.virtual_stages = positive_int(plan, "virtual_stages", 1);
+  if (plan.has("first_stage_layers"))
+    s.plan.first_stage_layers = positive_int(plan, "first_stage_layers", 1);
+  if (plan.has("last_stage_layers"))
+    s.plan.last_stage_layers = positive_int(plan, "last_stage_layers", 1);
   s.plan.sequence_parallel = plan.bool_or("sequence_parallel", false);
   if (auto r = plan.get("recompute")) s.plan.recompute = parse_recompute(*r);
   if (auto f = plan.get("flash_attention")) s.plan.flash_attention = f->as_bool();
@@ -277,6 +281,10 @@ Scenario load_scenario(const std::string& path_in) {
   if (auto o = root.get("overrides")) parse_overrides(*o, s);
   // Last, so that a bad plan or job is reported before a model that is missing.
   if (!s.gradient_sync) s.model = resolve_model(root.at("model"), path);
+  if (!s.gradient_sync && !s.job.precision.matmul.empty()) {
+    check_matmul_precision(root, s.job, load_model(s.model).dtype,
+                           s.compute.efficiency.has_value());
+  }
   enforce_schema(doc, path, scenario_schema_path());
   return s;
 }

@@ -107,7 +107,7 @@ Finetune parse_finetune(const JsonView& view) {
 }
 
 Precision parse_precision(const JsonView& view) {
-  view.expect_only({"weights", "group_size", "kv_cache"});
+  view.expect_only({"weights", "group_size", "kv_cache", "matmul"});
   Precision p;
   if (auto w = view.get("weights")) p.weights = one_of(*w, weight_format_names(), "weight format");
   if (auto g = view.get("group_size")) {
@@ -117,6 +117,8 @@ Precision parse_precision(const JsonView& view) {
     p.group_size = int_in(*g, 1, 1'000'000);
   }
   if (auto k = view.get("kv_cache")) p.kv_cache = one_of(*k, kv_cache_dtype_names(), "KV dtype");
+  if (auto m = view.get("matmul"))
+    p.matmul = one_of(*m, matmul_precision_names(), "matmul precision");
   return p;
 }
 
@@ -171,6 +173,36 @@ void check_precision_and_finetune(const JsonView& root, const Job& job) {
         .at("weights")
         .fail(fmt::format(
             "QLoRA's base is 4-bit; expected weights nf4 (its default) or int4, got {}", w));
+  }
+}
+
+void check_matmul_precision(const JsonView& root, const Job& job, const std::string& model_dtype,
+                            bool efficiency_override) {
+  const std::string& m = job.precision.matmul;
+  if (m.empty() || m == model_dtype) return;
+  const JsonView at = root.at("precision").at("matmul");
+  if (m != "fp8") {
+    at.fail(fmt::format("expected \"fp8\" or the model's dtype ({}), got {}", model_dtype, m));
+  }
+  if (model_dtype != "bf16" && model_dtype != "fp16") {
+    at.fail(fmt::format(
+        "FP8 matmuls (Transformer Engine) keep bf16 or fp16 activations and weights beside "
+        "them; the model's dtype is {}",
+        model_dtype));
+  }
+  if (job.kind != JobKind::training && job.kind != JobKind::prefill) {
+    at.fail(
+        fmt::format("\"fp8\" applies to a training or prefill job, not {}", to_string(job.kind)));
+  }
+  if (job.precision.quantized() || job.finetune.adapters()) {
+    at.fail(
+        "\"fp8\" is modelled for full training at the model's weights (Transformer Engine's "
+        "recipe); expected no precision.weights and no LoRA/QLoRA adapters");
+  }
+  if (efficiency_override) {
+    at.fail(
+        "\"fp8\" needs the derived compute model (FP8 GEMMs beside bf16 attention and casts); "
+        "compute.efficiency is one rate for every matmul: expected no compute.efficiency");
   }
 }
 

@@ -10,7 +10,7 @@ namespace linksim::work {
 
 // "job/finetune": {"method", "rank", "target_modules"}.
 Finetune parse_finetune(const JsonView& view);
-// "precision": {"weights", "group_size", "kv_cache"}.
+// "precision": {"weights", "group_size", "kv_cache", "matmul"}.
 Precision parse_precision(const JsonView& view);
 // The serving fields of "job": request_rate, requests, input_tokens, output_tokens,
 // max_batch, seed, slo. request_rate is required unless slo is given.
@@ -23,5 +23,11 @@ Recompute parse_recompute(const JsonView& view);
 // Checks that need the job and precision together (quantized weights are only trained
 // through adapters; QLoRA's base is 4-bit); `root` is the scenario document.
 void check_precision_and_finetune(const JsonView& root, const Job& job);
+// precision.matmul, once the model's dtype is known: the model's dtype or "fp8"; "fp8" only for
+// a training or prefill job on a bf16 or fp16 model, without quantized weights or adapters
+// (Transformer Engine's FP8 recipe; docs/compute-model.md, "FP8 matmuls"), and under the derived
+// compute model (compute.efficiency is one rate for every matmul).
+void check_matmul_precision(const JsonView& root, const Job& job, const std::string& model_dtype,
+                            bool efficiency_override);
 
 }  // namespace linksim::work

@@ -55,10 +55,11 @@ TEST(MachineDataTest, ListCsvJoinsModelsAndLeavesAnUnknownPriceEmpty) {
   const topo::Topology t =
       topo::load_topology(dir.write("host.json", testing::two_gpu_host_json()));
   EXPECT_EQ(machines_list_csv({t}),
-            "machine,gpus,gpu_models,price_per_hour_usd,title\n"
-            "host,2,2x A100-SXM4-80GB,,\"2x A100, one NIC per GPU\"\n");
+            "machine,gpus,gpu_models,price_per_hour_usd,price_as_of,title\n"
+            "host,2,2x A100-SXM4-80GB,,,\"2x A100, one NIC per GPU\"\n");
   const auto j = nlohmann::json::parse(machines_list_json({t}));
   EXPECT_TRUE(j[0]["price_per_hour_usd"].is_null());
+  EXPECT_TRUE(j[0]["price_as_of"].is_null());
 }
 
 }  // namespace
