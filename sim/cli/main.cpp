@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/sample_option_spelling.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/memory_bound.hpp"
 #include "sim/core/units.hpp"
@@ -83,6 +84,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "linksim: error: {} (see linksim --help)\n", e.what());
     return linksim::kInputErrorExitCode;
   }
+  std::vector<std::string> respelled;
+  linksim::cli::spell_sample_options_with_two_dashes(args, respelled);
   argc = static_cast<int>(args.size());
   argv = args.data();
   std::string max_memory_help;
