@@ -5,8 +5,9 @@
 // hosts are copies of one machine, replica d's compute, tensor-parallel collectives, pipeline
 // sends, expert all-to-alls and host copies are replica 0's moved to other hosts. Where the
 // replicas built fill whole hosts (no host holds a built and an unbuilt replica) and hold whole
-// expert groups, the graph builds only them: every other replica's transfers cross only its own
-// hosts' links and the fabric, and the per-GPU split, by symmetry, is the built GPUs'.
+// expert and context-parallel groups, the graph builds only them (a "replica" here is one of the
+// plan's data x context ranks, ParallelPlan::dp_ranks): every other replica's transfers cross only
+// its own hosts' links and the fabric, and the per-GPU split, by symmetry, is the built GPUs'.
 //
 // What crosses replicas is the data-parallel traffic: gradient all-reduces and reduce-scatters,
 // ZeRO's weight all-gathers, hybrid sharding's replica all-reduce. Each such collective is
@@ -38,9 +39,9 @@ inline constexpr double kFoldAboveComputeTasks = 200'000;
 double step_compute_tasks(const ModelSpec& model, const Job& job, const ParallelPlan& plan,
                           int replicas);
 
-// How many replicas (from replica 0) the step's graph builds: plan.data, or with folding the
-// fewest that fill whole hosts and whole expert groups. Folds only a cluster whose tensor
-// groups either fill hosts or divide them; otherwise (or where the fewest is every replica)
+// How many replicas (from replica 0) the step's graph builds: plan.dp_ranks(), or with folding
+// the fewest that fill whole hosts and whole expert and context groups. Folds only a cluster whose
+// tensor groups either fill hosts or divide them; otherwise (or where the fewest is every replica)
 // plan.data.
 int replicas_to_build(const topo::Topology& machine, const ModelSpec& model, const Job& job,
                       const ParallelPlan& plan, FoldReplicas fold = FoldReplicas::automatic);

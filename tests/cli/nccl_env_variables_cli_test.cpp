@@ -3,10 +3,9 @@
 // taking the same variables as the environment.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
-#include <vector>
 
+#include "tests/support/environment_test.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim {
@@ -14,20 +13,7 @@ namespace {
 
 using testing::run_linksim;
 
-class NcclEnvVariablesCliTest : public ::testing::Test {
- protected:
-  void set(const char* name, const char* value) {
-    ::setenv(name, value, 1);
-    set_.push_back(name);
-  }
-  void TearDown() override {
-    for (const char* name : set_)
-      ::unsetenv(name);
-  }
-
- private:
-  std::vector<const char*> set_;
-};
+class NcclEnvVariablesCliTest : public testing::EnvironmentTest {};
 
 // The explain line of the one size ("#   -> Ring/Simple 24 channel(s); ...").
 std::string explain_line(const std::string& out) {

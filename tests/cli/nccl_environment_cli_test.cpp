@@ -2,10 +2,9 @@
 // variable linksim does not model is named once on stderr instead of silently dropped (issue 35).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
-#include <vector>
 
+#include "tests/support/environment_test.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim {
@@ -13,22 +12,8 @@ namespace {
 
 using testing::run_linksim;
 
-// Sets NCCL variables for the linksim processes this test starts (each test runs in a process
-// of its own under ctest), and unsets them after.
-class NcclEnvironmentCliTest : public ::testing::Test {
- protected:
-  void set(const char* name, const char* value) {
-    ::setenv(name, value, 1);
-    set_.push_back(name);
-  }
-  void TearDown() override {
-    for (const char* name : set_)
-      ::unsetenv(name);
-  }
-
- private:
-  std::vector<const char*> set_;
-};
+// Sets NCCL variables for the linksim processes this test starts, and unsets them after.
+class NcclEnvironmentCliTest : public testing::EnvironmentTest {};
 
 constexpr const char* kRun =
     "nccl-tests --topology dgx-a100 all_reduce_perf -b 64M -e 64M -g 8 --explain";

@@ -12,25 +12,17 @@
 #include "sim/work/plan_check.hpp"
 #include "sim/work/replica_folding.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/tiny_model.hpp"
 
 namespace linksim::work {
 namespace {
 
 using linksim::testing::TempDir;
 
-// hidden 1024, 8 heads and 8 KV heads of 128: K and V are 2 x 8 x 128 = 2,048 elements a token.
-const char* kTinyModel = R"({"title": "tiny", "sources": ["test"], "layers": 4, "hidden": 1024,
-  "heads": 8, "kv_heads": 8, "ffn_hidden": 4096, "vocab": 1000, "dtype": "bf16",
-  "published_parameters": 1})";
-
 Scenario tiny_scenario(const TempDir& dir, const std::string& plan,
                        const std::string& job = R"({"kind": "training", "global_batch": 8,
                                                     "sequence_length": 512})") {
-  dir.write("tiny.json", kTinyModel);
-  const std::string path =
-      dir.write("s.json", R"({"title": "t", "topologies": ["dgx-h100"], "model": ")" + dir.path() +
-                              R"(/tiny.json", "job": )" + job + R"(, "plan": )" + plan + "}");
-  return load_scenario(path);
+  return load_scenario(testing::write_tiny_scenario(dir, "dgx-h100", job, plan));
 }
 
 std::string problem_pointer(const Scenario& sc, const topo::Topology& machine) {

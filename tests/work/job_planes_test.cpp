@@ -11,25 +11,18 @@
 #include "sim/topo/loader.hpp"
 #include "sim/work/job_sim.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/tiny_model.hpp"
 
 namespace linksim::work {
 namespace {
 
 using linksim::testing::TempDir;
 
-const char* kTinyModel = R"({"title": "tiny", "sources": ["test"], "layers": 4, "hidden": 1024,
-  "heads": 8, "kv_heads": 8, "ffn_hidden": 4096, "vocab": 1000, "dtype": "bf16",
-  "published_parameters": 1})";
-
 Scenario tiny_scenario(const TempDir& dir, const std::string& machine, const std::string& plan,
                        const std::string& extra = "") {
-  dir.write("tiny.json", kTinyModel);
-  const std::string path = dir.write(
-      "s.json", R"({"title": "t", "topologies": [")" + machine + R"("], "model": ")" + dir.path() +
-                    R"(/tiny.json", "job": {"kind": "training", "global_batch": 8,
-                    "sequence_length": 512}, "plan": )" +
-                    plan + extra + "}");
-  return load_scenario(path);
+  return load_scenario(testing::write_tiny_scenario(
+      dir, machine, R"({"kind": "training", "global_batch": 8, "sequence_length": 512})", plan,
+      extra));
 }
 
 struct BothRuns {

@@ -11,6 +11,7 @@
 #include "sim/work/model_costs.hpp"
 #include "sim/work/plan_check.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/tiny_model.hpp"
 
 namespace linksim::work {
 namespace {
@@ -57,17 +58,8 @@ TEST(JobSimTest, SameInputSameOutput) {
             report::job_json(simulate_job(t, model, sc), sc).dump());
 }
 
-// A small dense model so volumes are easy to count by hand.
-const char* kTinyModel = R"({"title": "tiny", "sources": ["test"], "layers": 4, "hidden": 1024,
-  "heads": 8, "kv_heads": 8, "ffn_hidden": 4096, "vocab": 1000, "dtype": "bf16",
-  "published_parameters": 1})";
-
 Scenario tiny_scenario(const TempDir& dir, const std::string& plan, const std::string& job) {
-  dir.write("tiny.json", kTinyModel);
-  const std::string path = dir.write(
-      "s.json", std::string(R"({"title": "t", "topologies": ["dgx-a100"], "model": ")") +
-                    dir.path() + "/tiny.json\", \"job\": " + job + ", \"plan\": " + plan + "}");
-  return load_scenario(path);
+  return load_scenario(testing::write_tiny_scenario(dir, "dgx-a100", job, plan));
 }
 
 TEST(JobSimTest, DataParallelVolumeIsTheGradient) {

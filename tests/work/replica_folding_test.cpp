@@ -11,24 +11,19 @@
 #include "sim/work/job_sim.hpp"
 #include "sim/work/plan_check.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/tiny_model.hpp"
 
 namespace linksim::work {
 namespace {
 
 using linksim::testing::TempDir;
 
-const char* kTinyModel = R"({"title": "tiny", "sources": ["test"], "layers": 4, "hidden": 1024,
-  "heads": 8, "kv_heads": 8, "ffn_hidden": 4096, "vocab": 1000, "dtype": "bf16",
-  "published_parameters": 1})";
-
 Scenario tiny_scenario(const TempDir& dir, const std::string& plan, int global_batch) {
-  dir.write("tiny.json", kTinyModel);
-  const std::string path =
-      dir.write("s.json", R"({"title": "t", "topologies": ["dgx-h100"], "model": ")" + dir.path() +
-                              R"(/tiny.json", "job": {"kind": "training", "global_batch": )" +
-                              std::to_string(global_batch) +
-                              R"(, "sequence_length": 512}, "plan": )" + plan + "}");
-  return load_scenario(path);
+  return load_scenario(testing::write_tiny_scenario(dir, "dgx-h100",
+                                                    R"({"kind": "training", "global_batch": )" +
+                                                        std::to_string(global_batch) +
+                                                        R"(, "sequence_length": 512})",
+                                                    plan));
 }
 
 ParallelPlan plan_of(int data, int tensor, int pipeline, int expert = 1, int micro_batches = 1) {

@@ -11,6 +11,7 @@
 #include "sim/work/job_sim.hpp"
 #include "sim/work/memory.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/tiny_model.hpp"
 
 namespace linksim::work {
 namespace {
@@ -81,15 +82,10 @@ TEST(StageLayersTest, AnUnbalancedSplitTakesLongerAndSizesTheBusiestStage) {
   // tiny: 4 layers on 2 stages. Even: 2 + 2. first_stage_layers 1: 1 + 3, so the last stage
   // holds 3 layers (memory) and sets the pace of 1F1B (a longer step).
   const linksim::testing::TempDir dir;
-  dir.write("tiny.json", R"({"title": "tiny", "sources": ["test"], "layers": 4, "hidden": 1024,
-    "heads": 8, "kv_heads": 8, "ffn_hidden": 4096, "vocab": 1000, "dtype": "bf16",
-    "published_parameters": 1})");
   const auto scenario = [&](const std::string& extra) {
-    return load_scenario(dir.write(
-        "s.json", R"({"title": "t", "topologies": ["dgx-h100"], "model": ")" + dir.path() +
-                      R"(/tiny.json", "job": {"kind": "training", "global_batch": 8,
-                      "sequence_length": 512}, "plan": {"pipeline": 2, "micro_batches": 8)" +
-                      extra + "}}"));
+    return load_scenario(linksim::testing::write_tiny_scenario(
+        dir, "dgx-h100", R"({"kind": "training", "global_batch": 8, "sequence_length": 512})",
+        R"({"pipeline": 2, "micro_batches": 8)" + extra + "}"));
   };
   const Scenario even = scenario("");
   const Scenario uneven = scenario(R"(, "first_stage_layers": 1)");
