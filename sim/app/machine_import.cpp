@@ -42,6 +42,7 @@ MachineImport import_nccl_xml(const std::string& text, const MachineImportOption
   xml.gpu_model = options.gpu_model;
   xml.title = options.title;
   xml.source = options.source;
+  xml.nvlink = options.nvlink;
   const auto imported = topo::import_nccl_xml(text, xml);
   (void)topo::parse_topology(imported.document, options.output_name);  // loads before written
   return {imported.document.dump(2) + "\n", assumed_lines(imported.assumed)};
@@ -85,7 +86,13 @@ MachineImport import_machine(const std::string& text, const MachineImportOptions
   }
   // The BOM sits before line 1's text, so the parsers' line numbers stay the file's.
   const std::string body = without_bom(text);
-  return is_xml(body) ? import_nccl_xml(body, options) : import_smi_printout(body, options);
+  if (is_xml(body)) return import_nccl_xml(body, options);
+  if (!options.nvlink.empty()) {
+    throw InputError("", "--nvlink",
+                     "is for NCCL XML whose GPUs are <pci> entries only; a printout gives its "
+                     "NVLinks");
+  }
+  return import_smi_printout(body, options);
 }
 
 }  // namespace linksim::app

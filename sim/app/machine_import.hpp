@@ -20,6 +20,10 @@ struct MachineImportOptions {
   std::string cpu_vendor = "intel";
   // The machine's title; empty: one made from what was imported.
   std::string title;
+  // For NCCL XML that gives its GPUs as <pci> entries only (no NVLinks): "nvswitch" or "none"
+  // (topo::NcclXmlImportOptions::nvlink). Empty: not given. A printout states its NVLinks, so
+  // giving it there is refused.
+  std::string nvlink;
   // Where the text came from, named in the file's sources and in errors. Required.
   std::string source;
   // The name the written file will have, for errors found when loading it back ("<stdout>").

@@ -87,6 +87,10 @@ void add_import(CLI::App* topo_cmd) {
   cmd->add_option("--cpu-vendor", options->cpu_vendor, "CPU vendor: intel, amd, ...")
       ->check(CLI::IsMember({"intel", "amd", "nvidia", "ibm", "other"}));
   cmd->add_option("--title", options->title, "Title for the machine");
+  cmd->add_option("--nvlink", options->nvlink,
+                  "NCCL XML without <gpu> elements (a PCI-only file, as AWS ships): how its GPUs' "
+                  "NVLinks are joined, nvswitch or none")
+      ->check(CLI::IsMember({"nvswitch", "none"}));
   cmd->add_flag("--force", *force, "Overwrite the output file");
   cmd->callback([=] {
     CommandOutputs outputs(*force);

@@ -31,14 +31,22 @@ struct NcclXmlImportOptions {
   std::string gpu_model;  // required: the XML names only the SM version ("sm")
   std::string title;      // defaults to "<n>x <gpu> (imported from NCCL topology XML)"
   std::string source;     // file name, for errors and "sources"
+  // How a PCI-only file's GPUs (no <gpu> elements, so no NVLinks given) are joined by NVLink,
+  // when the GPU model has NVLink: "nvswitch" (each GPU's links to one NVSwitch fabric node) or
+  // "none". Empty: such a file is refused, saying so. Refused with a file that has <gpu>.
+  std::string nvlink;
 };
 struct NcclXmlImport {
   Json document;                     // a topology file
   std::vector<std::string> assumed;  // what the XML could not say, for the user
 };
-// Reads an NCCL topology XML into a topology file. Throws InputError naming `source` and the
-// line: malformed XML, a root other than <system>, a missing or bad attribute, an NVLink target
-// that is no GPU or NVSwitch.
+// Reads an NCCL topology XML into a topology file: NCCL's own dump, or a PCI-only file (no <gpu>
+// elements, as aws-ofi-nccl ships for p4d), whose GPUs and NICs are <pci> elements of class
+// 0x03.... and 0x02.... (nccl_xml_import.cpp says what is taken from where). Throws InputError
+// naming `source` and the line: malformed XML, a root other than <system>, a missing or bad
+// attribute, an NVLink target that is no GPU or NVSwitch; for a PCI-only file also a <pci>
+// without a class, a NIC whose speed neither the file nor its PCI id gives, and NVLink GPUs
+// without `nvlink`.
 NcclXmlImport import_nccl_xml(const std::string& text, const NcclXmlImportOptions& options);
 
 }  // namespace linksim::topo

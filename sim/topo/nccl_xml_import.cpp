@@ -1,8 +1,18 @@
 // Reading NCCL's topology XML (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE) into a topology file,
 // with tinyxml2 for the XML itself.
+//
+// Two kinds of file. NCCL's own dump names each GPU with a <gpu dev sm> and its NVLinks, each
+// NIC with <nic><net name speed>. A PCI-only file, as aws-ofi-nccl ships for p4d, has no <gpu>
+// at all: NCCL fuses it with the machine it runs on (xml.cc ncclTopoFillGpu, ncclTopoFillNet
+// fill the entries whose bus id matches a detected device), so the file gives only the PCI
+// tree and each device's class. There a GPU is a <pci> of class 0x03.... and a NIC one of class
+// 0x02.... (NCCL's kvDictPciClass), and what the running machine would add (device numbers,
+// NIC speeds, NVLinks) comes from the options, a known PCI id, or an error saying it is missing.
 #include <fmt/format.h>
 #include <tinyxml2.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <regex>
@@ -13,6 +23,7 @@
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/machine_writer.hpp"
 #include "sim/topo/nccl_xml.hpp"
+#include "sim/topo/nccl_xml_nic_ids.hpp"
 
 namespace linksim::topo {
 namespace {
@@ -78,12 +89,44 @@ int pcie_generation(const std::string& speed) {
   return it == gt.end() ? 0 : it->second;
 }
 
+// Whether an element named `name` is `e` or below it.
+bool has_element(const XMLElement& e, const char* name) {
+  if (std::string(e.Name()) == name) return true;
+  for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement()) {
+    if (has_element(*c, name)) return true;
+  }
+  return false;
+}
+
+// A <pci>'s bus id in lower case ("0000:a0:1c.0"), whose text order is bus order: Linux writes
+// every field at a fixed width, in hex.
+std::string bus_order(const XMLElement& pci) {
+  std::string id = attr(pci, "busid");
+  std::transform(id.begin(), id.end(), id.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return id;
+}
+
+// "<pci busid=\"..\" class=\"..\">" as the file has it, for messages.
+std::string pci_tag(const XMLElement& e) {
+  std::string tag = fmt::format("<{} busid=\"{}\"", e.Name(), attr(e, "busid"));
+  if (e.Attribute("class")) tag += fmt::format(" class=\"{}\"", attr(e, "class"));
+  return tag + ">";
+}
+
 class Reader {
  public:
   Reader(const NcclXmlImportOptions& options, const GpuModel& model)
       : opt_(options), model_(model) {}
 
   void system(const XMLElement& root) {
+    pci_only_ = !has_element(root, "gpu");
+    if (!pci_only_ && !opt_.nvlink.empty()) {
+      throw InputError(opt_.source, "",
+                       fmt::format("--nvlink {}: the file gives its GPUs' NVLinks itself (<gpu> "
+                                   "elements); --nvlink is for a PCI-only file",
+                                   opt_.nvlink));
+    }
     for (const XMLElement* c = root.FirstChildElement(); c; c = c->NextSiblingElement()) {
       if (std::string(c->Name()) != "cpu") {
         throw InputError(opt_.source, at_line(*c),
@@ -91,7 +134,14 @@ class Reader {
       }
       cpu(*c);
     }
-    if (gpus_.empty()) throw InputError(opt_.source, at_line(root), "no <gpu> in the file");
+    unclassed_pci();
+    class_gpus();
+    class_nics();
+    if (gpus_.empty()) {
+      throw InputError(opt_.source, at_line(root),
+                       "no GPU in the file: no <gpu> element, and no <pci> of a GPU class "
+                       "(0x03....)");
+    }
     nvlinks();
     for (std::size_t i = 0; i < cpus_.size(); ++i) {
       for (std::size_t j = i + 1; j < cpus_.size(); ++j) {
@@ -226,7 +276,107 @@ class Reader {
       devices(e, id);
       return;
     }
+    if (cls.empty() && pci_only_) {
+      unclassed_.push_back(&e);  // refused once the whole file has been read, with a count
+      devices(e, parent);        // of every such element, those below this one too
+      return;
+    }
+    if (cls.rfind("0x03", 0) == 0) {
+      if (pci_only_) {
+        class_gpus_.push_back({&e, parent});
+      } else {
+        ++gpus_without_element_;  // NCCL makes a GPU only of a <pci> with a <gpu> in it
+      }
+      return;
+    }
+    if (cls.rfind("0x02", 0) == 0 && pci_only_) {
+      class_nics_.push_back({&e, parent});
+      return;
+    }
     ++skipped_;  // NVMe drives, NVSwitches' management functions, ...
+  }
+
+  // A PCI-only file's <pci> elements without a class: NCCL reads the class of each from sysfs
+  // on the machine it runs on, so the file alone does not say what they are (aws-ofi-nccl's g5
+  // and p5 files are all such). Refused, naming the first.
+  void unclassed_pci() const {
+    if (unclassed_.empty()) return;
+    const XMLElement& first = *unclassed_.front();
+    const std::string more =
+        unclassed_.size() == 1
+            ? std::string()
+            : fmt::format(" (nor have {} more <pci> elements)", unclassed_.size() - 1);
+    throw InputError(
+        opt_.source, at_line(first),
+        fmt::format("{} has no class{}: the file has no <gpu> elements and places these PCI "
+                    "devices without saying which are GPUs (class 0x03....), NICs (0x02....) or "
+                    "PCIe switches (0x060400); NCCL reads that from the machine it runs on. Add "
+                    "each one's class, as NCCL dumps it, to a copy of the file",
+                    pci_tag(first), more));
+  }
+
+  // A PCI-only file's GPUs, numbered gpu0, gpu1, ... in bus id order: the file has no <gpu
+  // dev>, and bus id order is nvidia-smi's order, and CUDA's for GPUs of one model.
+  void class_gpus() {
+    if (class_gpus_.empty()) return;
+    std::sort(class_gpus_.begin(), class_gpus_.end(), [](const Placed& x, const Placed& y) {
+      return bus_order(*x.pci) < bus_order(*y.pci);
+    });
+    for (const Placed& p : class_gpus_) {
+      const int dev = static_cast<int>(gpus_.size());
+      Gpu g{fmt::format("gpu{}", dev), nullptr};
+      gpus_.emplace(dev, g);
+      links_.push_back(pcie_link(g.id, p.parent, p.pci));
+    }
+    assumed.push_back(fmt::format(
+        "{} GPUs from <pci> class 0x03.... (the file has no <gpu> elements), numbered gpu0 to "
+        "gpu{} in bus id order; their model from --gpu",
+        class_gpus_.size(), class_gpus_.size() - 1));
+  }
+
+  // A PCI-only file's NICs, nic0, nic1, ... in bus id order after any <net> ones. The file
+  // gives no speed: it comes from a PCI id linksim knows (and is listed as assumed), or the
+  // import stops naming the NIC.
+  void class_nics() {
+    if (class_nics_.empty()) return;
+    std::sort(class_nics_.begin(), class_nics_.end(), [](const Placed& x, const Placed& y) {
+      return bus_order(*x.pci) < bus_order(*y.pci);
+    });
+    std::map<std::string, int> known;  // "vendor:device" -> devices, for the assumption
+    std::map<std::string, std::string> known_source;
+    for (const Placed& p : class_nics_) {
+      const std::string vendor = attr(*p.pci, "vendor");
+      const std::string device = attr(*p.pci, "device");
+      const auto nic = find_known_nic(vendor, device);
+      if (!nic) {
+        throw InputError(
+            opt_.source, at_line(*p.pci),
+            fmt::format("{} is a NIC whose speed the file does not give (NCCL takes it from its "
+                        "network plugin), and linksim knows no speed for its PCI id {}:{}. Give "
+                        "it as NCCL dumps it: <nic><net name=\"...\" speed=\"<Mb/s>\"/></nic> "
+                        "inside the <pci>",
+                        pci_tag(*p.pci), vendor.empty() ? "(no vendor)" : vendor,
+                        device.empty() ? "(no device)" : device));
+      }
+      std::string id = fmt::format("nic{}", names_.size());
+      for (int n = 0; !names_.insert(id).second; ++n)
+        id = fmt::format("nic{}", names_.size() + static_cast<std::size_t>(n));
+      NodeEntry node = node_entry(id, "nic");
+      node.model = nic->model;
+      node.port_bandwidth_Bps = nic->speed_Mbps * 1e6 / 8;
+      const int order = static_cast<int>(nics_.size());
+      nics_.emplace(std::make_pair(kClassNicDev + order, order), node);
+      links_.push_back(pcie_link(id, p.parent, p.pci));
+      const std::string key = vendor + ":" + device;
+      ++known[key];
+      known_source[key] = fmt::format("{} Gb/s each, {}", nic->speed_Mbps / 1000, nic->source);
+    }
+    for (const auto& [key, count] : known) {
+      assumed.push_back(fmt::format(
+          "{} NICs from <pci> class 0x02.... (PCI id {}; the file gives no <nic> speed or name), "
+          "named nic<n> in bus id order: {}",
+          count, key, known_source[key]));
+    }
   }
 
   void nics(const XMLElement& nic, const std::string& parent, const XMLElement* pci) {
@@ -253,7 +403,11 @@ class Reader {
     const int generation = model_.nvlink_generation > 0 ? model_.nvlink_generation : 3;
     std::map<std::pair<std::string, std::string>, std::pair<int, int>> pair_counts;  // count,line
     std::map<std::string, std::string> switches;  // busid -> node id
+    if (pci_only_) {
+      pci_only_nvlinks(generation);
+    }
     for (const auto& [dev, g] : gpus_) {
+      if (!g.element) continue;  // a PCI-only file's GPU: pci_only_nvlinks
       for (const XMLElement* l = g.element->FirstChildElement("nvlink"); l;
            l = l->NextSiblingElement("nvlink")) {
         const std::string target = attr(*l, "target");
@@ -298,7 +452,14 @@ class Reader {
         links_.push_back(nvlink_link_entry(g.id, switches[target], generation, count));
       }
     }
-    assumed.push_back(fmt::format("NVLink generation {} (from the GPU model)", generation));
+    if (!pci_only_) {
+      assumed.push_back(fmt::format("NVLink generation {} (from the GPU model)", generation));
+    }
+    if (gpus_without_element_ > 0) {
+      assumed.push_back(fmt::format(
+          "{} <pci> of a GPU class without a <gpu> element are left out, as NCCL leaves them out",
+          gpus_without_element_));
+    }
     if (outside_ > 0) {
       assumed.push_back(fmt::format(
           "{} NVLink entries to GPUs that are not in the file are left out, as NCCL does",
@@ -314,6 +475,50 @@ class Reader {
     assumed.push_back("link latencies are the per-kind defaults (docs/topology-format.md)");
   }
 
+  // A PCI-only file's NVLinks: it has none, and NCCL reads them from the driver. A GPU model
+  // without NVLink needs none; otherwise --nvlink says how they are joined, or the import stops.
+  void pci_only_nvlinks(int generation) {
+    if (model_.nvlink_generation == 0) {
+      if (opt_.nvlink == "nvswitch") {
+        throw InputError(
+            opt_.source, "",
+            fmt::format("--nvlink nvswitch: the GPU model {} has no NVLink", opt_.gpu_model));
+      }
+      return;
+    }
+    if (opt_.nvlink.empty()) {
+      throw InputError(
+          opt_.source, "",
+          fmt::format("the file gives its {} GPUs as <pci> entries only (no <gpu> elements), so "
+                      "it does not say how the {} NVLinks of each {} are joined (NCCL reads them "
+                      "from the driver); say it with --nvlink nvswitch (every GPU's NVLinks to an "
+                      "NVSwitch fabric) or --nvlink none",
+                      gpus_.size(), model_.nvlink_links, opt_.gpu_model));
+    }
+    if (opt_.nvlink == "none") {
+      assumed.push_back(
+          "no NVLink between the GPUs (--nvlink none; the file has no NVLinks and the GPU model "
+          "has them)");
+      return;
+    }
+    other_nodes_.push_back(node_entry("nvswitch0", "nvswitch"));
+    for (const auto& [dev, g] : gpus_)
+      links_.push_back(nvlink_link_entry(g.id, "nvswitch0", generation, model_.nvlink_links));
+    assumed.push_back(fmt::format(
+        "each GPU's {} NVLink {} links (from the GPU model) to one NVSwitch fabric node, "
+        "nvswitch0 (--nvlink nvswitch; the file has no NVLinks, nor says how many NVSwitch "
+        "chips there are)",
+        model_.nvlink_links, generation));
+  }
+
+  // A device a PCI-only file gives by class alone, and the node it hangs from.
+  struct Placed {
+    const XMLElement* pci = nullptr;
+    std::string parent;
+  };
+  // Class-only NICs order after every <net dev>.
+  static constexpr int kClassNicDev = 1 << 20;
+
   const NcclXmlImportOptions& opt_;
   const GpuModel& model_;
   std::map<int, Gpu> gpus_;                    // by dev: gpu<dev> in dev order
@@ -327,6 +532,11 @@ class Reader {
   int switches_ = 0;
   int skipped_ = 0;
   int outside_ = 0;
+  int gpus_without_element_ = 0;
+  bool pci_only_ = false;  // no <gpu> anywhere: GPUs and NICs by <pci> class
+  std::vector<const XMLElement*> unclassed_;
+  std::vector<Placed> class_gpus_;
+  std::vector<Placed> class_nics_;
   bool defaulted_pcie_ = false;
   bool zero_width_noted_ = false;
 };
@@ -339,6 +549,10 @@ NcclXmlImport import_nccl_xml(const std::string& text, const NcclXmlImportOption
     throw InputError(options.source, "",
                      fmt::format("unknown GPU model \"{}\"; known models: {}", options.gpu_model,
                                  fmt::join(gpu_model_names(), ", ")));
+  }
+  if (!options.nvlink.empty() && options.nvlink != "nvswitch" && options.nvlink != "none") {
+    throw InputError("", "--nvlink",
+                     fmt::format("\"{}\": expected nvswitch or none", options.nvlink));
   }
   tinyxml2::XMLDocument xml;
   if (xml.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS) {

@@ -82,5 +82,19 @@ TEST(MachineImportTest, AnUnknownGpuModelIsTheOptionsError) {
                                  fmt::join(topo::gpu_model_names(), ", ")));
 }
 
+// --nvlink says how a PCI-only NCCL file's GPUs are joined; a printout states its NVLinks
+// itself (NV#), so the option there would be ignored: it is refused instead.
+TEST(MachineImportTest, NvlinkIsTheOptionsErrorForAPrintout) {
+  MachineImportOptions options;
+  options.gpu_model = "A100-SXM4-80GB";
+  options.source = "a100-8x-nvlink-pairs.txt";
+  options.nvlink = "nvswitch";
+  const std::string printout =
+      read_text_file(testing::source_dir() + "/tests/data/smi/a100-8x-nvlink-pairs.txt");
+  EXPECT_EQ(testing::thrown_message<InputError>([&] { import_machine(printout, options); }),
+            "--nvlink: is for NCCL XML whose GPUs are <pci> entries only; a printout gives its "
+            "NVLinks");
+}
+
 }  // namespace
 }  // namespace linksim::app
