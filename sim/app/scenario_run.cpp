@@ -9,7 +9,10 @@
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_cases.hpp"
 #include "sim/topo/uncertainty.hpp"
+#include "sim/work/job_energy.hpp"
+#include "sim/work/job_step_range.hpp"
 #include "sim/work/model.hpp"
+#include "sim/work/model_uncertainty.hpp"
 
 namespace linksim::app {
 namespace {
@@ -95,7 +98,7 @@ MachineRun run_gradient_sync(const work::Scenario& scenario, const topo::Topolog
 }
 
 MachineRun run_job(const work::Scenario& scenario, const topo::Topology& machine,
-                   std::size_t machine_count, bool keep_run) {
+                   std::size_t machine_count, bool keep_run, bool ranges) {
   const work::ModelSpec model = work::load_model(scenario.model);
   work::JobOptions job_options;
   job_options.record_channel_intervals = keep_run;  // only a trace draws them
@@ -103,9 +106,12 @@ MachineRun run_job(const work::Scenario& scenario, const topo::Topology& machine
   MachineRun run;
   try {
     run.job = work::simulate_job(machine, model, scenario, job_options);
-    run.job.step_range_s = topo::range_of(machine, [&](const topo::Topology& t) {
-      return work::simulate_job(t, model, scenario).step_s;
-    });
+    if (ranges) {
+      run.job.step_range_s =
+          work::job_step_range_s(machine, model, scenario, work::stated_compute_factor());
+      run.job.network_range_fitted = topo::has_ranges(machine);
+      run.job.energy = work::job_energy(machine, run.job);
+    }
   } catch (const work::DoesNotFit& e) {
     // One machine too small is a finding, not a failure of the run: report it and go on.
     if (machine_count == 1) throw;
@@ -117,11 +123,12 @@ MachineRun run_job(const work::Scenario& scenario, const topo::Topology& machine
 
 // One case: the machine is loaded, simulated and dropped; only its results stay.
 MachineRun run_machine(const ScenarioRuns& runs, const std::string& name, int nodes,
-                       std::optional<double> price, std::size_t machine_count, bool keep_run) {
+                       std::optional<double> price, std::size_t machine_count, bool keep_run,
+                       bool ranges) {
   const topo::Topology machine = load_machine(name, nodes, price);
   if (runs.serving()) return run_serving(runs.scenario, machine, machine_count);
   if (runs.scenario.gradient_sync) return run_gradient_sync(runs.scenario, machine, keep_run);
-  return run_job(runs.scenario, machine, machine_count, keep_run);
+  return run_job(runs.scenario, machine, machine_count, keep_run, ranges);
 }
 
 }  // namespace
@@ -159,7 +166,7 @@ ScenarioRuns run_scenario(const ScenarioRunOptions& options) {
       [&](std::size_t i) {
         results[i] = run_machine(
             runs, machines[i], options.nodes, options.price_per_node_hour_usd, machines.size(),
-            options.trace_every_machine || (options.trace_first_machine && i == 0));
+            options.trace_every_machine || (options.trace_first_machine && i == 0), options.ranges);
       },
       progress);
   if (options.progress) options.progress(machines.size(), machines.size(), "");

@@ -45,6 +45,10 @@ struct ScenarioRunOptions {
   // Changes the scenario after it is read, before anything runs (a sweep's plan fields,
   // sim/app/sweep_point.hpp); may be empty. What it sets is checked as the file's plan is.
   std::function<void(work::Scenario&)> adjust_scenario;
+  // Give each job a step-time range: simulated again with every constant at the slow and at
+  // the fast end of its stated or fitted uncertainty (work/model_uncertainty.hpp). Triples a
+  // job's simulation time; the accuracy report, which compares point estimates, turns it off.
+  bool ranges = true;
   // Machines simulated at once; 0: one per core. The results are the same for any count.
   int threads = 0;
   // Called, one call at a time, as each machine starts with (machines done, machines in all, the

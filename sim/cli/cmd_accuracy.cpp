@@ -47,6 +47,7 @@ validate::JobPrediction predict_job(const validate::JobRun& run) {
     options.scenario = file.string();
     options.nodes = run.nodes;
     options.threads = 1;
+    options.ranges = false;  // the report compares point estimates
     const app::ScenarioRuns runs = app::run_scenario(options);
     if (runs.jobs.front().failure.empty()) {
       p.step_s = runs.jobs.front().step_s;

@@ -82,6 +82,7 @@ void register_plan(CLI::App& app) {
     options.max_simulated = a->max_plans;
     options.progress = progress.callback();
     options.threads = a->jobs;
+    options.ranges_for_best = a->top;
     const work::PlanSearchResult result = work::search_plans(sc, model, pointers, options);
     progress.finish();
     if (result.ranked.empty()) {

@@ -148,6 +148,24 @@ std::string format_bytes_binary(double bytes) {
   return sig3(bytes) + " B";
 }
 
+std::string format_power(double power_w) {
+  const double a = std::fabs(power_w);
+  if (a >= 1e9) return sig3(power_w / 1e9) + " GW";
+  if (a >= 1e6) return sig3(power_w / 1e6) + " MW";
+  if (a >= 1e3) return sig3(power_w / 1e3) + " kW";
+  return sig3(power_w) + " W";
+}
+
+std::string format_energy(double energy_j) {
+  constexpr double kMWh_J = 3.6e9;
+  const double a = std::fabs(energy_j);
+  if (a >= 1e3 * kMWh_J) return sig3(energy_j / (1e3 * kMWh_J)) + " GWh";
+  if (a >= kMWh_J) return sig3(energy_j / kMWh_J) + " MWh";
+  if (a >= 1e6) return sig3(energy_j / 1e6) + " MJ";
+  if (a >= 1e3) return sig3(energy_j / 1e3) + " kJ";
+  return sig3(energy_j) + " J";
+}
+
 std::string exact(double value) {
   std::array<char, 64> buf{};
   auto [ptr, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), value);

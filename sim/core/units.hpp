@@ -22,13 +22,17 @@ inline constexpr double kMaxBandwidth_Bps = 1e15;  // 1 PB/s
 std::optional<double> parse_bandwidth_Bps(std::string_view text, bool* out_of_bounds = nullptr);
 std::optional<double> parse_time_s(std::string_view text, bool* out_of_bounds = nullptr);
 std::optional<double> parse_bytes(std::string_view text, bool* out_of_bounds = nullptr);
-// Power in watts ("700 W"), price in USD ("32.77 USD") are not needed yet.
+// Power and energy are outputs only (no parser): format_power, format_energy below.
 
 // Human-readable forms with 3-4 significant digits, e.g. "450 GB/s", "1.2 us", "80 GiB".
 std::string format_bandwidth(double bandwidth_Bps);
 std::string format_time(double time_s);
 std::string format_bytes(double bytes);
 std::string format_bytes_binary(double bytes);
+// "8.36 kW"; "512 J", "4.1 MJ" below a megawatt-hour, "1.23 MWh" (GWh) from there, as a
+// run's total is quoted.
+std::string format_power(double power_w);
+std::string format_energy(double energy_j);
 
 // Shortest decimal representation of a double that reads back to the same value: used in
 // JSON and CSV output so results are exact and byte-identical across runs.

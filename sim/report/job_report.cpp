@@ -118,6 +118,34 @@ std::string money(std::optional<double> v, double scale, const char* unit) {
   return fmt::format("${:.4g}{}", *v * scale, unit);
 }
 
+// What a step range spans, in the report's words.
+std::string range_basis(const work::JobResult& r) {
+  return r.network_range_fitted
+             ? "compute constants at their stated bounds, fitted network figures at their 95% "
+               "bounds"
+             : "compute and network constants at their stated bounds";
+}
+
+// Joules per step (per request, per token: the cost column's unit), per token beside it, and the
+// mean power, each figure with its range (job_energy.hpp).
+std::string energy_line(const work::JobResult& r, const work::Scenario& sc) {
+  const work::JobEnergy& e = *r.energy;
+  const CostUnit unit = cost_unit(sc);
+  const auto span = [](double lo, double hi) {
+    return fmt::format("{} to {}", units::format_energy(lo), units::format_energy(hi));
+  };
+  std::string line = fmt::format(
+      "  energy             {} per {} ({})", units::format_energy(e.step_j / unit.per_step),
+      unit.label, span(e.step_j_range.lo / unit.per_step, e.step_j_range.hi / unit.per_step));
+  if (unit.label != "token" && e.per_token_j > 0) {
+    line += fmt::format(", {} per token ({})", units::format_energy(e.per_token_j),
+                        span(e.per_token_j_range.lo, e.per_token_j_range.hi));
+  }
+  line += fmt::format("; mean {}, {}", units::format_power(e.mean_power_w),
+                      e.includes_hosts ? "GPUs and hosts" : "GPUs only (no host figure)");
+  return line + "\n";
+}
+
 // The model, job, plan and memory lines of a model job.
 std::string job_lines(const work::JobResult& r, const work::Scenario& sc) {
   std::string out;
@@ -176,13 +204,26 @@ std::string step_split_lines(const work::JobResult& r, const work::Scenario& sc)
     }
     out += cost + "\n";
   }
+  if (r.energy) out += energy_line(r, sc);
   if (r.to_train) {
     const work::TimeToTrain& t = *r.to_train;
-    std::string line =
-        fmt::format("  to train           {:.4g} tokens: {:.3g} days", t.tokens, t.time_s / 86400);
+    // Days, GPU-hours and cost scale with the step; energy has its own range (job_energy.hpp).
+    const auto ranged = [&r](double v, const char* spec) {
+      if (!r.step_range_s) return std::string();
+      return fmt::format(" ({} to {})",
+                         fmt::format(fmt::runtime(spec), v * r.step_range_s->lo / r.step_s),
+                         fmt::format(fmt::runtime(spec), v * r.step_range_s->hi / r.step_s));
+    };
+    std::string line = fmt::format("  to train           {:.4g} tokens: {:.3g} days{}", t.tokens,
+                                   t.time_s / 86400, ranged(t.time_s / 86400, "{:.3g}"));
     if (t.goodput < 1) line += fmt::format(" at {:.0f}% goodput", 100 * t.goodput);
-    line += fmt::format(", {:.4g} GPU-hours", t.gpu_hours);
-    if (t.cost_usd) line += fmt::format(", ${:.4g}", *t.cost_usd);
+    line += fmt::format(", {:.4g} GPU-hours{}", t.gpu_hours, ranged(t.gpu_hours, "{:.4g}"));
+    if (t.cost_usd) line += fmt::format(", ${:.4g}{}", *t.cost_usd, ranged(*t.cost_usd, "${:.4g}"));
+    if (r.energy && r.energy->to_train_j) {
+      line += fmt::format(", {} ({} to {})", units::format_energy(*r.energy->to_train_j),
+                          units::format_energy(r.energy->to_train_j_range->lo),
+                          units::format_energy(r.energy->to_train_j_range->hi));
+    }
     out += line + "\n";
   }
   if (r.comm_sm_share > 0) {
@@ -231,8 +272,8 @@ std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
   if (!sc.gradient_sync) out += job_lines(r, sc);
   out += fmt::format("\n  {} time{:<10} {}", step_label(sc), "", format_time(r.step_s));
   if (r.step_range_s) {
-    out += fmt::format("  (calibrated range {} to {}: every fitted figure at its 95% bounds)",
-                       format_time(r.step_range_s->lo), format_time(r.step_range_s->hi));
+    out += fmt::format("  (range {} to {}: {})", format_time(r.step_range_s->lo),
+                       format_time(r.step_range_s->hi), range_basis(r));
   }
   out += "\n";
   if (sc.job.kind == work::JobKind::decode && !sc.gradient_sync) {
@@ -288,6 +329,21 @@ Json job_json(const work::JobResult& r, const work::Scenario& sc) {
     j["time_to_train_s"] = r.to_train->time_s;
     j["gpu_hours"] = r.to_train->gpu_hours;
     if (r.to_train->cost_usd) j["cost_to_train_usd"] = *r.to_train->cost_usd;
+  }
+  if (r.energy) {
+    const work::JobEnergy& e = *r.energy;
+    j["energy_per_step_j"] = e.step_j;
+    j["energy_per_step_j_range"] = {e.step_j_range.lo, e.step_j_range.hi};
+    if (e.per_token_j > 0) {
+      j["energy_per_token_j"] = e.per_token_j;
+      j["energy_per_token_j_range"] = {e.per_token_j_range.lo, e.per_token_j_range.hi};
+    }
+    j["mean_power_w"] = e.mean_power_w;
+    j["energy_scope"] = e.includes_hosts ? "gpus and hosts" : "gpus";
+    if (e.to_train_j) {
+      j["energy_to_train_j"] = *e.to_train_j;
+      j["energy_to_train_j_range"] = {e.to_train_j_range->lo, e.to_train_j_range->hi};
+    }
   }
   Json groups = Json::object();
   for (const auto& [g, s] : r.by_group) {
@@ -356,11 +412,19 @@ std::string format_comparison(const std::vector<work::JobResult>& results,
   }
   out += "\n($ columns need a cloud instance file with a price; bare machines show -.)\n";
   for (const auto& r : results) {
+    std::vector<std::string> parts;
     if (r.step_range_s) {
-      out += fmt::format("{}: calibrated, {} {} to {} with every fitted figure at its 95% bounds\n",
-                         r.machine, step_label(sc), format_time(r.step_range_s->lo),
-                         format_time(r.step_range_s->hi));
+      parts.push_back(fmt::format("{} {} to {} ({})", step_label(sc),
+                                  format_time(r.step_range_s->lo), format_time(r.step_range_s->hi),
+                                  range_basis(r)));
     }
+    if (r.energy) {
+      parts.push_back(fmt::format("{} per {}, mean {} ({})",
+                                  units::format_energy(r.energy->step_j / unit.per_step),
+                                  unit.label, units::format_power(r.energy->mean_power_w),
+                                  r.energy->includes_hosts ? "GPUs and hosts" : "GPUs only"));
+    }
+    if (!parts.empty()) out += fmt::format("{}: {}\n", r.machine, fmt::join(parts, "; "));
   }
   return out;
 }
@@ -436,6 +500,25 @@ std::string format_plans(const work::PlanSearchResult& result, const work::Scena
         format_time(r.result.compute_s), format_time(r.result.exposed_comm_s),
         format_time(r.result.idle_s), r.result.tokens_per_s, money(r.cost_per_mtoken_usd, 1, ""),
         units::format_bytes_binary(r.result.memory.total_bytes()));
+  }
+  std::string ranges;
+  for (std::size_t i = 0; i < std::min(top, result.ranked.size()); ++i) {
+    const work::JobResult& r = result.ranked[i].result;
+    if (!r.step_range_s) continue;
+    std::string line = fmt::format("{:>4}  {} to {}", i + 1, format_time(r.step_range_s->lo),
+                                   format_time(r.step_range_s->hi));
+    if (r.energy && r.energy->per_token_j > 0) {
+      line += fmt::format("; {} per token ({} to {}), mean {}",
+                          units::format_energy(r.energy->per_token_j),
+                          units::format_energy(r.energy->per_token_j_range.lo),
+                          units::format_energy(r.energy->per_token_j_range.hi),
+                          units::format_power(r.energy->mean_power_w));
+    }
+    ranges += line + "\n";
+  }
+  if (!ranges.empty()) {
+    out += fmt::format("\n{} range ({}), energy:\n{}", step_label(sc),
+                       range_basis(result.ranked.front().result), ranges);
   }
   if (result.simulated < result.fitting) {
     out += fmt::format("\n({} more plans fit and were not simulated; raise --max-plans)\n",

@@ -57,6 +57,51 @@ GpuModel make(std::string name, std::string architecture, double memory_gib, dou
   return m;
 }
 
+// Maximum board power per model (datasheet TDP / "max power"), each with its source. A model
+// whose vendor publishes none is left out (tdp_w 0): its energy is not reported rather than
+// guessed. Data table: one row per model, read together; not split.
+struct BoardPower {
+  const char* model;
+  double tdp_w;
+  const char* source;
+};
+const BoardPower kBoardPower[] = {
+    {"P100-SXM2-16GB", 300, "NVIDIA Tesla P100 datasheet: SXM2 max power 300 W"},
+    {"V100-SXM2-16GB", 300, "NVIDIA Tesla V100 datasheet: SXM2 max power 300 W"},
+    {"V100-SXM2-32GB", 300, "NVIDIA Tesla V100 datasheet: SXM2 max power 300 W"},
+    {"T4", 70, "NVIDIA T4 datasheet: max power 70 W"},
+    {"RTX-2080-Ti", 250,
+     "NVIDIA GeForce RTX 2080 Ti specifications: graphics card power 250 W "
+     "(Founders Edition 260 W)"},
+    {"A100-SXM4-40GB", 400, "NVIDIA A100 datasheet: SXM max TDP 400 W"},
+    {"A100-SXM4-80GB", 400, "NVIDIA A100 datasheet: SXM max TDP 400 W"},
+    {"A100-PCIE-80GB", 300, "NVIDIA A100 datasheet: PCIe 80GB max TDP 300 W"},
+    {"A10", 150, "NVIDIA A10 datasheet: max power 150 W"},
+    {"A40", 300, "NVIDIA A40 datasheet: max power 300 W"},
+    {"RTX-3090", 350, "NVIDIA GeForce RTX 3090 specifications: graphics card power 350 W"},
+    {"RTX-4090", 450, "NVIDIA GeForce RTX 4090 specifications: total graphics power 450 W"},
+    {"L40S", 350, "NVIDIA L40S datasheet: max power 350 W"},
+    {"RTX-4070-Ti-SUPER", 285,
+     "NVIDIA GeForce RTX 4070 Ti SUPER specifications: total graphics power 285 W"},
+    {"L4", 72, "NVIDIA L4 datasheet: max power 72 W"},
+    {"H100-SXM5-80GB", 700, "NVIDIA H100 datasheet: SXM max TDP up to 700 W"},
+    {"H100-PCIE-80GB", 350, "NVIDIA H100 PCIe product brief PB-11133-001: TDP 350 W"},
+    {"H200-SXM-141GB", 700, "NVIDIA H200 datasheet: SXM max TDP up to 700 W"},
+    {"H800-SXM5-80GB", 700, "NVIDIA H800 datasheet: SXM max TDP up to 700 W"},
+    {"H20", 400,
+     "No public NVIDIA datasheet: 400 W as the HGX H20 specification was reported by "
+     "SemiAnalysis and the trade press (Nov 2023); approximate"},
+    {"MI300X", 750, "AMD Instinct MI300X datasheet: total board power 750 W"},
+    {"B200", 1000, "NVIDIA HGX B200 datasheet: up to 1,000 W per GPU"},
+    {"GB200", 1200,
+     "No per-GPU datasheet figure (NVIDIA states rack power only): 1,200 W per "
+     "Blackwell GPU of a GB200 superchip as reported by the trade press (2024); "
+     "approximate"},
+    {"RTX-5090", 575, "NVIDIA GeForce RTX 5090 specifications: total graphics power 575 W"},
+    // Not listed: A10G (no public datasheet), GH200-96GB (the module's 450-1,000 W covers the
+    // Grace CPU and its memory too, not the GPU alone).
+};
+
 // Data table, one add() per GPU model: one function so the rows read together; not split.
 std::map<std::string, GpuModel> build_catalog() {
   std::map<std::string, GpuModel> c;
@@ -274,6 +319,11 @@ std::map<std::string, GpuModel> build_catalog() {
            "FP8/TF32 here are the FP32-accumulate rates, half the FP16-accumulate ones as on "
            "every GeForce card in this catalog; INT8 838 TOPS dense. GeForce drivers do not "
            "enable PCIe P2P"));
+  for (const BoardPower& p : kBoardPower) {
+    GpuModel& m = c.at(p.model);
+    m.tdp_w = p.tdp_w;
+    m.tdp_source = p.source;
+  }
   return c;
 }
 

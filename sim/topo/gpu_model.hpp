@@ -26,6 +26,10 @@ struct GpuModel {
   bool pcie_p2p = true;
   int sm_count = 0;  // streaming multiprocessors (AMD: compute units); 0 when not published
   std::string source;
+  // Maximum board power (the datasheet's TDP or "max power"); 0 when not published. The energy
+  // model (sim/work/power_model.hpp) reads it; nothing else does.
+  double tdp_w = 0;
+  std::string tdp_source;
 };
 
 // The compute capability NCCL reads from a GPU of this model (major x 10 + minor: 60 Pascal, 70

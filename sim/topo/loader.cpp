@@ -33,7 +33,7 @@ Topology parse_machine(const Json& document, const std::string& file, const Base
   if (root.has("cluster")) return parse_cluster(root, file);
   root.expect_only({"$schema", "title", "description", "sources", "notes", "base", "instance",
                     "replace_models", "gpu_models", "nodes", "links", "collective_calibration",
-                    "host_launch"});
+                    "host_launch", "host_power"});
   Topology topo;
   if (auto base = root.get("base")) {
     topo = parse_base(root, *base, file, chain);
@@ -46,6 +46,8 @@ Topology parse_machine(const Json& document, const std::string& file, const Base
     parse_collective_calibration(*cv, topo.collective);
   }
   if (auto iv = root.get("instance")) topo.instance = parse_instance(*iv);
+  // A base's host power stands unless this file states its own.
+  if (auto pv = root.get("host_power")) topo.host_power = parse_host_power(*pv);
   // After the loader's own checks, which say more; the schema catches what they let through.
   enforce_schema(document, file, topology_schema_path());
   return topo;

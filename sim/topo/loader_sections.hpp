@@ -83,6 +83,8 @@ void parse_host_launch(const JsonView& host_launch_view, HostLaunch& out);
 // entries of the same operation and keep the others.
 void parse_collective_calibration(const JsonView& calibration_view,
                                   CollectiveCalibration& collective);
+// "host_power" (parse_host_power.cpp): what the host draws beside its GPUs.
+HostPower parse_host_power(const JsonView& host_power_view);
 // "instance" (parse_instance.cpp): a cloud instance's provider, price and network.
 Instance parse_instance(const JsonView& instance_view);
 

@@ -10,8 +10,8 @@ namespace {
 
 GpuModel parse_gpu_model(const std::string& name, const JsonView& v) {
   v.expect_only({"architecture", "memory", "hbm_bandwidth", "peak_tflops", "nvlink_generation",
-                 "nvlink_links", "pcie_generation", "pcie_width", "pcie_p2p", "sm_count",
-                 "source"});
+                 "nvlink_links", "pcie_generation", "pcie_width", "pcie_p2p", "sm_count", "source",
+                 "tdp_w", "tdp_source"});
   GpuModel m;
   m.name = name;
   m.architecture = v.string_or("architecture", "");
@@ -38,6 +38,11 @@ GpuModel parse_gpu_model(const std::string& name, const JsonView& v) {
   m.pcie_p2p = v.bool_or("pcie_p2p", true);
   m.sm_count = static_cast<int>(v.integer_or("sm_count", 0));
   m.source = v.string_or("source", "");
+  if (auto tdp = v.get("tdp_w")) {
+    m.tdp_w = tdp->as_number();
+    if (!(m.tdp_w > 0) || m.tdp_w > 1e5) tdp->fail("tdp_w must be between 0 and 100000 watts");
+  }
+  m.tdp_source = v.string_or("tdp_source", "");
   return m;
 }
 

@@ -49,6 +49,7 @@ Topology Topology::without_graph() const {
   out.base = base;
   out.collective = collective;
   out.host_launch = host_launch;
+  out.host_power = host_power;
   out.host_count = host_count;
   out.cluster = cluster;
   return out;

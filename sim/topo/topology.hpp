@@ -149,6 +149,14 @@ struct HostLaunch {
   std::string source;
 };
 
+// What a host draws beside its GPUs (CPUs, memory, NVSwitches, NICs, fans, power supply
+// losses) at its rated maximum: the rated system power less the GPUs' board power, from the
+// system's datasheet. Unknown (absent) for most machines; the energy model then counts GPUs only.
+struct HostPower {
+  double non_gpu_w = 0;
+  std::string source;
+};
+
 class Topology {
  public:
   std::string name;         // file stem, e.g. "dgx-a100"
@@ -161,6 +169,7 @@ class Topology {
   std::string base;  // base machine for cloud instances, empty otherwise
   CollectiveCalibration collective;
   HostLaunch host_launch;
+  std::optional<HostPower> host_power;  // per host; a cluster's hosts each draw it
   // Hosts in this topology: 1 for a machine; N for a cluster (cluster_builder.hpp), whose
   // `cluster` then says how it was built.
   int host_count = 1;

@@ -15,6 +15,7 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/engine/timeline.hpp"
 #include "sim/topo/topology.hpp"
+#include "sim/work/job_energy.hpp"
 #include "sim/work/memory.hpp"
 #include "sim/work/time_to_train.hpp"
 
@@ -61,9 +62,14 @@ struct JobResult {
   std::string failure;             // set when the job could not run here (does not fit)
   // Training with job.train_tokens: the whole run (time_to_train.hpp).
   std::optional<TimeToTrain> to_train;
-  // On a calibrated machine whose figures carry ranges: the step time with every figure at its
-  // fast end (lo) and at its slow end (hi); see sim/topo/uncertainty.hpp.
+  // The step time with every constant at the fast (lo) and at the slow (hi) end of its stated
+  // uncertainty (model_uncertainty.hpp), the network's at its fitted 95% bounds where the
+  // machine is calibrated (network_range_fitted; topo/uncertainty.hpp). Set by app::run_scenario.
   std::optional<topo::Range> step_range_s;
+  bool network_range_fitted = false;
+  // Joules per step and per token, and to train (job_energy.hpp); nullopt when the GPU's board
+  // power is unknown (a note says so). Computed again whenever step_range_s is set.
+  std::optional<JobEnergy> energy;
 
   // The last run, for traces and detailed reports.
   std::shared_ptr<const engine::Simulation> simulation;

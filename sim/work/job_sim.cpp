@@ -11,6 +11,7 @@
 #include "sim/work/fit_failure.hpp"
 #include "sim/work/job_accounting.hpp"
 #include "sim/work/job_builder.hpp"
+#include "sim/work/job_energy.hpp"
 #include "sim/work/job_planes.hpp"
 #include "sim/work/layer_roofline.hpp"
 #include "sim/work/plan_check.hpp"
@@ -167,6 +168,8 @@ JobResult simulate_job(const topo::Topology& machine, const ModelSpec& model,
     res.to_train = time_to_train(*sc.job.train_tokens, sc.job.goodput, res.tokens_per_s, res.gpus,
                                  res.price_per_hour_usd);
   }
+  res.energy = job_energy(machine, res);
+  if (auto note = energy_unknown_note(machine)) res.notes.push_back(*note);
   res.advice = advise(res, sc);
   return res;
 }

@@ -90,9 +90,12 @@ LayerRoofline::LayerRoofline(const ModelSpec& model, const Scenario& scenario,
   in.gpu.hbm_Bps = gpu.hbm_bandwidth_Bps;
   if (derived()) {
     in.gpu.sm_count = gpu.sm_count;
-    in.gpu.gemm_fraction = row.gemm_fraction;
-    in.gpu.attention_fraction = row.attention_fraction;
-    in.gpu.hbm_fraction = row.hbm_fraction;
+    const auto scaled = [&scenario](double fraction) {
+      return std::min(1.0, fraction * scenario.compute.fraction_factor);
+    };
+    in.gpu.gemm_fraction = scaled(row.gemm_fraction);
+    in.gpu.attention_fraction = scaled(row.attention_fraction);
+    in.gpu.hbm_fraction = scaled(row.hbm_fraction);
   } else {
     // The override's roofline for the first and last stages: no quantization, FLOPs at
     // peak × efficiency, bytes at the datasheet bandwidth.
@@ -122,7 +125,9 @@ LayerRoofline::LayerRoofline(const ModelSpec& model, const Scenario& scenario,
     }
     in.fp8 = true;
     in.fp8_peak_flops = gpu.peak_flops.at("fp8");
-    in.fp8_gemm_fraction = derived() ? row.fp8_gemm_fraction : *scenario.compute.efficiency;
+    in.fp8_gemm_fraction =
+        derived() ? std::min(1.0, row.fp8_gemm_fraction * scenario.compute.fraction_factor)
+                  : *scenario.compute.efficiency;
     in.weight_casts_per_micro_batch = 1.0 / micro_batches_per_step(scenario);
   }
   for (int b = 0; b < 2; ++b) {

@@ -7,7 +7,11 @@
 
 #include "sim/core/parallel_cases.hpp"
 #include "sim/topo/cluster_prefix.hpp"
+#include "sim/topo/uncertainty.hpp"
+#include "sim/work/job_energy.hpp"
+#include "sim/work/job_step_range.hpp"
 #include "sim/work/memory.hpp"
+#include "sim/work/model_uncertainty.hpp"
 #include "sim/work/plan_check.hpp"
 
 namespace linksim::work {
@@ -227,13 +231,28 @@ PlanSearchResult search_plans(const Scenario& scenario, const ModelSpec& model,
   }
   run_cases(
       total, options.threads,
-      [&](std::size_t i) { out.ranked[i] = simulate_candidate(scenario, model, fitting[i]); },
+      [&](std::size_t i) {
+        out.ranked[i] = simulate_candidate(scenario, model, fitting[i]);
+        out.ranked[i].candidate = i;
+      },
       progress);
   out.simulated = total;
   std::stable_sort(out.ranked.begin(), out.ranked.end(),
                    [&](const RankedPlan& a, const RankedPlan& b) {
                      return rank_key(a, options.rank_by) < rank_key(b, options.rank_by);
                    });
+  // Ranges for the best only: they do not change the ranking, which is by point estimates.
+  run_cases(std::min(options.ranges_for_best, out.ranked.size()), options.threads,
+            [&](std::size_t i) {
+              RankedPlan& r = out.ranked[i];
+              const Candidate& c = fitting[r.candidate];
+              Scenario sc = scenario;
+              sc.plan = c.plan;
+              r.result.step_range_s =
+                  job_step_range_s(*c.simulated_on, model, sc, stated_compute_factor());
+              r.result.network_range_fitted = topo::has_ranges(*c.simulated_on);
+              r.result.energy = job_energy(*c.simulated_on, r.result);
+            });
   return out;
 }
 

@@ -44,6 +44,9 @@ struct PlanSearchOptions {
   std::function<void(std::size_t done, std::size_t total)> progress;
   // Candidates simulated at once; 0: one per core. The ranking is the same for any count.
   int threads = 0;
+  // The best this many plans also get a step range (job_step_range.hpp: two more simulations
+  // each, after the ranking) and their energy over it.
+  std::size_t ranges_for_best = 0;
 };
 
 struct RankedPlan {
@@ -51,6 +54,7 @@ struct RankedPlan {
   ParallelPlan plan;
   JobResult result;
   std::optional<double> cost_per_mtoken_usd;  // machines with a price
+  std::size_t candidate = 0;                  // the search's own index of it, before ranking
 };
 
 struct PlanSearchResult {

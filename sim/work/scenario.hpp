@@ -24,6 +24,9 @@ struct ComputeModel {
   // Share of SMs the communication kernels take from concurrent compute; nullopt = derive from
   // the channel count and the GPU's SM count.
   std::optional<double> comm_sm_share;
+  // Multiplies every derived efficiency fraction (capped at 1): the step-range runs set it to
+  // an end of the stated uncertainty (model_uncertainty.hpp). Not a file field; 1 otherwise.
+  double fraction_factor = 1.0;
 };
 
 struct Scenario {
