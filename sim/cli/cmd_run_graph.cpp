@@ -6,6 +6,7 @@
 
 #include "sim/cli/command_outputs.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/progress.hpp"
 #include "sim/engine/summary.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/formats.hpp"
@@ -63,6 +64,7 @@ void register_run_graph(CLI::App& app) {
                       std::to_string(kListTasksUpTo) + " tasks)")
       ->check(CLI::IsMember({"auto", "all", "none"}))
       ->capture_default_str();
+  add_quiet_flag(cmd);
   cmd->callback([args] {
     CommandOutputs outputs(args->force);
     outputs.claim(args->trace);
@@ -79,7 +81,11 @@ void register_run_graph(CLI::App& app) {
     engine::RunOptions options;
     options.record_channel_intervals = !args->trace.empty();
     options.record_channel_load = !args->trace.empty();
+    // A large graph says how far it is, on a terminal (progress.hpp).
+    Progress progress("run-graph", "tasks finished", graph.simulation.task_count());
+    options.progress = progress.callback();
     const engine::Timeline timeline = graph.simulation.run(options);
+    progress.finish();
     const engine::Names names{graph.task_names, graph.gpu_names,
                               work::channel_names(graph, topology)};
     engine::Summary summary = engine::summarize(graph.simulation, timeline, names, graph.comm_ops);

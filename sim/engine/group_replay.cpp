@@ -128,6 +128,7 @@ const Runner::GroupResult& Runner::simulate_group(std::uint64_t key) {
   RunOptions options = options_;
   options.reuse_isolated_groups = false;
   options.record_task_times = true;  // the group's end offsets
+  options.progress = nullptr;        // the outer run counts the group's tasks
   Timeline tl = alone.run(options);
 
   GroupResult r;

@@ -120,6 +120,7 @@ class Runner {
   Timeline tl_;
   net::Solver solver_;
   double now_s_ = 0;
+  std::size_t finished_tasks_ = 0;  // for RunOptions::progress
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
   IndexedHeap<Event> flow_ends_;  // by solver flow id: when each flow with a rate ends
   // Per task: unfinished dependencies until it starts; then, for a transfer, paths in flight.

@@ -228,6 +228,9 @@ void Runner::finish_task(TaskId id) {
     const TaskId d = dependents_[i];
     if (--waiting_on_[d] == 0) ready_.push_back(d);
   }
+  if (++finished_tasks_ % RunOptions::kProgressEvery == 0 && options_.progress) {
+    options_.progress(finished_tasks_, sim_.task_count());
+  }
 }
 
 void Runner::drain_ready() {

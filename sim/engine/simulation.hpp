@@ -16,6 +16,7 @@
 //
 // Knows nothing of topologies: callers pass capacities by channel id and paths as channel ids.
 
+#include <functional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -49,6 +50,10 @@ struct RunOptions {
   // (makespan, channel totals, counters; per-GPU intervals still need record_intervals), so a
   // graph of tens of millions of transfers costs its tasks and not their times.
   bool record_task_times = true;
+  // Called with (tasks finished, tasks in all) every kProgressEvery finished tasks, for a
+  // command's progress line; may be empty. Never called from a replayed group's own run.
+  std::function<void(std::size_t finished, std::size_t total)> progress;
+  static constexpr std::size_t kProgressEvery = 1 << 16;
 };
 
 class Simulation {
