@@ -26,6 +26,7 @@ struct PlanArgs {
   int nodes = 0;
   std::optional<double> price_per_hour;
   int jobs = 0;  // threads; 0: one per core
+  bool no_range = false;
   bool force = false;
 };
 
@@ -60,6 +61,9 @@ void register_plan(CLI::App& app) {
   cmd->add_flag("--force", a->force, "Overwrite output files");
   add_nodes_option(cmd, a->nodes);
   add_price_option(cmd, a->price_per_hour);
+  cmd->add_flag("--no-range", a->no_range,
+                "No step-time range for the plans shown (docs/uncertainty.md): two simulations "
+                "fewer each");
   add_jobs_option(cmd, a->jobs, "Plans");
   add_quiet_flag(cmd);
   cmd->callback([a] {
@@ -82,7 +86,7 @@ void register_plan(CLI::App& app) {
     options.max_simulated = a->max_plans;
     options.progress = progress.callback();
     options.threads = a->jobs;
-    options.ranges_for_best = a->top;
+    options.ranges_for_best = a->no_range ? 0 : a->top;
     const work::PlanSearchResult result = work::search_plans(sc, model, pointers, options);
     progress.finish();
     if (result.ranked.empty()) {

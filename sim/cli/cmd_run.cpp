@@ -36,6 +36,7 @@ struct RunArgs {
   bool force = false;
   std::string train_tokens;  // "15T", "300B", "2e12"; "" for the scenario's
   std::optional<double> price_per_hour;
+  bool no_range = false;
 };
 
 // A token count as planners write it: a number, or one with K, M, B (or G) or T (decimal).
@@ -99,6 +100,7 @@ Runs run_all(const RunArgs& a) {
   options.price_per_node_hour_usd = a.price_per_hour;
   options.trace_every_machine = !a.trace.empty();  // --trace draws every machine
   options.threads = a.jobs;
+  options.ranges = !a.no_range;
   if (!a.train_tokens.empty()) options.train_tokens = token_count(a.train_tokens);
   options.progress = progress.detailed_callback();
   Runs runs = app::run_scenario(options);
@@ -130,6 +132,8 @@ void add_common(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--train-tokens", a.train_tokens,
                   "Training: the run's token budget (15T, 300B, 2e12), for the days, GPU-hours "
                   "and cost to train (default: the scenario's job.train_tokens, if any)");
+  cmd->add_flag("--no-range", a.no_range,
+                "No step-time range (docs/uncertainty.md): a third of the simulation time");
   add_jobs_option(cmd, a.jobs, "Machines");
   add_quiet_flag(cmd);
 }

@@ -86,6 +86,12 @@ TEST(StepRange, TheReportPrintsItAndTheJsonCarriesIt) {
   const double step = j.at("step_s").get<double>();
   EXPECT_LT(j.at("step_range_s").at(0).get<double>(), step);
   EXPECT_GT(j.at("step_range_s").at(1).get<double>(), step);
+  // --no-range: the point estimate alone, the same to the bit.
+  const auto bare = testing::run_linksim("run default -t dgx-h100 --format json --no-range");
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  const auto b = nlohmann::json::parse(bare.out).at(0);
+  EXPECT_FALSE(b.contains("step_range_s"));
+  EXPECT_EQ(b.at("step_s").get<double>(), step);
 }
 
 }  // namespace
