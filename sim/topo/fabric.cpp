@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <array>
+#include <stdexcept>
 
 namespace linksim::topo {
 namespace {
@@ -14,13 +15,6 @@ struct Named {
   std::string_view name;
 };
 
-constexpr std::array<Named<FabricKind>, 5> kKinds{{
-    {FabricKind::infiniband, "infiniband"},
-    {FabricKind::roce, "roce"},
-    {FabricKind::efa, "efa"},
-    {FabricKind::tcpx, "tcpx"},
-    {FabricKind::tcpxo, "tcpxo"},
-}};
 constexpr std::array<Named<FabricShape>, 4> kShapes{{
     {FabricShape::single_switch, "single_switch"},
     {FabricShape::rail_optimized, "rail_optimized"},
@@ -49,6 +43,69 @@ constexpr std::array<Named<GdrLevel>, 6> kGdrLevels{{
     {GdrLevel::sys, "sys"},
 }};
 
+// One row per fabric kind: its name in files and on the command line, and its figures. A new
+// kind is an enum value and a row here. NCCL's own network step latencies (hwLat NET, applied by
+// the algorithms) were set on InfiniBand, so InfiniBand adds only its switches here; the other
+// kinds add what their transport costs on top.
+struct FabricKindRow {
+  FabricKind kind;
+  std::string_view name;
+  FabricFigures figures;
+};
+
+// The one fitted figure (scripts/fit-efa-latency.py): per NIC traversal, on top of NCCL's NET
+// step latency; a message between hosts crosses two NICs.
+constexpr double kEfaNicLatency_s = 32.5e-6;
+
+// Data table: one row per kind, read together; not split.
+const std::vector<FabricKindRow>& fabric_kind_rows() {
+  static const std::vector<FabricKindRow> rows{
+      {FabricKind::infiniband,
+       "infiniband",
+       {LinkKind::infiniband, 0.96,
+        "InfiniBand: 64b/66b line coding and packet headers, about 4% (the link payload table)",
+        0.13e-6, 0, "theoretical",
+        "NVIDIA Quantum switch briefs: about 130 ns port to port; the NIC and verbs costs are in "
+        "NCCL's hwLat NET row, measured on InfiniBand"}},
+      {FabricKind::roce,
+       "roce",
+       {LinkKind::ethernet, 0.90,
+        "RoCE v2 over Ethernet: Ethernet, IP, UDP and BTH headers on 4 KiB MTU frames, about 10%",
+        0.6e-6, 0.5e-6, "theoretical",
+        "Ethernet switch port-to-port latencies of 0.5-0.8 us (Spectrum and Tomahawk class "
+        "briefs); RoCE NIC processing about 0.5 us above InfiniBand's"}},
+      {FabricKind::efa,
+       "efa",
+       {LinkKind::ethernet, 0.85,
+        "github.com/stas00/ml-engineering pull 102: EFA v1 0.4 Tbps, about 340 Gbps effective "
+        "in all_reduce tests (85%)",
+        0.6e-6, kEfaNicLatency_s, "fitted",
+        "AWS EFA (SRD through libfabric and aws-ofi-nccl): 32.5 us, fitted once on the reference "
+        "p3dn x2, x4, x8 and p4de x2 all_reduce sweeps up to 64 KiB by scripts/fit-efa-latency.py; "
+        "leave-one-machine-out in docs/ACCURACY.md (multi-node section)"}},
+      {FabricKind::tcpx,
+       "tcpx",
+       {LinkKind::ethernet, 0.90,
+        "assumed: Ethernet payload share; no public nccl-tests sweep of GPUDirect-TCPX to fit",
+        0.6e-6, kEfaNicLatency_s, "assumed",
+        "assumed equal to EFA's: no public small-message sweep of GPUDirect-TCPX"}},
+      {FabricKind::tcpxo,
+       "tcpxo",
+       {LinkKind::ethernet, 0.90,
+        "assumed: Ethernet payload share; no public nccl-tests sweep of GPUDirect-TCPXO to fit",
+        0.6e-6, kEfaNicLatency_s, "assumed",
+        "assumed equal to EFA's: no public small-message sweep of GPUDirect-TCPXO"}},
+  };
+  return rows;
+}
+
+const FabricKindRow& row_of(FabricKind kind) {
+  for (const auto& row : fabric_kind_rows()) {
+    if (row.kind == kind) return row;
+  }
+  throw std::logic_error("fabric kind without a row in fabric_kind_rows");
+}
+
 template <typename E, std::size_t N>
 std::string_view name_of(const std::array<Named<E>, N>& table, E value) {
   for (const auto& e : table) {
@@ -76,7 +133,7 @@ std::vector<std::string> names_of(const std::array<Named<E>, N>& table) {
 }  // namespace
 
 std::string_view to_string(FabricKind kind) {
-  return name_of(kKinds, kind);
+  return row_of(kind).name;
 }
 std::string_view to_string(FabricShape shape) {
   return name_of(kShapes, shape);
@@ -100,7 +157,10 @@ std::optional<GdrLevel> gdr_level_from_string(std::string_view name) {
   return value_of(kGdrLevels, name);
 }
 std::optional<FabricKind> fabric_kind_from_string(std::string_view name) {
-  return value_of(kKinds, name);
+  for (const auto& row : fabric_kind_rows()) {
+    if (row.name == name) return row.kind;
+  }
+  return std::nullopt;
 }
 std::optional<FabricShape> fabric_shape_from_string(std::string_view name) {
   return value_of(kShapes, name);
@@ -112,7 +172,10 @@ std::optional<NicChoice> nic_choice_from_string(std::string_view name) {
   return value_of(kNicChoices, name);
 }
 std::vector<std::string> fabric_kind_names() {
-  return names_of(kKinds);
+  std::vector<std::string> out;
+  for (const auto& row : fabric_kind_rows())
+    out.emplace_back(row.name);
+  return out;
 }
 std::vector<std::string> fabric_shape_names() {
   return names_of(kShapes);
@@ -135,41 +198,8 @@ std::string env_text(const NcclEnvDefaults& env) {
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
-// The one table of fabric figures. NCCL's own network step latencies (hwLat NET, applied by
-// the algorithms) were set on InfiniBand, so InfiniBand adds only its switches here; the other
-// kinds add what their transport costs on top.
 const FabricFigures& fabric_figures(FabricKind kind) {
-  // The one fitted figure (scripts/fit-efa-latency.py): per NIC traversal, on top of NCCL's NET
-  // step latency; a message between hosts crosses two NICs.
-  constexpr double kEfaNicLatency_s = 32.5e-6;
-  static const std::array<FabricFigures, 5> table{{
-      {LinkKind::infiniband, 0.96,
-       "InfiniBand: 64b/66b line coding and packet headers, about 4% (the link payload table)",
-       0.13e-6, 0, "theoretical",
-       "NVIDIA Quantum switch briefs: about 130 ns port to port; the NIC and verbs costs are in "
-       "NCCL's hwLat NET row, measured on InfiniBand"},
-      {LinkKind::ethernet, 0.90,
-       "RoCE v2 over Ethernet: Ethernet, IP, UDP and BTH headers on 4 KiB MTU frames, about 10%",
-       0.6e-6, 0.5e-6, "theoretical",
-       "Ethernet switch port-to-port latencies of 0.5-0.8 us (Spectrum and Tomahawk class "
-       "briefs); RoCE NIC processing about 0.5 us above InfiniBand's"},
-      {LinkKind::ethernet, 0.85,
-       "github.com/stas00/ml-engineering pull 102: EFA v1 0.4 Tbps, about 340 Gbps effective "
-       "in all_reduce tests (85%)",
-       0.6e-6, kEfaNicLatency_s, "fitted",
-       "AWS EFA (SRD through libfabric and aws-ofi-nccl): 32.5 us, fitted once on the reference "
-       "p3dn x2, x4, x8 and p4de x2 all_reduce sweeps up to 64 KiB by scripts/fit-efa-latency.py; "
-       "leave-one-machine-out in docs/ACCURACY.md (multi-node section)"},
-      {LinkKind::ethernet, 0.90,
-       "assumed: Ethernet payload share; no public nccl-tests sweep of GPUDirect-TCPX to fit",
-       0.6e-6, kEfaNicLatency_s, "assumed",
-       "assumed equal to EFA's: no public small-message sweep of GPUDirect-TCPX"},
-      {LinkKind::ethernet, 0.90,
-       "assumed: Ethernet payload share; no public nccl-tests sweep of GPUDirect-TCPXO to fit",
-       0.6e-6, kEfaNicLatency_s, "assumed",
-       "assumed equal to EFA's: no public small-message sweep of GPUDirect-TCPXO"},
-  }};
-  return table[static_cast<std::size_t>(kind)];
+  return row_of(kind).figures;
 }
 
 }  // namespace linksim::topo

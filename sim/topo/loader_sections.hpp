@@ -41,6 +41,12 @@ Range range_field(const JsonView& v, double nominal, Read read, const std::strin
   return r;
 }
 
+// A node's "cpuid", "pci" and "nccl" blocks (parse_device_identity.cpp); "nccl" takes a GPU's
+// fields (dev, rank, gdr) for `kind` gpu and a network device's otherwise.
+CpuIdentity cpu_identity_field(const JsonView& v);
+PciIdentity pci_identity_field(const JsonView& v);
+NcclDevice nccl_device_field(const JsonView& v, NodeKind kind);
+
 // ---- bounds on a file's expansion ----
 // A node entry's "count" (parse_nodes.cpp).
 inline constexpr std::int64_t kMaxNodesPerEntry = 1'000'000;

@@ -40,6 +40,9 @@ struct NodeEntry {
   std::optional<int> numa_node;              // cpu
   std::string cores;                         // cpu: "0-15,32-47" as printed
   std::optional<double> port_bandwidth_Bps;  // nic, written in whole Mb/s as NCCL reports it
+  std::optional<CpuIdentity> cpuid;          // cpu, as a dump states it
+  std::optional<PciIdentity> pci;            // gpu, nic, pcie_switch, nvswitch: as dumped
+  std::optional<NcclDevice> nccl;            // gpu, nic: NCCL's attributes, as dumped
 };
 
 // A link's figures where they override the kind's defaults, with where they came from.

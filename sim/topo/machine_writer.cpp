@@ -46,6 +46,47 @@ void append_strings(Json& document, const char* key, const std::vector<std::stri
   document[key] = std::move(list);
 }
 
+// The identity blocks of a node (sim/topo/device_identity.hpp), what is stated only.
+void put_text(Json& j, const char* key, const std::string& text) {
+  if (!text.empty()) j[key] = text;
+}
+void put_int(Json& j, const char* key, const std::optional<int>& value) {
+  if (value) j[key] = *value;
+}
+
+Json cpu_identity_json(const CpuIdentity& c) {
+  Json j = Json::object();
+  put_text(j, "arch", c.arch);
+  put_text(j, "vendor", c.vendor);
+  put_int(j, "family", c.family);
+  put_int(j, "model", c.model);
+  return j;
+}
+
+Json pci_identity_json(const PciIdentity& p) {
+  Json j = Json::object();
+  put_text(j, "bus_id", p.bus_id);
+  put_text(j, "class", p.device_class);
+  put_text(j, "vendor", p.vendor_id);
+  put_text(j, "device", p.device_id);
+  put_text(j, "subsystem_vendor", p.subsystem_vendor_id);
+  put_text(j, "subsystem_device", p.subsystem_device_id);
+  return j;
+}
+
+Json nccl_device_json(const NcclDevice& d) {
+  Json j = Json::object();
+  put_text(j, "name", d.name);
+  put_int(j, "dev", d.dev);
+  put_int(j, "rank", d.rank);
+  put_int(j, "gdr", d.gdr);
+  put_text(j, "guid", d.guid);
+  put_int(j, "port", d.port);
+  put_int(j, "maxconn", d.maxconn);
+  if (d.latency_s) j["latency"] = format_latency_field(*d.latency_s);
+  return j;
+}
+
 }  // namespace
 
 std::string format_bandwidth_field(double bandwidth_Bps) {
@@ -83,6 +124,9 @@ Json node_entry_json(const NodeEntry& n) {
   if (n.port_bandwidth_Bps) {
     j["port_bandwidth"] = fmt::format("{} Mb/s", std::llround(*n.port_bandwidth_Bps * 8 / 1e6));
   }
+  if (n.cpuid) j["cpuid"] = cpu_identity_json(*n.cpuid);
+  if (n.pci) j["pci"] = pci_identity_json(*n.pci);
+  if (n.nccl) j["nccl"] = nccl_device_json(*n.nccl);
   return j;
 }
 

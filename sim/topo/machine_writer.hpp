@@ -6,8 +6,9 @@
 //
 // Key order, fixed: "$schema", "title", "description", "sources", "notes", "gpu_models",
 // "nodes", "links", "collective_calibration", "host_launch" (the loader's order); in a node
-// "id", "kind", "count", "vendor", "model", "socket", "numa_node", "cores", "port_bandwidth"; in
-// a link "for", "a", "b", "kind", "generation", "lanes", "width", "host_bridge", then the
+// "id", "kind", "count", "vendor", "model", "socket", "numa_node", "cores", "port_bandwidth",
+// "cpuid", "pci", "nccl" (docs/topology-format.md's node fields, each part in the table's order);
+// in a link "for", "a", "b", "kind", "generation", "lanes", "width", "host_bridge", then the
 // figures "bandwidth", "latency", "bandwidth_range", "latency_range", "basis", "source".
 // Empty strings, empty lists and unset optionals are left out, except "nodes" and "links" (the
 // format requires them) and the collective block's "by_op" and "source".

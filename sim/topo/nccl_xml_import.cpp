@@ -8,6 +8,10 @@
 // tree and each device's class. There a GPU is a <pci> of class 0x03.... and a NIC one of class
 // 0x02.... (NCCL's kvDictPciClass), and what the running machine would add (device numbers,
 // NIC speeds, NVLinks) comes from the options, a known PCI id, or an error saying it is missing.
+//
+// What identifies each device (bus ids, PCI classes and ids, the CPU's cpuid, NCCL's device
+// numbers, GUIDs and the like) is kept on its node as stated ("cpuid", "pci", "nccl";
+// device_identity.hpp), so the export writes the same file back.
 #include <fmt/format.h>
 #include <tinyxml2.h>
 
@@ -37,6 +41,23 @@ std::string at_line(const XMLElement& e) {
 std::string attr(const XMLElement& e, const char* name) {
   const char* v = e.Attribute(name);
   return v ? v : "";
+}
+
+// A text attribute kept as a device's identity (a CPU's arch and vendor, a network device's
+// name): printable ASCII, as the kernel and NCCL write them, so the machine file stays valid
+// JSON text. "" when absent.
+std::string identity_text_attr(const XMLElement& e, const char* name, const std::string& source) {
+  const std::string v = attr(e, name);
+  const bool printable = std::all_of(v.begin(), v.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
+  });
+  if (!printable || v.size() > 256) {
+    throw InputError(source, at_line(e),
+                     fmt::format("<{}> {}: expected printable ASCII text of at most 256 "
+                                 "characters, as NCCL writes it",
+                                 e.Name(), name));
+  }
+  return v;
 }
 
 // An integer attribute, or InputError naming the element's line.
@@ -114,6 +135,50 @@ std::string pci_tag(const XMLElement& e) {
   return tag + ">";
 }
 
+// A text attribute that must be "0x" hex where given (a PCI id or class, a GUID), or "".
+std::string hex_attr(const XMLElement& e, const char* name, const std::string& source) {
+  const std::string v = attr(e, name);
+  if (!v.empty() && !is_hex_id(v)) {
+    throw InputError(
+        source, at_line(e),
+        fmt::format("<{}> {}=\"{}\": expected \"0x\" and 1 to 16 hex digits", e.Name(), name, v));
+  }
+  return v;
+}
+
+// A <pci>'s identity as stated; unset when it states none of it.
+std::optional<PciIdentity> pci_identity(const XMLElement& e, const std::string& source) {
+  PciIdentity p;
+  p.bus_id = attr(e, "busid");
+  if (!p.bus_id.empty() && !is_pci_bus_id(p.bus_id)) {
+    throw InputError(source, at_line(e),
+                     fmt::format("<{}> busid=\"{}\": expected a PCI bus id, "
+                                 "domain:bus:device.function in hex (\"0000:10:1c.0\")",
+                                 e.Name(), p.bus_id));
+  }
+  p.device_class = hex_attr(e, "class", source);
+  p.vendor_id = hex_attr(e, "vendor", source);
+  p.device_id = hex_attr(e, "device", source);
+  p.subsystem_vendor_id = hex_attr(e, "subsystem_vendor", source);
+  p.subsystem_device_id = hex_attr(e, "subsystem_device", source);
+  if (p.bus_id.empty() && p.device_class.empty() && p.vendor_id.empty() && p.device_id.empty() &&
+      p.subsystem_vendor_id.empty() && p.subsystem_device_id.empty()) {
+    return std::nullopt;
+  }
+  return p;
+}
+
+// A count or number attribute (0 or more) where stated, unset otherwise.
+std::optional<int> stated_int(const XMLElement& e, const char* name, const std::string& source) {
+  if (!e.Attribute(name) || !*e.Attribute(name)) return std::nullopt;
+  const int n = int_attr(e, name, source);
+  if (n < 0) {
+    throw InputError(source, at_line(e),
+                     fmt::format("<{}> {}=\"{}\": expected 0 or more", e.Name(), name, n));
+  }
+  return n;
+}
+
 class Reader {
  public:
   Reader(const NcclXmlImportOptions& options, const GpuModel& model)
@@ -160,6 +225,8 @@ class Reader {
     for (const auto& [dev, gpu] : gpus_) {
       doc.nodes.push_back(node_entry(gpu.id, "gpu"));
       doc.nodes.back().model = opt_.gpu_model;
+      doc.nodes.back().pci = gpu.pci;
+      doc.nodes.back().nccl = gpu.nccl;
     }
     doc.nodes.insert(doc.nodes.end(), other_nodes_.begin(), other_nodes_.end());
     for (const auto& [dev, n] : nics_)
@@ -174,6 +241,8 @@ class Reader {
   struct Gpu {
     std::string id;
     const XMLElement* element = nullptr;
+    std::optional<PciIdentity> pci;
+    std::optional<NcclDevice> nccl;
   };
 
   void cpu(const XMLElement& e) {
@@ -181,8 +250,8 @@ class Reader {
     cpus_.push_back(id);
     NodeEntry node = node_entry(id, "cpu");
     node.socket = static_cast<int>(cpus_.size() - 1);
-    const std::string vendor = attr(e, "vendor");
-    const std::string arch = attr(e, "arch");
+    const std::string vendor = identity_text_attr(e, "vendor", opt_.source);
+    const std::string arch = identity_text_attr(e, "arch", opt_.source);
     std::string v = "other";
     if (vendor == "GenuineIntel") v = "intel";
     if (vendor == "AuthenticAMD") v = "amd";
@@ -193,6 +262,12 @@ class Reader {
     const int numa = int_attr(e, "numaid", opt_.source, -1);
     if (numa >= 0) node.numa_node = numa;
     node.cores = cores_from_mask(attr(e, "affinity"));
+    CpuIdentity cpuid;
+    cpuid.arch = arch;
+    cpuid.vendor = vendor;
+    cpuid.family = stated_int(e, "familyid", opt_.source);
+    cpuid.model = stated_int(e, "modelid", opt_.source);
+    if (!arch.empty() || !vendor.empty() || cpuid.family || cpuid.model) node.cpuid = cpuid;
     other_nodes_.push_back(node);
     devices(e, id);
   }
@@ -240,7 +315,39 @@ class Reader {
       if (generation == 0) generation = model_.pcie_generation;
       if (width == 0) width = 16;
     }
-    return pcie_link_entry(a, b, generation, width);
+    LinkEntry link = pcie_link_entry(a, b, generation, width);
+    if (pci) {
+      const int bridge = host_bridge(b, *pci);
+      if (bridge > 0) link.host_bridge = bridge;
+    }
+    return link;
+  }
+
+  // The host bridge by which a device hanging from CPU `parent` enters it: the order of first
+  // appearance of its bus id's PCI domain among that CPU's (a domain is one root complex, so
+  // two domains are two host bridges; NCCL's XML has no other sign of them, and devices of one
+  // domain are taken to share one, as NCCL takes them). 0 below a switch or without a bus id.
+  int host_bridge(const std::string& parent, const XMLElement& pci) {
+    if (std::find(cpus_.begin(), cpus_.end(), parent) == cpus_.end()) return 0;
+    const std::string busid = attr(pci, "busid");
+    if (!is_pci_bus_id(busid)) return 0;
+    std::string domain = busid.substr(0, busid.find(':'));
+    domain.erase(0, std::min(domain.find_first_not_of('0'), domain.size()));
+    std::transform(domain.begin(), domain.end(), domain.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    auto& seen = domains_[parent];
+    const auto it = std::find(seen.begin(), seen.end(), domain);
+    if (it != seen.end()) return static_cast<int>(it - seen.begin());
+    seen.push_back(domain);
+    const int bridge = static_cast<int>(seen.size()) - 1;
+    if (bridge > 0 && !bridges_noted_) {
+      assumed.push_back(fmt::format(
+          "{} enters {} by a host bridge of its own: its PCI domain differs from the first "
+          "device's (a domain is one root complex); devices of one domain share one",
+          pci_tag(pci), parent));
+      bridges_noted_ = true;
+    }
+    return bridge;
   }
 
   void pci(const XMLElement& e, const std::string& parent) {
@@ -256,7 +363,7 @@ class Reader {
                          fmt::format("<gpu> dev=\"{}\": expected a CUDA device number, 0 or more",
                                      attr(*gpu, "dev")));
       }
-      Gpu g{fmt::format("gpu{}", dev), gpu};
+      Gpu g{fmt::format("gpu{}", dev), gpu, pci_identity(e, opt_.source), gpu_nccl(*gpu, dev)};
       if (!gpus_.emplace(dev, g).second) {
         throw InputError(opt_.source, at_line(*gpu),
                          fmt::format("<gpu dev=\"{}\"> appears twice", dev));
@@ -272,6 +379,7 @@ class Reader {
     if (cls.rfind("0x0604", 0) == 0) {
       const std::string id = fmt::format("pcie_switch{}", switches_++);
       other_nodes_.push_back(node_entry(id, "pcie_switch"));
+      other_nodes_.back().pci = pci_identity(e, opt_.source);
       links_.push_back(pcie_link(id, parent, &e));
       devices(e, id);
       return;
@@ -324,7 +432,7 @@ class Reader {
     });
     for (const Placed& p : class_gpus_) {
       const int dev = static_cast<int>(gpus_.size());
-      Gpu g{fmt::format("gpu{}", dev), nullptr};
+      Gpu g{fmt::format("gpu{}", dev), nullptr, pci_identity(*p.pci, opt_.source), std::nullopt};
       gpus_.emplace(dev, g);
       links_.push_back(pcie_link(g.id, p.parent, p.pci));
     }
@@ -364,6 +472,7 @@ class Reader {
       NodeEntry node = node_entry(id, "nic");
       node.model = nic->model;
       node.port_bandwidth_Bps = nic->speed_Mbps * 1e6 / 8;
+      node.pci = pci_identity(*p.pci, opt_.source);
       const int order = static_cast<int>(nics_.size());
       nics_.emplace(std::make_pair(kClassNicDev + order, order), node);
       links_.push_back(pcie_link(id, p.parent, p.pci));
@@ -390,6 +499,8 @@ class Reader {
       const int speed_Mbps = int_attr(*n, "speed", opt_.source, 10000);
       NodeEntry node = node_entry(id, "nic");
       node.port_bandwidth_Bps = speed_Mbps * 1e6 / 8;
+      if (pci) node.pci = pci_identity(*pci, opt_.source);
+      node.nccl = net_nccl(*n, id);
       // NIC ordinals follow NCCL's net dev numbers, as GPU ordinals follow dev.
       const int dev = int_attr(*n, "dev", opt_.source, static_cast<int>(nics_.size()));
       nics_.emplace(std::make_pair(dev, static_cast<int>(nics_.size())), node);
@@ -448,6 +559,10 @@ class Reader {
         if (!switches.count(target)) {
           switches[target] = fmt::format("nvswitch{}", switches.size());
           other_nodes_.push_back(node_entry(switches[target], "nvswitch"));
+          if (is_pci_bus_id(target)) {
+            other_nodes_.back().pci = PciIdentity();
+            other_nodes_.back().pci->bus_id = target;
+          }
         }
         links_.push_back(nvlink_link_entry(g.id, switches[target], generation, count));
       }
@@ -511,6 +626,50 @@ class Reader {
         model_.nvlink_links, generation));
   }
 
+  // A <gpu>'s NCCL attributes as stated. Its sm is the GPU model's (--gpu): a file that states
+  // another is noted, as the export writes the model's.
+  NcclDevice gpu_nccl(const XMLElement& gpu, int dev) {
+    NcclDevice d;
+    d.dev = dev;
+    d.rank = stated_int(gpu, "rank", opt_.source);
+    d.gdr = stated_int(gpu, "gdr", opt_.source);
+    const auto sm = stated_int(gpu, "sm", opt_.source);
+    if (sm && *sm != nccl_compute_capability(model_)) {
+      if (sm_mismatches_++ == 0) {
+        assumed.push_back(fmt::format(
+            "<gpu dev=\"{}\"> (line {}) states sm=\"{}\", but {} is sm {}: the GPUs are the "
+            "--gpu model, and an export writes its sm",
+            dev, gpu.GetLineNum(), *sm, opt_.gpu_model, nccl_compute_capability(model_)));
+      }
+    }
+    return d;
+  }
+
+  // A <net>'s NCCL attributes as stated; its name where the node could not take it as its id.
+  NcclDevice net_nccl(const XMLElement& net, const std::string& id) {
+    NcclDevice d;
+    const std::string name = identity_text_attr(net, "name", opt_.source);
+    if (name != id) d.name = name;
+    d.dev = stated_int(net, "dev", opt_.source);
+    d.gdr = stated_int(net, "gdr", opt_.source);
+    d.guid = hex_attr(net, "guid", opt_.source);
+    d.port = stated_int(net, "port", opt_.source);
+    d.maxconn = stated_int(net, "maxconn", opt_.source);
+    const std::string latency = attr(net, "latency");
+    if (!latency.empty()) {
+      // Microseconds, up to the 1 ms a machine file accepts as a latency.
+      static const std::regex number(R"(\d{1,4}(\.\d{0,9})?)");
+      if (!std::regex_match(latency, number) || std::stod(latency) > 1000) {
+        throw InputError(opt_.source, at_line(net),
+                         fmt::format("<net> latency=\"{}\": expected microseconds from 0 to "
+                                     "1000, as NCCL writes them (\"0.000000\")",
+                                     latency));
+      }
+      d.latency_s = std::stod(latency) * 1e-6;
+    }
+    return d;
+  }
+
   // A device a PCI-only file gives by class alone, and the node it hangs from.
   struct Placed {
     const XMLElement* pci = nullptr;
@@ -539,6 +698,9 @@ class Reader {
   std::vector<Placed> class_nics_;
   bool defaulted_pcie_ = false;
   bool zero_width_noted_ = false;
+  std::map<std::string, std::vector<std::string>> domains_;  // cpu -> PCI domains, as met
+  bool bridges_noted_ = false;
+  int sm_mismatches_ = 0;
 };
 
 }  // namespace

@@ -29,6 +29,9 @@ struct NodeEntry {
   std::optional<double> memory_bandwidth_Bps;
   std::string vendor;
   std::vector<std::string> cores;  // one per node, or empty
+  std::optional<CpuIdentity> cpuid;
+  std::optional<PciIdentity> pci;
+  std::optional<NcclDevice> nccl;
 };
 
 std::optional<GpuModel> lookup_gpu(const GpuModels& custom, const std::string& name) {
@@ -61,6 +64,29 @@ void check_kind_fields(const JsonView& nv, const NodeEntry& e) {
   only_for({"vendor", "pcie_p2p", "memory_bandwidth", "socket", "numa_node", "cores"},
            NodeKind::cpu);
   only_for({"port_bandwidth", "role", "network"}, NodeKind::nic);
+  only_for({"cpuid"}, NodeKind::cpu);
+  if (nv.has("pci") && (e.kind == NodeKind::cpu || e.kind == NodeKind::net_switch)) {
+    nv.at("pci").fail(fmt::format(
+        "field \"pci\" applies to gpu, nic, pcie_switch and nvswitch nodes only, not {}",
+        e.kind_name));
+  }
+  if (nv.has("nccl") && e.kind != NodeKind::gpu && e.kind != NodeKind::nic) {
+    nv.at("nccl").fail(
+        fmt::format("field \"nccl\" applies to gpu and nic nodes only, not {}", e.kind_name));
+  }
+}
+
+// "pci" and "nccl" name one device (its bus id, its device number): not a counted entry's.
+void read_device_identity(const JsonView& nv, NodeEntry& e) {
+  for (const char* f : {"pci", "nccl"}) {
+    if (nv.has(f) && e.counted) {
+      nv.at(f).fail(fmt::format(
+          "field \"{}\" describes one device: give it on an entry without \"count\"", f));
+    }
+  }
+  if (auto v = nv.get("cpuid")) e.cpuid = cpu_identity_field(*v);
+  if (auto v = nv.get("pci")) e.pci = pci_identity_field(*v);
+  if (auto v = nv.get("nccl")) e.nccl = nccl_device_field(*v, e.kind);
 }
 
 void read_role_and_network(const JsonView& nv, NodeEntry& e) {
@@ -133,7 +159,8 @@ void read_cpu_vendor_and_cores(const JsonView& nv, NodeEntry& e) {
 // The checks run in the order of the fields' first use, so the first problem is reported.
 NodeEntry read_entry(const JsonView& nv, const GpuModels& models) {
   nv.expect_only({"id", "kind", "count", "model", "note", "vendor", "pcie_p2p", "memory_bandwidth",
-                  "socket", "numa_node", "cores", "port_bandwidth", "role", "network"});
+                  "socket", "numa_node", "cores", "port_bandwidth", "role", "network", "cpuid",
+                  "pci", "nccl"});
   NodeEntry e;
   e.base_id = nv.at("id").as_string();
   if (e.base_id.empty()) nv.at("id").fail("expected a non-empty id");
@@ -146,6 +173,7 @@ NodeEntry read_entry(const JsonView& nv, const GpuModels& models) {
   if (auto pb = nv.get("port_bandwidth")) e.port_bandwidth_Bps = bandwidth_field(*pb);
   if (auto mb = nv.get("memory_bandwidth")) e.memory_bandwidth_Bps = bandwidth_field(*mb);
   read_cpu_vendor_and_cores(nv, e);
+  read_device_identity(nv, e);
   return e;
 }
 
@@ -165,6 +193,7 @@ CpuInfo make_cpu(const JsonView& nv, const NodeEntry& e, std::int64_t i, const T
   }
   if (!nv.has("socket")) cpu.socket = static_cast<int>(topo.count(NodeKind::cpu));
   if (!e.cores.empty()) cpu.cores = e.cores[static_cast<std::size_t>(i)];
+  cpu.cpuid = e.cpuid;
   return cpu;
 }
 
@@ -178,6 +207,8 @@ Node make_node(const JsonView& nv, const NodeEntry& e, std::int64_t i, const Top
   if (e.kind == NodeKind::nic) {
     node.nic = NicInfo{e.model, e.port_bandwidth_Bps.value_or(0), e.scale_out, -1, e.network};
   }
+  node.pci = e.pci;
+  node.nccl = e.nccl;
   return node;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/core/collective_op.hpp"
+#include "sim/topo/device_identity.hpp"
 #include "sim/topo/fabric.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_kind.hpp"
@@ -36,7 +37,8 @@ struct CpuInfo {
   // A cpu node is one NUMA domain: a whole socket, or part of one (AMD NPS4, Intel SNC).
   int socket = 0;
   int numa_node = 0;
-  std::string cores;  // CPU affinity as nvidia-smi prints it, e.g. "48-63,176-191"
+  std::string cores;                 // CPU affinity as nvidia-smi prints it, e.g. "48-63,176-191"
+  std::optional<CpuIdentity> cpuid;  // as a dump states it (the file's "cpuid")
 };
 
 struct NicInfo {
@@ -59,6 +61,11 @@ struct Node {
   std::optional<GpuModel> gpu;
   std::optional<CpuInfo> cpu;
   std::optional<NicInfo> nic;
+  // As a dump states them (the file's "pci" and "nccl"), for exporting it back: a GPU's, NIC's
+  // or switch's PCI function (an NVSwitch's bus id is the one NVLinks name it by), and NCCL's
+  // numbering of a GPU or network device. Unset for machines described by hand.
+  std::optional<PciIdentity> pci;
+  std::optional<NcclDevice> nccl;
   // In a cluster: the host the node belongs to, 0..host_count-1, or kFabricHost for the
   // fabric's own switches. A single machine is host 0.
   int host = 0;

@@ -40,6 +40,26 @@ TEST(NcclXmlImportCliTest, AwsP4dImportsWithNvlinkAndShowsItsPcieTree) {
       << shown.out;
 }
 
+// Issue 37: `topo import -o machine.json` then `topo export` wrote bus ids 0000:01:00.0 onwards
+// and every NIC as InfiniBand (0x020700). The machine file now holds them, and the export gives
+// p4d's own: AWS's switch ids, the EFA NICs' Ethernet class and PCI ids, the GPUs' bus ids.
+TEST(NcclXmlImportCliTest, ImportedMachineFileExportsTheFilesBusIdsAndClasses) {
+  TempDir dir;
+  const std::string out = dir.path() + "/p4d.json";
+  const auto r =
+      run_linksim("topo import " + shell_quote(real_file("aws-ofi-nccl-p4d-24xl-topo.xml")) +
+                  " --gpu A100-SXM4-40GB --nvlink nvswitch -o " + shell_quote(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto exported = run_linksim("topo export --format nccl-xml " + shell_quote(out));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  for (const char* element :
+       {"<pci busid=\"ffff:ff:04.0\" class=\"0x060400\" vendor=\"0xffff\" device=\"0xffff\"",
+        "<pci busid=\"0000:a0:1b.0\" class=\"0x020000\" vendor=\"0x1d0f\" device=\"0xefa0\"",
+        "<pci busid=\"0000:a0:1d.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x20b0\""}) {
+    EXPECT_NE(exported.out.find(element), std::string::npos) << element << "\n" << exported.out;
+  }
+}
+
 TEST(NcclXmlImportCliTest, AwsFilesMissingFactsExitNamingThemAndWriteNothing) {
   TempDir dir;
   const std::string out = dir.path() + "/m.json";

@@ -178,6 +178,16 @@ TEST(NcclXmlTest, BadContentNamesTheLine) {
             "t.xml: at line 2: <cpu> numaid=\"zero\": expected an integer");
 }
 
+// A CPU's arch and vendor are kept in the machine file as stated, so they must be text a JSON
+// document can hold: the fuzzer's arch of "x86_64" and 0x90 bytes (invalid UTF-8) reached the
+// schema validator. Line 2 is the <cpu>.
+TEST(NcclXmlTest, IdentityTextThatIsNotPrintableAsciiIsRefused) {
+  EXPECT_EQ(error_of("<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\x90\x90\"/>\n"
+                     "</system>\n"),
+            "t.xml: at line 2: <cpu> arch: expected printable ASCII text of at most 256 "
+            "characters, as NCCL writes it");
+}
+
 // One GPU under one CPU, the <pci> element on line 3 and the <gpu> on line 4, with `pci_attrs`
 // and `gpu_attrs` as given.
 std::string one_gpu_xml(const std::string& pci_attrs, const std::string& gpu_attrs) {

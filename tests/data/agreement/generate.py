@@ -23,6 +23,8 @@ SAYS = {
  "topology/gpus-not-connected": "cannot reach each other", "topology/bandwidth-absurd": "at most 1 PB/s",
  "topology/latency-absurd": "at most 1 ms per hop", "topology/unknown-gpu-model": 'unknown GPU model "GTX-9999"',
  "topology/duplicate-node": 'duplicate node id "plx0"', "topology/for-product-too-large": "combinations",
+ "topology/pci-bus-id-bad": "expected a PCI bus id", "topology/pci-class-without-0x": 'expected "0x" and 1 to 16 hex digits',
+ "topology/cpuid-on-switch": 'field "cpuid" applies to cpu nodes only', "topology/pci-with-count": "describes one device",
  "scenario/algorithm-bogus": 'unknown algorithm "Bogus"', "scenario/algorithm-lower-case": "spelled exactly so",
  "scenario/algorithm-alias": "spelled exactly so", "scenario/protocol-bogus": 'unknown protocol "Fast"',
  "scenario/protocol-lower-case": "spelled exactly so", "scenario/bucket-size-abc": "expected a size",
@@ -124,6 +126,9 @@ T = "topology"
 write(T, "accept", "base", topo)
 case(T, topo, "accept", "bandwidth-override", setp(["links", 1, "bandwidth"], "12 GB/s"))
 case(T, topo, "accept", "notes-and-sources", both(setp(["notes"], ["a note"]), setp(["sources"], ["a source"])))
+case(T, topo, "accept", "device-identity",
+     both(setp(["nodes", 1, "pci"], {"bus_id": "0000:01:00.0", "class": "0x060400"}),
+          setp(["nodes", 2, "cpuid"], {"arch": "x86_64", "vendor": "GenuineIntel", "family": 6, "model": 143})))
 case(T, topo, "reject", "title-empty", setp(["title"], ""))
 case(T, topo, "reject", "title-missing", delp(["title"]))
 case(T, topo, "reject", "title-number", setp(["title"], 7))
@@ -146,6 +151,10 @@ case(T, topo, "reject", "gpu-model-pcie-generation-7",
 case(T, topo, "reject", "node-count-huge", setp(["nodes", 0, "count"], 2000000))
 case(T, topo, "reject", "nodes-not-array", setp(["nodes"], {"gpu": 2}))
 case(T, topo, "reject", "notes-empty-string", setp(["notes"], [""]), at="/notes/0")
+case(T, topo, "reject", "pci-bus-id-bad", setp(["nodes", 1, "pci"], {"bus_id": "slot 3"}), at="/nodes/1/pci/bus_id")
+case(T, topo, "reject", "pci-class-without-0x", setp(["nodes", 1, "pci"], {"class": "060400"}), at="/nodes/1/pci/class")
+case(T, topo, "reject", "cpuid-on-switch", setp(["nodes", 1, "cpuid"], {"model": 143}))
+case(T, topo, "reject", "pci-with-count", setp(["nodes", 0, "pci"], {"bus_id": "0000:02:00.0"}))
 case(T, topo, "loader-only", "link-to-missing-node", setp(["links", 1, "b"], "cpu7"))
 case(T, topo, "loader-only", "gpus-not-connected", lambda d: d["links"].pop(0), at="/links")
 case(T, topo, "loader-only", "bandwidth-absurd", setp(["links", 1, "bandwidth"], "1e20 GB/s"))
