@@ -188,6 +188,14 @@ std::string format_serving(const work::ServingResult& r, const work::Scenario& s
     out += fmt::format("  cost               ${:.2f}/hour ({}), ${:.4g} per Mtoken of output\n",
                        *r.price_per_hour_usd, price_when(r.price_as_of), *r.cost_per_mtoken_usd);
   }
+  if (r.energy) {
+    out += fmt::format("  energy             {} per output token ({} to {}); mean {}, {}\n",
+                       units::format_energy(r.energy->per_output_token_j),
+                       units::format_energy(r.energy->per_output_token_j_range.lo),
+                       units::format_energy(r.energy->per_output_token_j_range.hi),
+                       units::format_power(r.energy->mean_power_w),
+                       r.energy->includes_hosts ? "GPUs and hosts" : "GPUs only (no host figure)");
+  }
   if (r.capacity && r.meets_slo) {
     out += fmt::format("  SLO                {}: {} at {:.4g}/s\n", slo_text(*sc.job.serving.slo),
                        *r.meets_slo ? "met" : "missed", r.request_rate_per_s);
@@ -257,6 +265,13 @@ Json serving_json(const work::ServingResult& r, const work::Scenario& sc) {
     j["price_as_of"] = r.price_as_of;
   }
   if (r.cost_per_mtoken_usd) j["cost_per_mtoken_usd"] = *r.cost_per_mtoken_usd;
+  if (r.energy) {
+    j["energy_per_output_token_j"] = r.energy->per_output_token_j;
+    j["energy_per_output_token_j_range"] = {r.energy->per_output_token_j_range.lo,
+                                            r.energy->per_output_token_j_range.hi};
+    j["mean_power_w"] = r.energy->mean_power_w;
+    j["energy_scope"] = r.energy->includes_hosts ? "gpus and hosts" : "gpus";
+  }
   j["memory_bytes"] = {{"weights", r.memory.weights_bytes},
                        {"activations", r.memory.activations_bytes},
                        {"kv_cache", r.memory.kv_cache_bytes}};

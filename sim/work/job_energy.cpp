@@ -69,4 +69,28 @@ std::optional<JobEnergy> job_energy(const topo::Topology& machine, const JobResu
   return e;
 }
 
+std::optional<ServingEnergy> serving_energy(const topo::Topology& machine, int gpus,
+                                            double duration_s, double busy_gpu_s,
+                                            double output_tokens) {
+  if (energy_unknown_note(machine) || !(duration_s > 0) || !(output_tokens > 0)) {
+    return std::nullopt;
+  }
+  const PoweredMachines m = powered_machines(machine, gpus);
+  const auto at = [&](PowerEnd end) {
+    // Between iterations a replica waits for requests with no kernel running: idle power
+    // (wait_activity 0), not the spinning of a collective.
+    PowerConstants c = power_constants(end);
+    c.wait_activity = 0;
+    return step_energy_j(m, duration_s, busy_gpu_s / gpus, c);
+  };
+  ServingEnergy e;
+  const double joules = at(PowerEnd::point);
+  e.per_output_token_j = joules / output_tokens;
+  e.per_output_token_j_range = {at(PowerEnd::low) / output_tokens,
+                                at(PowerEnd::high) / output_tokens};
+  e.mean_power_w = joules / duration_s;
+  e.includes_hosts = m.host_non_gpu_w.has_value();
+  return e;
+}
+
 }  // namespace linksim::work

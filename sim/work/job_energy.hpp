@@ -30,6 +30,22 @@ struct JobEnergy {
 // nullopt when the GPU's board power is unknown (energy_unknown_note says so).
 std::optional<JobEnergy> job_energy(const topo::Topology& machine, const JobResult& result);
 
+// A serving run's energy: every GPU of the plan computing while its replica runs an iteration
+// (prefill or decode, a step taken as computing throughout) and idle between them, the hosts
+// throughout. Per output token, with the power constants' range.
+struct ServingEnergy {
+  double per_output_token_j = 0;
+  topo::Range per_output_token_j_range;
+  double mean_power_w = 0;
+  bool includes_hosts = false;
+};
+
+// `busy_gpu_s`: the replicas' iteration time, each replica's times its GPUs. nullopt when the
+// GPU's board power is unknown or nothing ran.
+std::optional<ServingEnergy> serving_energy(const topo::Topology& machine, int gpus,
+                                            double duration_s, double busy_gpu_s,
+                                            double output_tokens);
+
 // Why a machine's energy is not reported, for the report's notes; nullopt when it is.
 std::optional<std::string> energy_unknown_note(const topo::Topology& machine);
 

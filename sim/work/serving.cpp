@@ -53,6 +53,7 @@ struct Replica {
 };
 
 struct ReplicaStats {
+  double busy_s = 0;  // prefill and decode iterations
   double decode_steps = 0;
   double decode_sequences = 0;
   int max_batch = 0;
@@ -84,7 +85,9 @@ ReplicaStats run_replica(Replica& replica, const ServingLoad& load, double kv_ca
     }
     std::vector<Request*> stepped;
     if (!admitted.empty()) {
-      t += prefill.at(prefill_tokens);
+      const double step_s = prefill.at(prefill_tokens);
+      t += step_s;
+      stats.busy_s += step_s;
       for (Request* r : admitted) {
         r->first_token_s = t;
         r->generated = 1;
@@ -92,7 +95,9 @@ ReplicaStats run_replica(Replica& replica, const ServingLoad& load, double kv_ca
       stepped = admitted;
       running.insert(running.end(), admitted.begin(), admitted.end());
     } else if (!running.empty()) {
-      t += decode.at(static_cast<double>(running.size()));
+      const double step_s = decode.at(static_cast<double>(running.size()));
+      t += step_s;
+      stats.busy_s += step_s;
       stats.decode_steps += 1;
       stats.decode_sequences += static_cast<double>(running.size());
       stats.max_batch = std::max(stats.max_batch, static_cast<int>(running.size()));
@@ -207,7 +212,7 @@ ServingP99s p99s_of(const ServingResult& r) {
 
 ServingSystem::ServingSystem(const topo::Topology& machine, const ModelSpec& model,
                              const Scenario& scenario)
-    : scenario_(scenario) {
+    : machine_(&machine), scenario_(scenario) {
   const ServingLoad& load = scenario.job.serving;
   // The memory check and the plan's validity, as a decode of one longest request.
   Scenario one = scenario;
@@ -263,14 +268,22 @@ ServingResult ServingSystem::at_rate(double request_rate_per_s) const {
     by_replica[i % by_replica.size()].requests.push_back(&requests[i]);
   double steps = 0;
   double sequences = 0;
+  double busy_s = 0;
   for (auto& r : by_replica) {
     const ReplicaStats s = run_replica(r, load, res.kv_capacity_tokens, prefill_, decode_);
+    busy_s += s.busy_s;
     steps += s.decode_steps;
     sequences += s.decode_sequences;
     res.max_batch_seen = std::max(res.max_batch_seen, s.max_batch);
   }
 
   tally_requests(requests, steps, sequences, res);
+  double output_tokens = 0;
+  for (const auto& r : requests)
+    output_tokens += r.output;
+  res.energy = serving_energy(*machine_, res.gpus, res.duration_s, busy_s * res.gpus / replicas(),
+                              output_tokens);
+  if (auto note = energy_unknown_note(*machine_)) res.notes.push_back(*note);
   res.notes.push_back(fmt::format(
       "iteration times: engine simulations of prefills and decode steps at powers of two, "
       "interpolated; decode at context {:g} + {:g}/2",

@@ -74,6 +74,7 @@ struct ServingResult {
   double output_tokens_per_s_per_gpu = 0;
   double input_tokens_per_s = 0;
   std::optional<double> cost_per_mtoken_usd;  // per million output tokens
+  std::optional<ServingEnergy> energy;        // GPUs with a known board power
   std::vector<std::string> notes;
   std::string failure;  // set when it does not fit (compare goes on)
 
@@ -92,7 +93,8 @@ ServingP99s p99s_of(const ServingResult& r);
 // KV cache sized and the engine's iteration times measured once, at construction.
 class ServingSystem {
  public:
-  // Throws as simulate_serving does.
+  // Throws as simulate_serving does. REQUIRES: `machine` outlives the system (at_rate reads its
+  // power figures).
   ServingSystem(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario);
   // The scenario's requests (their lengths and arrival draws) at this mean rate (> 0).
   ServingResult at_rate(double request_rate_per_s) const;
@@ -102,6 +104,7 @@ class ServingSystem {
   int replicas() const { return scenario_.plan.data; }
 
  private:
+  const topo::Topology* machine_;
   Scenario scenario_;
   ServingResult base_;  // machine, memory, KV capacity
   StepTable prefill_;

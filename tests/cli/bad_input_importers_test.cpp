@@ -12,6 +12,7 @@
 
 #include "sim/topo/gpu_model.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/tiny_model.hpp"
 
 namespace linksim {
 namespace {
@@ -210,9 +211,7 @@ TEST(BadInputImporters, Scenarios) {
                  "nomodel.json: at /model: unknown model \"no-such-model\"");
   // A model beside the scenario is found from any working directory.
   std::filesystem::create_directory(dir.path() + "/sub");
-  dir.write("sub/tiny.json",
-            R"({"title": "tiny", "sources": ["test"], "layers": 4, "hidden": 1024, "heads": 8,
-  "kv_heads": 8, "ffn_hidden": 4096, "vocab": 1000, "dtype": "bf16", "published_parameters": 1})");
+  dir.write("sub/tiny.json", linksim::testing::kTinyModelJson);
   const std::string beside = dir.write("sub/beside.json", training + "./tiny.json\"}");
   const auto ok = run_linksim("run " + shell_quote(beside));
   EXPECT_EQ(ok.exit_code, 0) << ok.err;

@@ -15,6 +15,7 @@
 #include "sim/work/model_costs.hpp"
 #include "sim/work/precision.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/tiny_model.hpp"
 
 namespace linksim::work {
 namespace {
@@ -115,8 +116,7 @@ TEST(ComputeModel, EveryCatalogGpuHasItsGenerationsRow) {
 }
 
 // 4 layers, h 1024, 8 heads (MHA, head_dim 128), gated FFN 4096, vocab 1000, bf16.
-const char* kModel = R"({"title": "tiny", "layers": 4, "hidden": 1024, "heads": 8,
-  "ffn_hidden": 4096, "vocab": 1000})";
+const char* const kModel = linksim::testing::kTinyModelJson;
 
 Scenario tiny_scenario(const TempDir& dir, const std::string& job, const std::string& rest = "") {
   dir.write("tiny.json", kModel);

@@ -99,6 +99,22 @@ TEST(PowerModel, AJobOnTwoHostsCountsWholeHostsAndTheStepRange) {
   EXPECT_NEAR(ranged->step_j_range.hi, 24352.5, 1e-9);
 }
 
+TEST(PowerModel, ServingCountsIterationsAsComputingAndTheGapsAsIdle) {
+  // A DGX H100 serving for 10 s, each of its 8 GPUs in iterations for 6 s, 1,000 output tokens.
+  // Point: a GPU 6 x 700 + 4 x 70 = 4,480 J, x 8 = 35,840; host 0.6 x 4,600 x 10 = 27,600.
+  // 63,440 J: 63.44 J a token, 6,344 W. Low: 6 x 600.25 + 4 x 35 = 3,741.5, x 8 = 29,932; host
+  // 0.4 x 46,000 = 18,400: 48.332 J a token. High: 6 x 700 + 4 x 105 = 4,620, x 8 = 36,960;
+  // host 46,000: 82.96 J a token.
+  const auto e = serving_energy(topo::load_topology("dgx-h100"), 8, 10, 48, 1000);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->per_output_token_j, 63.44, 1e-12);
+  EXPECT_NEAR(e->mean_power_w, 6344, 1e-9);
+  EXPECT_NEAR(e->per_output_token_j_range.lo, 48.332, 1e-12);
+  EXPECT_NEAR(e->per_output_token_j_range.hi, 82.96, 1e-12);
+  EXPECT_TRUE(e->includes_hosts);
+  EXPECT_FALSE(serving_energy(topo::load_topology("aws-g5.48xlarge"), 8, 10, 48, 1000));
+}
+
 TEST(PowerModel, TheReportCarriesEnergyAndSaysWhenItCannot) {
   const auto r = testing::run_linksim("run default -t dgx-h100 --train-tokens 1T --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -18,6 +18,7 @@
 #include "sim/work/model.hpp"
 #include "sim/work/scenario.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/tiny_model.hpp"
 
 namespace linksim::work {
 namespace {
@@ -27,8 +28,7 @@ using linksim::testing::TempDir;
 // 4 layers, h 1024, 8 heads (MHA, head_dim 128), gated FFN 4096 (SwiGLU), vocab 1000, bf16.
 // Linear weights per layer: QKV 1024·3072 + out 1024·1024 + up/gate 1024·8192 + down 4096·1024
 // = 16,777,216.
-const char* kModel = R"({"title": "tiny", "layers": 4, "hidden": 1024, "heads": 8,
-  "ffn_hidden": 4096, "vocab": 1000})";
+const char* const kModel = linksim::testing::kTinyModelJson;
 
 // H100 SXM5 (sim/topo/gpu_catalog.cpp): 989.4e12 dense bf16, 1,978.9e12 dense fp8, 132 SMs,
 // 3,350 GB/s; Hopper row: GEMMs 0.75 of the per-SM peak in both, HBM 0.90.

@@ -8,6 +8,7 @@
 #include "sim/topo/loader.hpp"
 #include "sim/work/job_sim.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/tiny_model.hpp"
 
 namespace linksim::work {
 namespace {
@@ -18,8 +19,7 @@ using linksim::testing::TempDir;
 // Per layer: attention 2·1024² + 2·1024·1024 = 4,194,304; FFN 3·1024·4096 = 12,582,912;
 // norms 2,048: 16,779,264 parameters. Forward matmul FLOPs per token: 2 × 16,777,216 =
 // 33,554,432; attention scores 4·1024 = 4,096 per token per context token.
-const char* kModel = R"({"title": "tiny", "layers": 4, "hidden": 1024, "heads": 8,
-  "ffn_hidden": 4096, "vocab": 1000})";
+const char* const kModel = linksim::testing::kTinyModelJson;
 
 Scenario scenario(const TempDir& dir, const std::string& job, const std::string& plan,
                   const std::string& rest = "") {

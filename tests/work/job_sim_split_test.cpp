@@ -6,6 +6,7 @@
 #include "sim/topo/loader.hpp"
 #include "sim/work/job_sim.hpp"
 #include "tests/support/temp_files.hpp"
+#include "tests/support/tiny_model.hpp"
 
 namespace linksim::work {
 namespace {
@@ -71,9 +72,7 @@ TEST(JobSimSplit, DataParallelGradientWaitIsCommunicationNotIdle) {
   // rank waits on another's compute: idle is 0, and every second of all-reduce is either
   // beside the backward (hidden) or exposed.
   TempDir dir;
-  dir.write("tiny.json", R"({"title": "tiny", "sources": ["test"], "layers": 4, "hidden": 1024,
-    "heads": 8, "kv_heads": 8, "ffn_hidden": 4096, "vocab": 1000, "dtype": "bf16",
-    "published_parameters": 1})");
+  dir.write("tiny.json", linksim::testing::kTinyModelJson);
   const Scenario sc = load_scenario(dir.write(
       "s.json", R"({"title": "t", "topologies": ["rtx4090-8x"], "model": ")" + dir.path() +
                     R"(/tiny.json", "job": {"kind": "training", "global_batch": 8,

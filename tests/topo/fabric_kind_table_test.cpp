@@ -1,0 +1,63 @@
+// A fabric kind is one row of fabric.cpp's table: its name, figures and parsing come from that
+// row, and the two schemas that list the kinds must list exactly the table's names, in order.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/core/data_dir.hpp"
+#include "sim/topo/fabric.hpp"
+
+namespace linksim::topo {
+namespace {
+
+// Every array of strings in `j` that names both "infiniband" and "efa": a list of fabric kinds.
+void kind_lists(const nlohmann::json& j, std::vector<std::vector<std::string>>& out) {
+  if (j.is_array()) {
+    std::vector<std::string> names;
+    for (const auto& e : j) {
+      if (e.is_string()) names.push_back(e.get<std::string>());
+    }
+    const auto has = [&](const char* n) {
+      return std::find(names.begin(), names.end(), n) != names.end();
+    };
+    if (has("infiniband") && has("efa")) out.push_back(names);
+  }
+  if (j.is_structured()) {
+    for (const auto& e : j)
+      kind_lists(e, out);
+  }
+}
+
+TEST(FabricKindTable, NamesRoundTripAndTheSchemasListExactlyTheTable) {
+  const std::vector<std::string> names = fabric_kind_names();
+  EXPECT_EQ(names, (std::vector<std::string>{"infiniband", "roce", "efa", "tcpx", "tcpxo"}));
+  for (const auto& n : names) {
+    const auto kind = fabric_kind_from_string(n);
+    ASSERT_TRUE(kind) << n;
+    EXPECT_EQ(to_string(*kind), n);
+    EXPECT_GT(fabric_figures(*kind).payload_efficiency, 0);
+    EXPECT_LE(fabric_figures(*kind).payload_efficiency, 1);
+    EXPECT_FALSE(fabric_figures(*kind).latency_source.empty()) << n;
+  }
+  EXPECT_FALSE(fabric_kind_from_string("myrinet"));
+  // The machine schema (instance.network_kind, the fabric override) and the cluster schema.
+  std::size_t lists = 0;
+  for (const char* schema : {"/topologies/schema.json", "/topologies/clusters/schema.json"}) {
+    std::ifstream in(data_dir() + schema);
+    ASSERT_TRUE(in) << schema;
+    std::vector<std::vector<std::string>> found;
+    kind_lists(nlohmann::json::parse(in), found);
+    EXPECT_FALSE(found.empty()) << schema;
+    for (const auto& list : found)
+      EXPECT_EQ(list, names) << schema << ": add the table's new kind to this list";
+    lists += found.size();
+  }
+  EXPECT_EQ(lists, 3u);  // two in the machine schema, one in the cluster schema
+}
+
+}  // namespace
+}  // namespace linksim::topo
