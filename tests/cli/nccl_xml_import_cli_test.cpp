@@ -21,12 +21,16 @@ std::string real_file(const std::string& name) {
   return source_dir() + "/tests/data/real/nccl-xml/" + name;
 }
 
+// `topo import` of AWS's p4d file (A100 40 GB GPUs on NVSwitches) into `out`.
+testing::CommandResult import_p4d(const std::string& out) {
+  return run_linksim("topo import " + shell_quote(real_file("aws-ofi-nccl-p4d-24xl-topo.xml")) +
+                     " --gpu A100-SXM4-40GB --nvlink nvswitch -o " + shell_quote(out));
+}
+
 TEST(NcclXmlImportCliTest, AwsP4dImportsWithNvlinkAndShowsItsPcieTree) {
   TempDir dir;
   const std::string out = dir.path() + "/p4d.json";
-  const auto r =
-      run_linksim("topo import " + shell_quote(real_file("aws-ofi-nccl-p4d-24xl-topo.xml")) +
-                  " --gpu A100-SXM4-40GB --nvlink nvswitch -o " + shell_quote(out));
+  const auto r = import_p4d(out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.rfind("linksim: assumed:\n", 0), 0u) << r.err;
   const auto shown = run_linksim("topo show " + shell_quote(out));
@@ -46,9 +50,7 @@ TEST(NcclXmlImportCliTest, AwsP4dImportsWithNvlinkAndShowsItsPcieTree) {
 TEST(NcclXmlImportCliTest, ImportedMachineFileExportsTheFilesBusIdsAndClasses) {
   TempDir dir;
   const std::string out = dir.path() + "/p4d.json";
-  const auto r =
-      run_linksim("topo import " + shell_quote(real_file("aws-ofi-nccl-p4d-24xl-topo.xml")) +
-                  " --gpu A100-SXM4-40GB --nvlink nvswitch -o " + shell_quote(out));
+  const auto r = import_p4d(out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto exported = run_linksim("topo export --format nccl-xml " + shell_quote(out));
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
