@@ -265,6 +265,7 @@ coll::SweepSpec sweep_spec_of(const NcclTestsOptions& options, const NcclTestsIn
   apply_nccl_environment(options, spec);
   spec.nccl_version = run.nccl_version;
   spec.simulate_every_candidate = options.simulate_every_candidate;
+  spec.simulate_every_loop = options.simulate_every_loop;
   spec.threads = threads_for(options.threads);
   // validate_sweep_spec names the sweep's fields ("step size"); here the user gave them as
   // nccl-tests' flags, so its errors name those.

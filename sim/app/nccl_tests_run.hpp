@@ -60,6 +60,8 @@ struct NcclTestsOptions {
   // Run each size's fastest candidate, every one simulated, rather than NCCL's pick
   // (coll::Request::simulate_every_candidate).
   bool simulate_every_candidate = false;
+  // Simulate every loop of each size (coll::Request::simulate_every_loop).
+  bool simulate_every_loop = false;
   // Threads simulating sizes at once; 0: one per core. The output is the same for any count.
   int threads = 0;
   // Called after each size with (sizes done, sizes in all); may be empty.

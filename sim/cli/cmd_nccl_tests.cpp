@@ -150,6 +150,10 @@ void register_nccl_tests(CLI::App& app) {
                 "Simulate every algorithm and protocol NCCL could run and run the fastest, "
                 "instead of the one NCCL's own cost model picks (what the hardware allows, not "
                 "what NCCL does)");
+  cmd->add_flag("--every-loop", args->options.simulate_every_loop,
+                "Simulate every loop of NCCL's chunk pipeline, instead of replaying a repeating "
+                "period or following the trend of long partial runs (exact, and slower on large "
+                "sizes across nodes)");
   cmd->add_flag("--force", args->force, "Overwrite the -J file, the plot and the --output file");
   cmd->add_option("--output", args->output,
                   "Write the printout here instead of standard output (- is standard output; "

@@ -139,7 +139,8 @@ namespace {
 engine::TaskId lower_as(const Communicator& comm, const Request& request, const Choice& choice,
                         engine::Simulation& sim, std::span<const engine::TaskId> deps, bool alone,
                         Granularity granularity, std::vector<double>* saturated_apart_s = nullptr,
-                        const PlaneCopies* job_planes = nullptr) {
+                        const PlaneCopies* job_planes = nullptr,
+                        std::optional<TrendEstimate>* trend = nullptr) {
   const CollectiveAlgorithm& algorithm = AlgorithmRegistry::builtin().get(choice.algorithm);
   if (!algorithm.serves(request.op)) {
     throw std::logic_error(
@@ -153,6 +154,7 @@ engine::TaskId lower_as(const Communicator& comm, const Request& request, const 
   if (comm.size() == 1) return start;
   const engine::TaskId end = algorithm.lower(lowering, start);
   if (saturated_apart_s) *saturated_apart_s = lowering.saturated_apart_s();
+  if (trend) *trend = lowering.trend();
   return end;
 }
 
@@ -170,6 +172,11 @@ std::string alone_key(const Request& request, const Choice& choice, Granularity 
                      to_string(request.op), request.size_bytes, request.root,
                      to_string(choice.algorithm), to_string(choice.protocol), choice.channels,
                      request.nccl_version);
+}
+
+// How a lone collective of `request` is simulated: by slices, or every loop where asked.
+Granularity lone_granularity(const Request& request) {
+  return request.simulate_every_loop ? Granularity::every_slice : Granularity::slices;
 }
 
 // The collective's time alone in the given form, worked out once per communicator.
@@ -215,7 +222,8 @@ Outcome simulate_choice(const Communicator& comm, const Request& request, const 
                         Granularity granularity) {
   engine::Simulation sim(comm.capacities_Bps(), comm.topology().count(topo::NodeKind::gpu));
   std::vector<double> apart_s;
-  lower_as(comm, request, choice, sim, {}, /*alone=*/true, granularity, &apart_s);
+  std::optional<TrendEstimate> trend;
+  lower_as(comm, request, choice, sim, {}, /*alone=*/true, granularity, &apart_s, nullptr, &trend);
   engine::RunOptions options;
   options.record_intervals = false;
   const engine::Timeline t = sim.run(options);
@@ -226,6 +234,7 @@ Outcome simulate_choice(const Communicator& comm, const Request& request, const 
                         .channel_work(comm, request, choice.channels)
                         .channels;
   o.time_s = t.makespan_s;
+  o.trend = trend;
   o.algbw_Bps = o.time_s > 0 ? request.size_bytes / o.time_s : 0;
   o.busbw_Bps = o.algbw_Bps * busbw_factor(request.op, comm.size());
   double longest = 0;
@@ -294,8 +303,8 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
   if (const auto pick = request.simulate_every_candidate
                             ? std::nullopt
                             : nccl_tuner_pick(comm, request, choices)) {
-    Outcome o = simulate_choice(comm, request, choices[pick->index]);
-    comm.memo(alone_key(request, choices[pick->index], Granularity::slices),
+    Outcome o = simulate_choice(comm, request, choices[pick->index], lone_granularity(request));
+    comm.memo(alone_key(request, choices[pick->index], lone_granularity(request)),
               [&] { return o.time_s; });
     return with_nccl_pick(o, *pick, choices);
   }
@@ -310,11 +319,11 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
   std::size_t best_index = 0;
   for (const auto& [bound, i] : order) {
     if (best && bound >= best->time_s) break;
-    Outcome o = simulate_choice(comm, request, choices[i]);
+    Outcome o = simulate_choice(comm, request, choices[i], lone_granularity(request));
     // simulate_choice ran what makespan_alone runs (the same lowering alone, by slices, the same
     // run options), so its makespan is the one a job's lowering would ask alone_s for next: kept,
     // it spares that second run of a lone collective (bit for bit the same figure).
-    comm.memo(alone_key(request, choices[i], Granularity::slices), [&] { return o.time_s; });
+    comm.memo(alone_key(request, choices[i], lone_granularity(request)), [&] { return o.time_s; });
     // Ties go to the earlier candidate in NCCL's order, as when every one was simulated.
     if (!best || o.time_s < best->time_s || (o.time_s == best->time_s && i < best_index)) {
       best = o;

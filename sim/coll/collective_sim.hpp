@@ -33,6 +33,7 @@
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/collective.hpp"
 #include "sim/coll/communicator.hpp"
+#include "sim/coll/lowering.hpp"
 #include "sim/coll/request.hpp"
 #include "sim/engine/simulation.hpp"
 
@@ -79,6 +80,8 @@ struct Outcome {
   // Where NCCL's model is not followed and several candidates could run: how many there were
   // (the choice is the fastest of them simulated); 0 otherwise.
   int simulated_candidates = 0;
+  // Set when the time comes from the trend of partial runs (slice_pipeline.hpp).
+  std::optional<TrendEstimate> trend;
 };
 
 // Simulates the request alone on the machine with NCCL's pick (see above), or with each

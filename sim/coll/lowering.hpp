@@ -30,6 +30,13 @@ class CollectiveAlgorithm;
 // reference that tests hold the replay to.
 enum class Granularity { slices, steps, every_slice };
 
+// A lone collective's time taken from the trend of its partial runs rather than simulated to
+// the end: `simulated_loops` of its `loops` were simulated (the longest partial run).
+struct TrendEstimate {
+  int simulated_loops = 0;
+  int loops = 0;
+};
+
 class Lowering {
  public:
   // Adds the per-rank cap channels (if any) to `sim`. All references must outlive this.
@@ -93,6 +100,10 @@ class Lowering {
   // still sees those links (by topology channel id; accumulated).
   void add_saturation_apart(const std::vector<engine::ChannelUsage>& channels, double scale);
   const std::vector<double>& saturated_apart_s() const { return saturated_apart_s_; }
+  // A lone pipeline whose loops never settle into a repeating period, so that its time was
+  // extrapolated from the trend of partial runs (slice_pipeline.hpp) says so here.
+  void note_trend(TrendEstimate estimate) { trend_ = estimate; }
+  const std::optional<TrendEstimate>& trend() const { return trend_; }
 
   // How many identical planes each simulated plane stands for (1: every path is simulated).
   int plane_copies() const { return planes_ ? planes_->copies : 1; }
@@ -126,6 +137,7 @@ class Lowering {
   const PlaneCopies* planes_ = nullptr;  // the planes left out (copies > 1), or none
   std::vector<std::optional<engine::ChannelId>> rank_cap_;
   std::vector<double> saturated_apart_s_;
+  std::optional<TrendEstimate> trend_;
   std::map<std::pair<int, int>, std::vector<engine::PathShare>> cache_;
   std::map<std::pair<int, int>, std::vector<engine::PathShare>> bare_cache_;
   std::map<std::pair<int, int>, std::vector<engine::PathShare>> streaming_cache_;

@@ -30,6 +30,9 @@ struct Request {
   // Run the fastest candidate, each simulated, instead of the one NCCL's cost model picks
   // (nccl_tuner_model.hpp): what the hardware could do, rather than what NCCL does on it.
   bool simulate_every_candidate = false;
+  // Simulate every loop of a lone collective's slice pipeline, even where its time could be
+  // replayed from a repeating period or taken from its trend (slice_pipeline.hpp): slower.
+  bool simulate_every_loop = false;
   // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS: bounds on the channels Ring, Tree, PAT and CollNet
   // run (NCCL clamps comm->nChannels, from which each call's channel rule starts; NVLS keeps
   // its own count, NCCL_NVLS_NCHANNELS). 0: no bound.

@@ -48,24 +48,37 @@ TaskId SlicePipeline::emit_every_loop(Lowering& l, TaskId start) const {
   return emit_loops(l, start, n, 1.0 / n, 1.0, nullptr);
 }
 
-std::optional<double> steady_period_s(std::span<const double> loop_end_s, int min_run_loops) {
-  // Periods equal to a millionth: far above the rounding of summed task times, far below any
+std::optional<SteadyCycle> steady_cycle(std::span<const double> loop_end_s, int min_run_loops,
+                                        int max_cycle_loops) {
+  // Durations equal to a millionth: far above the rounding of summed task times, far below any
   // difference the printout shows.
   constexpr double kSame = 1e-6;
-  std::optional<double> best;
-  int best_run = 0;
-  int run = 0;
-  for (std::size_t k = 1; k < loop_end_s.size(); ++k) {
-    const double period = loop_end_s[k] - loop_end_s[k - 1];
-    const double before = k >= 2 ? loop_end_s[k - 1] - loop_end_s[k - 2] : -1.0;
-    run = (k >= 2 && std::abs(period - before) <= kSame * std::abs(period)) ? run + 1 : 1;
-    if (run > best_run) {
-      best_run = run;
-      best = period;
+  for (int cycle = 1; cycle <= max_cycle_loops; ++cycle) {
+    const auto c = static_cast<std::size_t>(cycle);
+    std::optional<double> best;
+    int best_run = 0;
+    int run = 0;
+    for (std::size_t k = c; k < loop_end_s.size(); ++k) {
+      const double duration = loop_end_s[k] - loop_end_s[k - c];
+      const double before = k > c ? loop_end_s[k - 1] - loop_end_s[k - 1 - c] : -1.0;
+      run = (k > c && std::abs(duration - before) <= kSame * std::abs(duration)) ? run + 1 : 1;
+      if (run > best_run) {
+        best_run = run;
+        best = duration;
+      }
+    }
+    // A cycle of L loops must repeat as long as a period of one, plus the cycle itself.
+    if (best && *best >= 0 && best_run >= min_run_loops + cycle - 1) {
+      return SteadyCycle{cycle, *best};
     }
   }
-  if (best_run < min_run_loops || !best || *best < 0) return std::nullopt;
-  return best;
+  return std::nullopt;
+}
+
+std::optional<double> steady_period_s(std::span<const double> loop_end_s, int min_run_loops) {
+  const auto one = steady_cycle(loop_end_s, min_run_loops, 1);
+  if (!one) return std::nullopt;
+  return one->duration_s;
 }
 
 TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, int window_loops,
@@ -84,28 +97,62 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
   const int min_run = std::max(kMinSteadyLoops, settle);
   const int first_try = std::max(kMinReplayLoops, 3 * settle + kReplayMarginLoops);
   if (l.alone() && l.granularity() == Granularity::slices) {
-    for (int partial = first_try; partial < n; partial *= 2) {
-      // Simulate `partial` loops apart and stand the whole in by one delay: those loops' time
-      // plus the remaining loops at the steady period. Their links' load goes to the
-      // bottleneck report.
+    // Simulates `partial` loops apart: their timeline and each loop's end.
+    const auto run_partial = [&](int partial) {
       engine::Simulation one(l.comm().capacities_Bps(), l.sim().gpu_count());
       Lowering sub(l, one);
       std::vector<std::vector<TaskId>> arrivals;
       emit(sub, one.add_delay(0, {}), partial, 1.0 / n, 1.0, &arrivals);
       engine::RunOptions options;
       options.record_intervals = false;
-      const engine::Timeline t = one.run(options);
-      std::vector<double> loop_end_s(arrivals.size(), 0.0);
+      std::pair<engine::Timeline, std::vector<double>> out{one.run(options), {}};
+      out.second.assign(arrivals.size(), 0.0);
       for (std::size_t k = 0; k < arrivals.size(); ++k)
         for (TaskId id : arrivals[k])
-          loop_end_s[k] = std::max(loop_end_s[k], t.task_end_s[id]);
+          out.second[k] = std::max(out.second[k], out.first.task_end_s[id]);
+      return out;
+    };
+    // Stands the whole in by one delay: the partial run's time plus the remaining loops at
+    // `per_loop_s`. The partial run's links' load goes to the bottleneck report.
+    const auto stand_in = [&](const engine::Timeline& t, int partial, double per_loop_s) {
+      l.add_saturation_apart(t.channels, static_cast<double>(n) / partial);
+      return l.sim().add_delay(t.makespan_s + (n - partial) * per_loop_s, {&start, 1});
+    };
+    int previous_loops = 0;  // the previous partial run's loops and time
+    double previous_makespan_s = 0;
+    for (int partial = first_try; partial < n; partial *= 2) {
+      const auto [t, loop_end_s] = run_partial(partial);
       const std::size_t tail = std::min(loop_end_s.size(), static_cast<std::size_t>(settle));
       const std::size_t searched = loop_end_s.size() - tail;
-      const std::optional<double> period_s =
-          steady_period_s(std::span<const double>(loop_end_s).first(searched), min_run);
-      if (!period_s) continue;
-      l.add_saturation_apart(t.channels, static_cast<double>(n) / partial);
-      return l.sim().add_delay(t.makespan_s + (n - partial) * *period_s, {&start, 1});
+      // Loops may repeat one by one, or in cycles of several (a window that lets a sender run
+      // a burst of chunks and then wait a round trip).
+      const std::optional<SteadyCycle> cycle =
+          steady_cycle(std::span<const double>(loop_end_s).first(searched), min_run,
+                       std::min(kMaxCycleLoops, static_cast<int>(searched) / 3));
+      if (cycle) {
+        // Whole cycles are exact; a run shifted by the leftover loops keeps them so.
+        const int aligned = partial + (n - partial) % cycle->loops;
+        if (aligned == partial) return stand_in(t, partial, cycle->duration_s / cycle->loops);
+        if (aligned < n) {
+          const auto shifted = run_partial(aligned);
+          return stand_in(shifted.first, aligned, cycle->duration_s / cycle->loops);
+        }
+        break;  // as long as the whole: run it whole
+      }
+      // No period repeats: streams of unequal pace drift apart, and the loops' ends wander
+      // around a straight line (fast streams finish first, and the slow ones then speed up, at
+      // points that scale with the loop count). Long enough runs lie on that line, so the
+      // rest follows from the last two runs' slope.
+      if (partial >= kTrendMinTries * first_try && previous_loops > 0) {
+        const double loop_s =
+            (t.makespan_s - previous_makespan_s) / static_cast<double>(partial - previous_loops);
+        if (loop_s > 0) {
+          l.note_trend({partial, n});
+          return stand_in(t, partial, loop_s);
+        }
+      }
+      previous_loops = partial;
+      previous_makespan_s = t.makespan_s;
     }
   }
   if (l.granularity() == Granularity::slices && !l.alone() && n > kMaxJobLoops) {

@@ -18,9 +18,10 @@
 // Cost: a lone collective (Lowering::alone) with many loops simulates enough of them for the
 // pipeline to fill and repeat (its depth plus a margin) and adds the rest at the steady-state
 // period measured between the last two, which is exact once the pipeline repeats itself (tests
-// compare it with the full run). Inside a job, loops beyond kMaxJobLoops are merged (bigger
-// slices, their synchronisation summed), which lengthens the fill of deep chains. A lone run on
-// identical planes (a DGX's NVSwitches) simulates one plane of each set (route_planes.hpp).
+// compare it with the full run); one that never repeats takes the rest from its trend. Inside a
+// job, loops beyond kMaxJobLoops are merged (bigger slices, their synchronisation summed), which
+// lengthens the fill of deep chains. A lone run on identical planes (a DGX's NVSwitches) simulates
+// one plane of each set (route_planes.hpp).
 
 #include <functional>
 #include <optional>
@@ -42,8 +43,16 @@ using LoopEmitter = std::function<engine::TaskId(
 // A lone collective simulates at first 3 x (depth + window) + kReplayMarginLoops loops (never
 // fewer than kMinReplayLoops) and replays the rest at their steady period: the period that
 // repeats for the most consecutive loops, at least max(kMinSteadyLoops, depth + window) of
-// them, before the last depth + window loops (where the drain may reach); a partial run
-// without one is doubled, and a collective no longer than that runs whole.
+// them, before the last depth + window loops (where the drain may reach), or the cycle of
+// several loops that repeats so (steady_cycle: a window that lets a sender run a burst and then
+// wait a round trip), replayed in whole cycles; a partial run without one is doubled, and a
+// collective no longer than that runs whole.
+// A lone collective none of whose partial runs repeats a period (streams of unequal pace that
+// drift apart, as a multi-node tree's) takes its time from the trend once a partial run reaches
+// kTrendMinTries x the first try: that run's time plus the rest at the slope between it and
+// the run of half its loops. Not exact: the full run's own time wanders about that line by a
+// few tenths of a percent from one size to the next (docs/nccl-tests.md, "Long collectives").
+inline constexpr int kTrendMinTries = 4;
 inline constexpr int kReplayMarginLoops = 4;
 inline constexpr int kMinReplayLoops = 6;
 inline constexpr int kMinSteadyLoops = 4;
@@ -52,6 +61,19 @@ inline constexpr int kMaxJobLoops = 64;
 // The steady period of a partial run whose loops ended at `loop_end_s`: the difference between
 // consecutive loop ends that repeats longest, when it repeats at least `min_run_loops` times.
 std::optional<double> steady_period_s(std::span<const double> loop_end_s, int min_run_loops);
+
+// Loops that repeat in cycles: every `loops` loops take `duration_s` more.
+struct SteadyCycle {
+  int loops = 1;
+  double duration_s = 0;
+};
+// The shortest cycle of at most `max_cycle_loops` loops whose duration (loop_end_s[k] -
+// loop_end_s[k - L]) repeats for min_run_loops + L - 1 loops running, with the duration
+// repeated longest; a cycle of 1 is steady_period_s. Found on a partial run, whole cycles
+// replayed after it are exact.
+std::optional<SteadyCycle> steady_cycle(std::span<const double> loop_end_s, int min_run_loops,
+                                        int max_cycle_loops);
+inline constexpr int kMaxCycleLoops = 16;
 
 // Runs `loops` loops through `emit` with the replay and merging rules above; `depth_loops` is
 // how many loops the pipeline takes to fill and `window_loops` how many loops a sender may run

@@ -251,6 +251,7 @@ SweepRow sweep_row(const Communicator& comm, const SweepSpec& spec, double size)
   request.allowed_protocols = spec.allowed_protocols;
   request.nccl_version = spec.nccl_version;
   request.simulate_every_candidate = spec.simulate_every_candidate;
+  request.simulate_every_loop = spec.simulate_every_loop;
   request.min_channels = spec.min_channels;
   request.max_channels = spec.max_channels;
   const Outcome simulated = simulate_collective(comm, request);

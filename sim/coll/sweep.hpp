@@ -44,8 +44,9 @@ struct SweepSpec {
   std::vector<Protocol> allowed_protocols;
   // The NCCL release to follow (Request::nccl_version).
   int nccl_version = kModelledNcclVersion;
-  // Request::simulate_every_candidate.
+  // Request::simulate_every_candidate, simulate_every_loop.
   bool simulate_every_candidate = false;
+  bool simulate_every_loop = false;
   // Request::min_channels, max_channels.
   int min_channels = 0;
   int max_channels = 0;

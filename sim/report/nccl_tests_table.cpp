@@ -372,6 +372,11 @@ std::string explain_row(const coll::SweepRow& row, const coll::Communicator& com
     // choice is the fastest simulated: say so.
     out += fmt::format("; the fastest of {} candidates simulated", o.simulated_candidates);
   }
+  // Streams that drift apart and never repeat a period: the time is extrapolated.
+  if (o.trend) {
+    out += fmt::format("; {} of {} loops simulated, the rest at their trend (no period repeats)",
+                       o.trend->simulated_loops, o.trend->loops);
+  }
   return out;
 }
 

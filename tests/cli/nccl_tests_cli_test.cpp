@@ -146,6 +146,28 @@ TEST(NcclTestsCli, LaunchModesPaceAsNcclTestsLaunches) {
       << explained.out;
 }
 
+TEST(NcclTestsCli, EveryLoopSimulatesWhatTheTrendStandsIn) {
+  // Two p3dn nodes at 2 GiB: NCCL's tree never repeats a period there, so by default 160 of its
+  // 256 loops are simulated and --explain says the rest follow their trend
+  // (SlicePipelineTest.ATreeAcrossNodesThatNeverRepeatsFollowsItsTrend); --every-loop runs all
+  // 256 and says nothing of a trend. The two agree to within 0.5%, and are not the same run.
+  const std::string base =
+      "nccl-tests --topology aws-p3dn-x2 --np 16 all_reduce_perf -b 2G -e 2G -g 1 --explain";
+  const auto trend = run_linksim(base);
+  const auto every = run_linksim(base + " --every-loop");
+  ASSERT_EQ(trend.exit_code, 0) << trend.err;
+  ASSERT_EQ(every.exit_code, 0) << every.err;
+  EXPECT_NE(trend.out.find("; 160 of 256 loops simulated, the rest at their trend (no period "
+                           "repeats)"),
+            std::string::npos)
+      << trend.out;
+  EXPECT_EQ(every.out.find("loops simulated"), std::string::npos) << every.out;
+  const double trend_us = first_time_us(trend.out);
+  const double every_us = first_time_us(every.out);
+  EXPECT_NE(trend_us, every_us);
+  EXPECT_NEAR(trend_us / every_us, 1.0, 5e-3);
+}
+
 TEST(NcclTestsCli, AllTypesAllOpsAndAllRoots) {
   // dgx-a100 (Ampere, no fp8): 10 types x 6 reductions, one size each.
   const auto all = run_linksim(

@@ -6,6 +6,7 @@
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/collective_sim.hpp"
+#include "sim/coll/nccl_tuner_model.hpp"
 #include "sim/coll/pipeline_constants.hpp"
 #include "sim/topo/loader.hpp"
 #include "tests/coll/test_machines.hpp"
@@ -117,6 +118,23 @@ TEST(SlicePipelineTest, SteadyPeriodIsThePeriodRepeatedLongest) {
   EXPECT_FALSE(steady_period_s(ends, 6).has_value());
 }
 
+TEST(SlicePipelineTest, SteadyCycleRepeatsSeveralLoops) {
+  // A fill to 10 us, then loops that end 1, 1 and 4 us apart, over and over (a window of three
+  // chunks, then a wait for the round trip): no single period repeats, and the three-loop cycle
+  // takes 1 + 1 + 4 = 6 us. Cycle durations from loop 3 on: 16-10, 17-11, ... 34-28, ten
+  // equal in a row, >= min_run 4 + 3 - 1 = 6.
+  const std::vector<double> ends{10, 11, 12, 16, 17, 18, 22, 23, 24, 28, 29, 30, 34};
+  EXPECT_FALSE(steady_period_s(ends, 4).has_value());
+  const auto cycle = steady_cycle(ends, 4, 5);
+  ASSERT_TRUE(cycle.has_value());
+  EXPECT_EQ(cycle->loops, 3);
+  EXPECT_DOUBLE_EQ(cycle->duration_s, 6.0);
+  // Allowed cycles of at most two loops: none.
+  EXPECT_FALSE(steady_cycle(ends, 4, 2).has_value());
+  // Asked to repeat 9 loops of one, a cycle of 3 must run 9 + 2 = 11 times: it runs 10.
+  EXPECT_FALSE(steady_cycle(ends, 9, 5).has_value());
+}
+
 TEST(SlicePipelineTest, ReplayEqualsTheFullRunForEveryLoneAlgorithm) {
   // Every algorithm that replays, on a chain whose streams share each GPU's NVSwitch port
   // (Tree: its up and down streams), on NVLS, and on the ring, at sizes with hundreds of loops:
@@ -140,6 +158,36 @@ TEST(SlicePipelineTest, ReplayEqualsTheFullRunForEveryLoneAlgorithm) {
       }
     }
   }
+}
+
+TEST(SlicePipelineTest, ATreeAcrossNodesThatNeverRepeatsFollowsItsTrend) {
+  // Two p3dn nodes, 2 GiB all-reduce, NCCL's pick (Tree/Simple): the tree's channels drift
+  // apart and no partial run repeats a period, so the time is taken from the trend once a run
+  // reaches 4 x the first try. It must stay within 0.5% of every loop simulated (on shipped
+  // clusters the two differ by 0.005% to 0.5%, docs/nccl-tests.md "Long collectives"), and
+  // say how many loops it simulated.
+  const topo::Topology t = topo::load_topology("aws-p3dn-x2");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 2.0 * 1024 * 1024 * 1024;
+  const auto candidates = candidate_choices(comm, r);
+  const auto pick = nccl_tuner_pick(comm, r, candidates);
+  ASSERT_TRUE(pick);
+  const Choice c = candidates[pick->index];
+  ASSERT_EQ(c.algorithm, Algorithm::tree);
+  const Outcome trend = simulate_choice(comm, r, c, Granularity::slices);
+  const Outcome full = simulate_choice(comm, r, c, Granularity::every_slice);
+  ASSERT_TRUE(trend.trend.has_value());
+  EXPECT_FALSE(full.trend.has_value());
+  // Depth: a slice climbs a child node's chain (7 sends), crosses to the root (1), comes back
+  // (1) and descends the chain (7): 16 sends; the root's head sends twice a loop on its down
+  // stream (to its chain and to the child's head), so 16 / 2 = 8 loops. Window: NCCL_STEPS = 8
+  // slots of one-slice chunks over those 2 sends, 4 loops. First try 3 x (8 + 4) + 4 = 40
+  // loops, then 80, then 160 = kTrendMinTries x 40, where the trend is read.
+  EXPECT_EQ(trend.trend->simulated_loops, 160);
+  EXPECT_GT(trend.trend->loops, 160);
+  EXPECT_NEAR(trend.time_s / full.time_s, 1.0, 5e-3);
 }
 
 TEST(SlicePipelineTest, MidSizesRampTowardsTheAsymptote) {
