@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -111,12 +112,65 @@ std::vector<ChannelId> nic_leg(const Router& router, const Router::Impl& impl, N
   return to_nic ? impl.fabric_path(gpu, nic) : impl.fabric_path(nic, gpu);
 }
 
+// A NIC's one network channel, when it has only one and it leads to a switch.
+std::optional<ChannelId> sole_switch_uplink(const Topology& t, NodeId nic,
+                                            const ChannelFilter& use) {
+  std::optional<ChannelId> uplink;
+  for (ChannelId c : t.out_channels(nic)) {
+    if (!use(c)) continue;
+    if (uplink) return std::nullopt;
+    uplink = c;
+  }
+  if (uplink && t.node(t.channel_to(*uplink)).kind != NodeKind::net_switch) return std::nullopt;
+  return uplink;
+}
+
+// The shortest network paths from `snic` to `dnic` through switches, at most kMaxEqualPaths of
+// them, in channel order. A NIC with one uplink starts (and ends) every path there, so the paths
+// are that uplink, the switch-to-switch paths between the two NICs' switches, and the last hop
+// down: the same paths, found in the same order, as a search from NIC to NIC (its tree is the
+// switch's, one hop deeper), and shared by every NIC pair on those two switches. That sharing
+// is what keeps a ring over thousands of nodes from searching the whole fabric once per hop.
+std::vector<std::vector<ChannelId>> nic_to_nic_paths(const Topology& t, const Router::Impl& impl,
+                                                     NodeId snic, NodeId dnic) {
+  const auto use = impl.kind_filter(is_net);
+  const auto via_switch = [&t](NodeId n) { return t.node(n).kind == NodeKind::net_switch; };
+  const auto up = sole_switch_uplink(t, snic, use);
+  const auto down = sole_switch_uplink(t, dnic, use);
+  if (impl.sharing == SearchSharing::per_pair || !up || !down) {
+    return shortest_paths(t, snic, dnic, use, via_switch, kMaxEqualPaths);
+  }
+  const NodeId from = t.channel_to(*up);
+  const NodeId to = t.channel_to(*down);
+  std::vector<std::vector<ChannelId>> middles;
+  bool known = false;
+  {
+    const std::lock_guard<std::mutex> lock(impl.switch_paths_mutex);
+    const auto it = impl.switch_paths.find({from, to});
+    if (it != impl.switch_paths.end()) {
+      middles = it->second;
+      known = true;
+    }
+  }
+  if (!known) {
+    middles = from == to ? std::vector<std::vector<ChannelId>>{{}}
+                         : shortest_paths(t, from, to, use, via_switch, kMaxEqualPaths);
+    const std::lock_guard<std::mutex> lock(impl.switch_paths_mutex);
+    impl.switch_paths.emplace(std::make_pair(from, to), middles);
+  }
+  const ChannelId last = *down ^ 1U;  // the same link, from the switch down to the NIC
+  for (auto& m : middles) {
+    m.insert(m.begin(), *up);
+    m.push_back(last);
+  }
+  return middles;
+}
+
 // The fabric paths from `snic` to `dnic`: all of them when spreading, else the one ECMP picks.
 std::vector<std::vector<ChannelId>> fabric_paths(const Topology& t, const Router::Impl& impl,
                                                  NodeId snic, NodeId dnic, bool spread, NodeId src,
                                                  NodeId dst) {
-  const auto via_switch = [&t](NodeId n) { return t.node(n).kind == NodeKind::net_switch; };
-  auto fabric = shortest_paths(t, snic, dnic, impl.kind_filter(is_net), via_switch, kMaxEqualPaths);
+  auto fabric = nic_to_nic_paths(t, impl, snic, dnic);
   if (!spread && fabric.size() > 1) {
     // ECMP: one path per flow, by a fixed hash of its endpoints (Knuth's multiplicative).
     const std::uint64_t hash = (static_cast<std::uint64_t>(src) * 2654435761u) ^ dst;

@@ -71,6 +71,10 @@ struct Router::Impl {
   // memory stages that leg, or nullopt where the NIC moves the GPU's memory directly.
   mutable std::mutex gdr_mutex;
   mutable std::map<std::tuple<NodeId, NodeId, bool>, std::optional<NodeId>> gdr_staging;
+  // Shortest paths between two network switches through switches only (network_route.cpp), by
+  // (from, to): many NIC pairs hang off the same two switches (a ring's neighbours on one leaf).
+  mutable std::mutex switch_paths_mutex;
+  mutable std::map<std::pair<NodeId, NodeId>, std::vector<std::vector<ChannelId>>> switch_paths;
   // Per-source search trees, built on first use.
   mutable std::mutex tree_mutex;
   mutable std::map<std::pair<NodeId, Search>, std::shared_ptr<const SearchTree>> trees;

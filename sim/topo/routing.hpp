@@ -80,7 +80,9 @@ struct RouteOptions {
 // per (source, link class) and reads every destination's paths from it, so routing all N^2
 // pairs of a machine costs N searches. `per_pair` searches afresh for each pair (the original
 // method), kept as the reference the per-source results are tested against: both give the same
-// routes, channel for channel.
+// routes, channel for channel. Across a cluster's network, `per_source` also shares the paths
+// between two switches among every pair of single-homed NICs on them; `per_pair` searches from
+// NIC to NIC.
 enum class SearchSharing { per_source, per_pair };
 
 // Routes over one topology (a machine, or a cluster: cluster_builder.hpp). A route is computed on

@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/topo/cluster_loader.hpp"
 #include "sim/topo/copy_model.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/topo/shipped_topologies.hpp"
 
 namespace linksim::topo {
 namespace {
@@ -286,6 +288,36 @@ TEST(RoutingTest, NoRouteRelaysThroughTwoGpus) {
   RouteOptions off;
   off.allow_p2p = false;
   EXPECT_EQ(r.route(g[0], g[1], off)->transport, Transport::host_bounce);
+}
+
+// Across a cluster's network the default router shares the switch-to-switch paths among the NIC
+// pairs on the same two switches; the per-pair router searches from NIC to NIC. Every shipped
+// cluster, cut to 8 hosts (two leaves on the 2:1 fat tree, four hosts a leaf, so paths through
+// its spines and ECMP's pick among them are compared too; across rails on the rail-optimised
+// ones): the same routes, channel for channel, from every GPU of the first host to every GPU of
+// the others.
+TEST(RoutingTest, SharedSwitchPathsGiveThePerPairNetworkRoutes) {
+  int compared = 0;
+  for (const std::string& file : shipped_cluster_files()) {
+    const Topology whole = load_topology(file);
+    const Topology t = whole.host_count > 8 ? scale_out(whole, 8) : whole;
+    const Router shared(t);
+    const Router fresh(t, SearchSharing::per_pair);
+    const auto gpus = t.nodes_of(NodeKind::gpu);
+    for (NodeId a : gpus) {
+      if (t.host_of(a) != 0) continue;
+      for (NodeId b : gpus) {
+        if (t.host_of(b) == 0) continue;
+        const auto expected = fresh.route(a, b);
+        const auto got = shared.route(a, b);
+        ASSERT_EQ(got.has_value(), expected.has_value()) << file;
+        if (!expected) continue;
+        expect_same_route(*got, *expected);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
 }
 
 // One search per source (the default) against one search per pair (the original method): the
