@@ -12,6 +12,8 @@ const topo::GpuModel& first_gpu(const topo::Topology& machine) {
   return *machine.node(machine.nodes_of(topo::NodeKind::gpu).front()).gpu;
 }
 
+}  // namespace
+
 // The hosts a plan of `gpus` occupies: on a cluster whole hosts, as its price counts them.
 PoweredMachines powered_machines(const topo::Topology& machine, int gpus) {
   PoweredMachines m;
@@ -28,8 +30,6 @@ PoweredMachines powered_machines(const topo::Topology& machine, int gpus) {
   if (machine.host_power) m.host_non_gpu_w = machine.host_power->non_gpu_w;
   return m;
 }
-
-}  // namespace
 
 std::optional<std::string> energy_unknown_note(const topo::Topology& machine) {
   const topo::GpuModel& gpu = first_gpu(machine);
@@ -69,13 +69,10 @@ std::optional<JobEnergy> job_energy(const topo::Topology& machine, const JobResu
   return e;
 }
 
-std::optional<ServingEnergy> serving_energy(const topo::Topology& machine, int gpus,
-                                            double duration_s, double busy_gpu_s,
-                                            double output_tokens) {
-  if (energy_unknown_note(machine) || !(duration_s > 0) || !(output_tokens > 0)) {
-    return std::nullopt;
-  }
-  const PoweredMachines m = powered_machines(machine, gpus);
+std::optional<ServingEnergy> serving_energy(const PoweredMachines& m, double duration_s,
+                                            double busy_gpu_s, double output_tokens) {
+  if (!(m.gpu_tdp_w > 0) || !(duration_s > 0) || !(output_tokens > 0)) return std::nullopt;
+  const int gpus = m.busy_gpus;
   const auto at = [&](PowerEnd end) {
     // Between iterations a replica waits for requests with no kernel running: idle power
     // (wait_activity 0), not the spinning of a collective.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/topo/topology.hpp"
+#include "sim/work/power_model.hpp"
 
 namespace linksim::work {
 
@@ -40,11 +41,14 @@ struct ServingEnergy {
   bool includes_hosts = false;
 };
 
+// The machines a plan of `gpus` GPUs powers on `machine`: its GPUs' board power (0 when
+// unpublished), the hosts it occupies and their non-GPU power.
+PoweredMachines powered_machines(const topo::Topology& machine, int gpus);
+
 // `busy_gpu_s`: the replicas' iteration time, each replica's times its GPUs. nullopt when the
-// GPU's board power is unknown or nothing ran.
-std::optional<ServingEnergy> serving_energy(const topo::Topology& machine, int gpus,
-                                            double duration_s, double busy_gpu_s,
-                                            double output_tokens);
+// GPUs' board power is unknown or nothing ran.
+std::optional<ServingEnergy> serving_energy(const PoweredMachines& machines, double duration_s,
+                                            double busy_gpu_s, double output_tokens);
 
 // Why a machine's energy is not reported, for the report's notes; nullopt when it is.
 std::optional<std::string> energy_unknown_note(const topo::Topology& machine);

@@ -212,7 +212,7 @@ ServingP99s p99s_of(const ServingResult& r) {
 
 ServingSystem::ServingSystem(const topo::Topology& machine, const ModelSpec& model,
                              const Scenario& scenario)
-    : machine_(&machine), scenario_(scenario) {
+    : energy_note_(energy_unknown_note(machine)), scenario_(scenario) {
   const ServingLoad& load = scenario.job.serving;
   // The memory check and the plan's validity, as a decode of one longest request.
   Scenario one = scenario;
@@ -224,6 +224,7 @@ ServingSystem::ServingSystem(const topo::Topology& machine, const ModelSpec& mod
   base_.price_per_hour_usd = check.price_per_hour_usd;
   base_.price_as_of = check.price_as_of;
   base_.gpus = check.gpus;
+  power_ = powered_machines(machine, check.gpus);
 
   const int budget = fit_kv_cache(machine, model, scenario, base_);
 
@@ -281,9 +282,9 @@ ServingResult ServingSystem::at_rate(double request_rate_per_s) const {
   double output_tokens = 0;
   for (const auto& r : requests)
     output_tokens += r.output;
-  res.energy = serving_energy(*machine_, res.gpus, res.duration_s, busy_s * res.gpus / replicas(),
-                              output_tokens);
-  if (auto note = energy_unknown_note(*machine_)) res.notes.push_back(*note);
+  res.energy =
+      serving_energy(power_, res.duration_s, busy_s * res.gpus / replicas(), output_tokens);
+  if (energy_note_) res.notes.push_back(*energy_note_);
   res.notes.push_back(fmt::format(
       "iteration times: engine simulations of prefills and decode steps at powers of two, "
       "interpolated; decode at context {:g} + {:g}/2",

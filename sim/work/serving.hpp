@@ -35,6 +35,7 @@
 
 #include "sim/topo/topology.hpp"
 #include "sim/work/job_sim.hpp"
+#include "sim/work/power_model.hpp"
 #include "sim/work/serving_capacity.hpp"
 #include "sim/work/serving_step_table.hpp"
 
@@ -93,8 +94,7 @@ ServingP99s p99s_of(const ServingResult& r);
 // KV cache sized and the engine's iteration times measured once, at construction.
 class ServingSystem {
  public:
-  // Throws as simulate_serving does. REQUIRES: `machine` outlives the system (at_rate reads its
-  // power figures).
+  // Throws as simulate_serving does. Keeps nothing of `machine` but its figures.
   ServingSystem(const topo::Topology& machine, const ModelSpec& model, const Scenario& scenario);
   // The scenario's requests (their lengths and arrival draws) at this mean rate (> 0).
   ServingResult at_rate(double request_rate_per_s) const;
@@ -104,7 +104,8 @@ class ServingSystem {
   int replicas() const { return scenario_.plan.data; }
 
  private:
-  const topo::Topology* machine_;
+  PoweredMachines power_;                   // the plan's GPUs and hosts, for energy
+  std::optional<std::string> energy_note_;  // why energy is not reported, if it is not
   Scenario scenario_;
   ServingResult base_;  // machine, memory, KV capacity
   StepTable prefill_;

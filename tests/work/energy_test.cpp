@@ -105,14 +105,15 @@ TEST(PowerModel, ServingCountsIterationsAsComputingAndTheGapsAsIdle) {
   // 63,440 J: 63.44 J a token, 6,344 W. Low: 6 x 600.25 + 4 x 35 = 3,741.5, x 8 = 29,932; host
   // 0.4 x 46,000 = 18,400: 48.332 J a token. High: 6 x 700 + 4 x 105 = 4,620, x 8 = 36,960;
   // host 46,000: 82.96 J a token.
-  const auto e = serving_energy(topo::load_topology("dgx-h100"), 8, 10, 48, 1000);
+  const auto e = serving_energy(powered_machines(topo::load_topology("dgx-h100"), 8), 10, 48, 1000);
   ASSERT_TRUE(e);
   EXPECT_NEAR(e->per_output_token_j, 63.44, 1e-12);
   EXPECT_NEAR(e->mean_power_w, 6344, 1e-9);
   EXPECT_NEAR(e->per_output_token_j_range.lo, 48.332, 1e-12);
   EXPECT_NEAR(e->per_output_token_j_range.hi, 82.96, 1e-12);
   EXPECT_TRUE(e->includes_hosts);
-  EXPECT_FALSE(serving_energy(topo::load_topology("aws-g5.48xlarge"), 8, 10, 48, 1000));
+  EXPECT_FALSE(
+      serving_energy(powered_machines(topo::load_topology("aws-g5.48xlarge"), 8), 10, 48, 1000));
 }
 
 TEST(PowerModel, TheReportCarriesEnergyAndSaysWhenItCannot) {
