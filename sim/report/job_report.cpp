@@ -118,12 +118,18 @@ std::string money(std::optional<double> v, double scale, const char* unit) {
   return fmt::format("${:.4g}{}", *v * scale, unit);
 }
 
-// What a step range spans, in the report's words.
-std::string range_basis(const work::JobResult& r) {
-  return r.network_range_fitted
-             ? "compute constants at their stated bounds, fitted network figures at their 95% "
-               "bounds"
-             : "compute and network constants at their stated bounds";
+// What a step range spans, in the report's words. A scenario that states its compute efficiency
+// gets that figure at both ends: the stated uncertainty is of the derived compute model, which
+// the override replaces.
+std::string range_basis(const work::JobResult& r, const work::Scenario& sc) {
+  const std::string network = r.network_range_fitted ? "fitted network figures at their 95% bounds"
+                                                     : "network constants at their stated bounds";
+  if (sc.compute.efficiency) {
+    return fmt::format("compute at the scenario's compute.efficiency {:g} throughout, {}",
+                       *sc.compute.efficiency, network);
+  }
+  return r.network_range_fitted ? "compute constants at their stated bounds, " + network
+                                : "compute and network constants at their stated bounds";
 }
 
 // Joules per step (per request, per token: the cost column's unit), per token beside it, and the
@@ -273,7 +279,7 @@ std::string format_job(const work::JobResult& r, const work::Scenario& sc) {
   out += fmt::format("\n  {} time{:<10} {}", step_label(sc), "", format_time(r.step_s));
   if (r.step_range_s) {
     out += fmt::format("  (range {} to {}: {})", format_time(r.step_range_s->lo),
-                       format_time(r.step_range_s->hi), range_basis(r));
+                       format_time(r.step_range_s->hi), range_basis(r, sc));
   }
   out += "\n";
   if (sc.job.kind == work::JobKind::decode && !sc.gradient_sync) {
@@ -416,7 +422,7 @@ std::string format_comparison(const std::vector<work::JobResult>& results,
     if (r.step_range_s) {
       parts.push_back(fmt::format("{} {} to {} ({})", step_label(sc),
                                   format_time(r.step_range_s->lo), format_time(r.step_range_s->hi),
-                                  range_basis(r)));
+                                  range_basis(r, sc)));
     }
     if (r.energy) {
       parts.push_back(fmt::format("{} per {}, mean {} ({})",
@@ -518,7 +524,7 @@ std::string format_plans(const work::PlanSearchResult& result, const work::Scena
   }
   if (!ranges.empty()) {
     out += fmt::format("\n{} range ({}), energy:\n{}", step_label(sc),
-                       range_basis(result.ranked.front().result), ranges);
+                       range_basis(result.ranked.front().result, sc), ranges);
   }
   if (result.simulated < result.fitting) {
     out += fmt::format("\n({} more plans fit and were not simulated; raise --max-plans)\n",

@@ -93,5 +93,31 @@ TEST(JobReport, RunPrintsTheSplitThatAddsUp) {
   EXPECT_NE(text.find("hidden comm      62.5 ms"), std::string::npos) << text;
 }
 
+TEST(JobReport, ARangeSaysWhatItVaries) {
+  // The derived compute model: both rows at their stated bounds. A scenario that states its
+  // compute efficiency keeps it at both ends, and the range says so; a fitted machine names its
+  // network figures' 95% bounds.
+  work::JobResult r = priced_decode();
+  r.step_range_s = topo::Range{0.4, 0.6};
+  work::Scenario sc = decode_scenario();
+  const std::string derived = format_job(r, sc);
+  EXPECT_NE(derived.find("(range 400 ms to 600 ms: compute and network constants at their "
+                         "stated bounds)"),
+            std::string::npos)
+      << derived;
+  sc.compute.efficiency = 0.45;
+  const std::string stated = format_job(r, sc);
+  EXPECT_NE(stated.find("(range 400 ms to 600 ms: compute at the scenario's compute.efficiency "
+                        "0.45 throughout, network constants at their stated bounds)"),
+            std::string::npos)
+      << stated;
+  r.network_range_fitted = true;
+  const std::string fitted = format_job(r, sc);
+  EXPECT_NE(fitted.find("compute.efficiency 0.45 throughout, fitted network figures at their 95% "
+                        "bounds)"),
+            std::string::npos)
+      << fitted;
+}
+
 }  // namespace
 }  // namespace linksim::report
