@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <queue>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -92,20 +95,32 @@ class TraceWriter {
   std::string body_;
 };
 
-// Puts intervals (sorted by start) on the first lane free at their start; returns lane count.
+// Puts intervals (sorted by start) on the first lane free at their start (the lowest-numbered
+// lane whose last interval ended by then); returns lane count. Starts only grow, so a lane that
+// is free stays free until it is given out: busy lanes wait in a heap by end, free ones in an
+// ordered set, and a million overlapping transfers cost n log n, not n x lanes.
 template <typename Interval>
 std::vector<int> assign_lanes(const std::vector<Interval>& v, int& lanes) {
-  std::vector<double> lane_end;
+  using Busy = std::pair<double, int>;  // (end, lane)
+  std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+  std::set<int> free_lanes;
   std::vector<int> lane(v.size());
+  lanes = 0;
   for (std::size_t i = 0; i < v.size(); ++i) {
-    std::size_t l = 0;
-    while (l < lane_end.size() && lane_end[l] > v[i].start_s)
-      ++l;
-    if (l == lane_end.size()) lane_end.push_back(0);
-    lane_end[l] = v[i].end_s;
-    lane[i] = static_cast<int>(l);
+    while (!busy.empty() && busy.top().first <= v[i].start_s) {
+      free_lanes.insert(busy.top().second);
+      busy.pop();
+    }
+    int l = lanes;
+    if (free_lanes.empty()) {
+      ++lanes;
+    } else {
+      l = *free_lanes.begin();
+      free_lanes.erase(free_lanes.begin());
+    }
+    busy.emplace(v[i].end_s, l);
+    lane[i] = l;
   }
-  lanes = static_cast<int>(lane_end.size());
   return lane;
 }
 
