@@ -320,9 +320,9 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
   for (const auto& [bound, i] : order) {
     if (best && bound >= best->time_s) break;
     Outcome o = simulate_choice(comm, request, choices[i], lone_granularity(request));
-    // simulate_choice ran what makespan_alone runs (the same lowering alone, by slices, the same
-    // run options), so its makespan is the one a job's lowering would ask alone_s for next: kept,
-    // it spares that second run of a lone collective (bit for bit the same figure).
+    // simulate_choice ran what makespan_alone runs (the same lowering alone, in the same form,
+    // the same run options), so its makespan is the one a job's lowering would ask alone_s for
+    // next: kept, it spares that second run of a lone collective (bit for bit the same figure).
     comm.memo(alone_key(request, choices[i], lone_granularity(request)), [&] { return o.time_s; });
     // Ties go to the earlier candidate in NCCL's order, as when every one was simulated.
     if (!best || o.time_s < best->time_s || (o.time_s == best->time_s && i < best_index)) {

@@ -75,12 +75,6 @@ std::optional<SteadyCycle> steady_cycle(std::span<const double> loop_end_s, int 
   return std::nullopt;
 }
 
-std::optional<double> steady_period_s(std::span<const double> loop_end_s, int min_run_loops) {
-  const auto one = steady_cycle(loop_end_s, min_run_loops, 1);
-  if (!one) return std::nullopt;
-  return one->duration_s;
-}
-
 TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, int window_loops,
                         const LoopEmitter& emit) {
   const int n = std::max(1, loops);
@@ -98,6 +92,10 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
   const int first_try = std::max(kMinReplayLoops, 3 * settle + kReplayMarginLoops);
   if (l.alone() && l.granularity() == Granularity::slices) {
     // Simulates `partial` loops apart: their timeline and each loop's end.
+    struct PartialRun {
+      engine::Timeline timeline;
+      std::vector<double> loop_end_s;
+    };
     const auto run_partial = [&](int partial) {
       engine::Simulation one(l.comm().capacities_Bps(), l.sim().gpu_count());
       Lowering sub(l, one);
@@ -105,11 +103,10 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
       emit(sub, one.add_delay(0, {}), partial, 1.0 / n, 1.0, &arrivals);
       engine::RunOptions options;
       options.record_intervals = false;
-      std::pair<engine::Timeline, std::vector<double>> out{one.run(options), {}};
-      out.second.assign(arrivals.size(), 0.0);
+      PartialRun out{one.run(options), std::vector<double>(arrivals.size(), 0.0)};
       for (std::size_t k = 0; k < arrivals.size(); ++k)
         for (TaskId id : arrivals[k])
-          out.second[k] = std::max(out.second[k], out.first.task_end_s[id]);
+          out.loop_end_s[k] = std::max(out.loop_end_s[k], out.timeline.task_end_s[id]);
       return out;
     };
     // Stands the whole in by one delay: the partial run's time plus the remaining loops at
@@ -135,7 +132,7 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
         if (aligned == partial) return stand_in(t, partial, cycle->duration_s / cycle->loops);
         if (aligned < n) {
           const auto shifted = run_partial(aligned);
-          return stand_in(shifted.first, aligned, cycle->duration_s / cycle->loops);
+          return stand_in(shifted.timeline, aligned, cycle->duration_s / cycle->loops);
         }
         break;  // as long as the whole: run it whole
       }

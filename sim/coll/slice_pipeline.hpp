@@ -58,18 +58,15 @@ inline constexpr int kMinReplayLoops = 6;
 inline constexpr int kMinSteadyLoops = 4;
 inline constexpr int kMaxJobLoops = 64;
 
-// The steady period of a partial run whose loops ended at `loop_end_s`: the difference between
-// consecutive loop ends that repeats longest, when it repeats at least `min_run_loops` times.
-std::optional<double> steady_period_s(std::span<const double> loop_end_s, int min_run_loops);
-
 // Loops that repeat in cycles: every `loops` loops take `duration_s` more.
 struct SteadyCycle {
   int loops = 1;
   double duration_s = 0;
 };
-// The shortest cycle of at most `max_cycle_loops` loops whose duration (loop_end_s[k] -
-// loop_end_s[k - L]) repeats for min_run_loops + L - 1 loops running, with the duration
-// repeated longest; a cycle of 1 is steady_period_s. Found on a partial run, whole cycles
+// The steady state of a partial run whose loops ended at `loop_end_s`: the shortest cycle of at
+// most `max_cycle_loops` loops whose duration (loop_end_s[k] - loop_end_s[k - L]) repeats for
+// min_run_loops + L - 1 loops running, with the duration repeated longest. A cycle of one loop
+// is the steady period between consecutive loop ends. Found on a partial run, whole cycles
 // replayed after it are exact.
 std::optional<SteadyCycle> steady_cycle(std::span<const double> loop_end_s, int min_run_loops,
                                         int max_cycle_loops);

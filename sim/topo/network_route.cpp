@@ -143,20 +143,19 @@ std::vector<std::vector<ChannelId>> nic_to_nic_paths(const Topology& t, const Ro
   const NodeId from = t.channel_to(*up);
   const NodeId to = t.channel_to(*down);
   std::vector<std::vector<ChannelId>> middles;
-  bool known = false;
   {
+    // Searched under the lock, as Router::Impl::tree builds its trees; a search that throws
+    // leaves no entry.
     const std::lock_guard<std::mutex> lock(impl.switch_paths_mutex);
-    const auto it = impl.switch_paths.find({from, to});
-    if (it != impl.switch_paths.end()) {
-      middles = it->second;
-      known = true;
+    auto it = impl.switch_paths.find({from, to});
+    if (it == impl.switch_paths.end()) {
+      it = impl.switch_paths
+               .emplace(std::make_pair(from, to),
+                        from == to ? std::vector<std::vector<ChannelId>>{{}}
+                                   : shortest_paths(t, from, to, use, via_switch, kMaxEqualPaths))
+               .first;
     }
-  }
-  if (!known) {
-    middles = from == to ? std::vector<std::vector<ChannelId>>{{}}
-                         : shortest_paths(t, from, to, use, via_switch, kMaxEqualPaths);
-    const std::lock_guard<std::mutex> lock(impl.switch_paths_mutex);
-    impl.switch_paths.emplace(std::make_pair(from, to), middles);
+    middles = it->second;
   }
   const ChannelId last = *down ^ 1U;  // the same link, from the switch down to the NIC
   for (auto& m : middles) {

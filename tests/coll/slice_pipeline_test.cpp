@@ -111,11 +111,14 @@ TEST(SlicePipelineTest, ReplayOfALoneRingEqualsItsFullRun) {
 TEST(SlicePipelineTest, SteadyPeriodIsThePeriodRepeatedLongest) {
   // Loop ends of a fill (10 us), five loops 2 us apart, then a drain where the loops come
   // 1 us apart twice: the periods are 2, 2, 2, 2, 2 (a run of 5) then 1, 1 (a run of 2).
+  // (A cycle of one loop is such a period.)
   const std::vector<double> ends{10, 12, 14, 16, 18, 20, 21, 22};
-  ASSERT_TRUE(steady_period_s(ends, 4).has_value());
-  EXPECT_DOUBLE_EQ(*steady_period_s(ends, 4), 2.0);
+  const auto period = steady_cycle(ends, 4, 1);
+  ASSERT_TRUE(period.has_value());
+  EXPECT_EQ(period->loops, 1);
+  EXPECT_DOUBLE_EQ(period->duration_s, 2.0);
   // No period repeats six times: the caller must simulate more loops.
-  EXPECT_FALSE(steady_period_s(ends, 6).has_value());
+  EXPECT_FALSE(steady_cycle(ends, 6, 1).has_value());
 }
 
 TEST(SlicePipelineTest, SteadyCycleRepeatsSeveralLoops) {
@@ -124,7 +127,7 @@ TEST(SlicePipelineTest, SteadyCycleRepeatsSeveralLoops) {
   // takes 1 + 1 + 4 = 6 us. Cycle durations from loop 3 on: 16-10, 17-11, ... 34-28, ten
   // equal in a row, >= min_run 4 + 3 - 1 = 6.
   const std::vector<double> ends{10, 11, 12, 16, 17, 18, 22, 23, 24, 28, 29, 30, 34};
-  EXPECT_FALSE(steady_period_s(ends, 4).has_value());
+  EXPECT_FALSE(steady_cycle(ends, 4, 1).has_value());
   const auto cycle = steady_cycle(ends, 4, 5);
   ASSERT_TRUE(cycle.has_value());
   EXPECT_EQ(cycle->loops, 3);
