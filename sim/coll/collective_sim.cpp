@@ -136,11 +136,17 @@ std::vector<Choice> candidate_choices(const Communicator& comm, const Request& r
 
 namespace {
 
-engine::TaskId lower_as(const Communicator& comm, const Request& request, const Choice& choice,
-                        engine::Simulation& sim, std::span<const engine::TaskId> deps, bool alone,
-                        Granularity granularity, std::vector<double>* saturated_apart_s = nullptr,
-                        const PlaneCopies* job_planes = nullptr,
-                        std::optional<TrendEstimate>* trend = nullptr) {
+// What lowering a collective gives: its last task, and what the lowering saw on the way (the
+// channels' saturation apart, the trend of a pipeline that never repeats).
+struct Lowered {
+  engine::TaskId end = 0;
+  std::vector<double> saturated_apart_s;
+  std::optional<TrendEstimate> trend;
+};
+
+Lowered lower_as(const Communicator& comm, const Request& request, const Choice& choice,
+                 engine::Simulation& sim, std::span<const engine::TaskId> deps, bool alone,
+                 Granularity granularity, const PlaneCopies* job_planes = nullptr) {
   const CollectiveAlgorithm& algorithm = AlgorithmRegistry::builtin().get(choice.algorithm);
   if (!algorithm.serves(request.op)) {
     throw std::logic_error(
@@ -151,11 +157,10 @@ engine::TaskId lower_as(const Communicator& comm, const Request& request, const 
           ? Lowering(comm, request, choice, algorithm, sim, granularity, *job_planes)
           : Lowering(comm, request, choice, algorithm, sim, alone, granularity);
   const engine::TaskId start = sim.add_delay(lowering.base_latency_s(), deps);
-  if (comm.size() == 1) return start;
+  if (comm.size() == 1) return Lowered{.end = start};
   const engine::TaskId end = algorithm.lower(lowering, start);
-  if (saturated_apart_s) *saturated_apart_s = lowering.saturated_apart_s();
-  if (trend) *trend = lowering.trend();
-  return end;
+  return Lowered{
+      .end = end, .saturated_apart_s = lowering.saturated_apart_s(), .trend = lowering.trend()};
 }
 
 double makespan_alone(const Communicator& comm, const Request& request, const Choice& choice,
@@ -208,12 +213,12 @@ engine::TaskId lower_collective(const Communicator& comm, const Request& request
                                 const Choice& choice, engine::Simulation& sim,
                                 std::span<const engine::TaskId> deps, bool alone,
                                 const PlaneCopies* job_planes) {
-  if (alone) return lower_as(comm, request, choice, sim, deps, true, Granularity::slices);
+  if (alone) return lower_as(comm, request, choice, sim, deps, true, Granularity::slices).end;
   // Beside other traffic, a collective's slices would multiply the job's tasks a hundredfold:
   // its bulk flows share the links with the rest, and it then pays what its slices and its
   // launch add.
   const engine::TaskId end =
-      lower_as(comm, request, choice, sim, deps, false, Granularity::steps, nullptr, job_planes);
+      lower_as(comm, request, choice, sim, deps, false, Granularity::steps, job_planes).end;
   const double extra_s = job_overhead_s(comm, request, choice);
   return extra_s > 0 ? sim.add_delay(extra_s, {&end, 1}) : end;
 }
@@ -221,9 +226,7 @@ engine::TaskId lower_collective(const Communicator& comm, const Request& request
 Outcome simulate_choice(const Communicator& comm, const Request& request, const Choice& choice,
                         Granularity granularity) {
   engine::Simulation sim(comm.capacities_Bps(), comm.topology().count(topo::NodeKind::gpu));
-  std::vector<double> apart_s;
-  std::optional<TrendEstimate> trend;
-  lower_as(comm, request, choice, sim, {}, /*alone=*/true, granularity, &apart_s, nullptr, &trend);
+  const Lowered lowered = lower_as(comm, request, choice, sim, {}, /*alone=*/true, granularity);
   engine::RunOptions options;
   options.record_intervals = false;
   const engine::Timeline t = sim.run(options);
@@ -234,14 +237,15 @@ Outcome simulate_choice(const Communicator& comm, const Request& request, const 
                         .channel_work(comm, request, choice.channels)
                         .channels;
   o.time_s = t.makespan_s;
-  o.trend = trend;
+  o.trend = lowered.trend;
   o.algbw_Bps = o.time_s > 0 ? request.size_bytes / o.time_s : 0;
   o.busbw_Bps = o.algbw_Bps * busbw_factor(request.op, comm.size());
   double longest = 0;
   const std::size_t topo_channels = comm.topology().channel_count();
   for (std::size_t c = 0; c < topo_channels; ++c) {
-    const double saturated = (c < t.channels.size() ? t.channels[c].saturated_s : 0.0) +
-                             (c < apart_s.size() ? apart_s[c] : 0.0);
+    const double saturated =
+        (c < t.channels.size() ? t.channels[c].saturated_s : 0.0) +
+        (c < lowered.saturated_apart_s.size() ? lowered.saturated_apart_s[c] : 0.0);
     if (saturated > longest) {
       longest = saturated;
       o.bottleneck = static_cast<topo::ChannelId>(c);

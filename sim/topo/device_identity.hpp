@@ -50,5 +50,9 @@ struct NcclDevice {
 // an id, class or GUID "0x" and 1 to 16 hex digits.
 bool is_pci_bus_id(const std::string& text);
 bool is_hex_id(const std::string& text);
+// What an error says was expected where those checks fail, in both readers' words.
+inline constexpr const char* kPciBusIdExpected =
+    "expected a PCI bus id, domain:bus:device.function in hex (\"0000:10:1c.0\")";
+inline constexpr const char* kHexIdExpected = "expected \"0x\" and 1 to 16 hex digits";
 
 }  // namespace linksim::topo

@@ -139,9 +139,8 @@ std::string pci_tag(const XMLElement& e) {
 std::string hex_attr(const XMLElement& e, const char* name, const std::string& source) {
   const std::string v = attr(e, name);
   if (!v.empty() && !is_hex_id(v)) {
-    throw InputError(
-        source, at_line(e),
-        fmt::format("<{}> {}=\"{}\": expected \"0x\" and 1 to 16 hex digits", e.Name(), name, v));
+    throw InputError(source, at_line(e),
+                     fmt::format("<{}> {}=\"{}\": {}", e.Name(), name, v, kHexIdExpected));
   }
   return v;
 }
@@ -152,9 +151,7 @@ std::optional<PciIdentity> pci_identity(const XMLElement& e, const std::string& 
   p.bus_id = attr(e, "busid");
   if (!p.bus_id.empty() && !is_pci_bus_id(p.bus_id)) {
     throw InputError(source, at_line(e),
-                     fmt::format("<{}> busid=\"{}\": expected a PCI bus id, "
-                                 "domain:bus:device.function in hex (\"0000:10:1c.0\")",
-                                 e.Name(), p.bus_id));
+                     fmt::format("<{}> busid=\"{}\": {}", e.Name(), p.bus_id, kPciBusIdExpected));
   }
   p.device_class = hex_attr(e, "class", source);
   p.vendor_id = hex_attr(e, "vendor", source);

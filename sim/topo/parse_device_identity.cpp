@@ -22,7 +22,7 @@ std::string text_field(const JsonView& block, const char* key) {
 std::string hex_field(const JsonView& block, const char* key) {
   const std::string text = text_field(block, key);
   if (!text.empty() && !is_hex_id(text)) {
-    block.at(key).fail(fmt::format("\"{}\": expected \"0x\" and 1 to 16 hex digits", text));
+    block.at(key).fail(fmt::format("\"{}\": {}", text, kHexIdExpected));
   }
   return text;
 }
@@ -60,10 +60,7 @@ PciIdentity pci_identity_field(const JsonView& v) {
   PciIdentity p;
   p.bus_id = text_field(v, "bus_id");
   if (!p.bus_id.empty() && !is_pci_bus_id(p.bus_id)) {
-    v.at("bus_id").fail(
-        fmt::format("\"{}\": expected a PCI bus id, domain:bus:device.function in hex "
-                    "(\"0000:10:1c.0\")",
-                    p.bus_id));
+    v.at("bus_id").fail(fmt::format("\"{}\": {}", p.bus_id, kPciBusIdExpected));
   }
   p.device_class = hex_field(v, "class");
   p.vendor_id = hex_field(v, "vendor");
