@@ -91,6 +91,8 @@ MachineRun run_gradient_sync(const work::Scenario& scenario, const topo::Topolog
   run.sync->realistic.step_range_s = topo::range_of(machine, [&](const topo::Topology& t) {
     return work::simulate_gradient_sync(t, scenario).realistic.step_s;
   });
+  // The simulated step's energy, as a job's (the seed's simple model has no compute split).
+  run.sync->realistic.energy = work::job_energy(machine, run.sync->realistic);
   keep_figures_only(run.sync->simple);
   if (!keep_run) keep_figures_only(run.sync->realistic);
   run.job = run.sync->realistic;

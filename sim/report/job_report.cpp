@@ -134,22 +134,26 @@ std::string range_basis(const work::JobResult& r, const work::Scenario& sc) {
 
 // Joules per step (per request, per token: the cost column's unit), per token beside it, and the
 // mean power, each figure with its range (job_energy.hpp).
-std::string energy_line(const work::JobResult& r, const work::Scenario& sc) {
+std::string energy_text(const work::JobResult& r, const work::Scenario& sc) {
   const work::JobEnergy& e = *r.energy;
   const CostUnit unit = cost_unit(sc);
   const auto span = [](double lo, double hi) {
     return fmt::format("{} to {}", units::format_energy(lo), units::format_energy(hi));
   };
-  std::string line = fmt::format(
-      "  energy             {} per {} ({})", units::format_energy(e.step_j / unit.per_step),
-      unit.label, span(e.step_j_range.lo / unit.per_step, e.step_j_range.hi / unit.per_step));
+  std::string line =
+      fmt::format("{} per {} ({})", units::format_energy(e.step_j / unit.per_step), unit.label,
+                  span(e.step_j_range.lo / unit.per_step, e.step_j_range.hi / unit.per_step));
   if (unit.label != "token" && e.per_token_j > 0) {
     line += fmt::format(", {} per token ({})", units::format_energy(e.per_token_j),
                         span(e.per_token_j_range.lo, e.per_token_j_range.hi));
   }
   line += fmt::format("; mean {}, {}", units::format_power(e.mean_power_w),
                       e.includes_hosts ? "GPUs and hosts" : "GPUs only (no host figure)");
-  return line + "\n";
+  return line;
+}
+
+std::string energy_line(const work::JobResult& r, const work::Scenario& sc) {
+  return "  energy             " + energy_text(r, sc) + "\n";
 }
 
 // The model, job, plan and memory lines of a model job.
@@ -459,6 +463,7 @@ std::string format_gradient_sync(const std::vector<work::GradientSyncResult>& re
           "bounds\n",
           format_time(range->lo), format_time(range->hi));
     }
+    if (r.realistic.energy) out += "  simulated energy: " + energy_text(r.realistic, sc) + "\n";
     for (const auto& a : r.realistic.advice)
       out += "  advice: " + a + "\n";
   }

@@ -35,6 +35,26 @@ TEST(ScenarioRunTest, TheCallersMachinesReplaceTheScenariosInOrder) {
   EXPECT_FALSE(runs.serving());
 }
 
+TEST(ScenarioRunTest, AGradientSyncReportsTheEnergyOfItsSimulatedStep) {
+  // The seed's sync on a DGX A100: all 8 GPUs (400 W board power) busy; 0.1 s computing, the
+  // rest of the simulated step T waiting on the all-reduce; the host's 3,300 W non-GPU budget
+  // throughout. At the point constants (idle 0.10, compute 1.0, wait 0.3, host 0.6): computing
+  // 400 W, waiting 40 + 360 x 0.3 = 148 W, so 8 x (0.1 x 400 + (T - 0.1) x 148) +
+  // 0.6 x 3,300 x T = 320 + 1,184 (T - 0.1) + 1,980 T joules.
+  ScenarioRunOptions options;
+  options.scenario = "seed-gradient-sync";
+  options.machines = {"dgx-a100"};
+  const ScenarioRuns runs = run_scenario(options);
+  ASSERT_EQ(runs.syncs.size(), 1u);
+  const work::JobResult& r = runs.syncs[0].realistic;
+  ASSERT_TRUE(r.energy.has_value());
+  EXPECT_NEAR(r.compute_s, 0.1, 1e-12);
+  const double T = r.step_s;
+  EXPECT_NEAR(r.energy->step_j, 320 + 1184 * (T - 0.1) + 1980 * T, 1e-9);
+  EXPECT_TRUE(r.energy->includes_hosts);
+  EXPECT_EQ(runs.jobs[0].energy->step_j, r.energy->step_j);  // what the JSON report prints
+}
+
 TEST(ScenarioRunTest, AMachineNamedTwiceIsRefusedBeforeAnyRuns) {
   ScenarioRunOptions options;
   options.scenario = "seed-gradient-sync";
