@@ -1,4 +1,5 @@
-// linksim._core: the Python module over sim/app, the façade the CLI uses. Each function takes
+// linksim._core: the Python module over sim/app, the façade the CLI uses (nccl-tests through
+// the C++ package's call over it, include/linksim/nccl_tests.hpp). Each function takes
 // what the matching command takes and returns plain Python values (str, int, float, dict,
 // list); python/linksim/__init__.py checks argument types and shapes the results. Nothing here
 // computes a figure: numbers come from sim/app and the report layer, as the CLI prints them.
@@ -9,12 +10,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <linksim/nccl_tests.hpp>
 #include <string>
 #include <vector>
 
 #include "sim/app/machine.hpp"
 #include "sim/app/machine_views.hpp"
-#include "sim/app/nccl_tests_run.hpp"
 #include "sim/app/scenario_report.hpp"
 #include "sim/app/scenario_run.hpp"
 #include "sim/core/atomic_write.hpp"
@@ -35,63 +36,46 @@ app::ViewFormat view_format(const std::string& format) {
   throw InputError("", "format", "expected \"table\", \"json\" or \"csv\", got \"" + format + "\"");
 }
 
-// An nccl-tests row as the printed columns: time in us (the -C column when -C asks for CPU
-// time, as the table prints it), algbw and busbw in GB/s; the in-place run's the same way.
-py::dict row_dict(const coll::SweepRow& row, bool report_cputime) {
-  const coll::Outcome& out = row.outcome;
-  const coll::Outcome& in = row.in_place_outcome();
-  py::dict d("size"_a = static_cast<long long>(row.size_bytes), "count"_a = row.count,
-             "type"_a = row.type, "redop"_a = row.redop, "root"_a = row.root);
-  d["time_us"] = (report_cputime ? row.cpu_time_s : out.time_s) * 1e6;
-  d["algbw"] = out.algbw_Bps / 1e9;
-  d["busbw"] = out.busbw_Bps / 1e9;
-  d["in_place_time_us"] = (report_cputime ? row.cpu_time_s : in.time_s) * 1e6;
-  d["in_place_algbw"] = in.algbw_Bps / 1e9;
-  d["in_place_busbw"] = in.busbw_Bps / 1e9;
-  return d;
+// An nccl-tests row as the printed columns (linksim::NcclTestsRow, include/linksim/).
+py::dict row_dict(const NcclTestsRow& row) {
+  return py::dict(
+      "size"_a = row.size_bytes, "count"_a = row.count, "type"_a = row.type, "redop"_a = row.redop,
+      "root"_a = row.root, "time_us"_a = row.time_us, "algbw"_a = row.algbw_GBps,
+      "busbw"_a = row.busbw_GBps, "in_place_time_us"_a = row.in_place_time_us,
+      "in_place_algbw"_a = row.in_place_algbw_GBps, "in_place_busbw"_a = row.in_place_busbw_GBps);
 }
 
 // `linksim nccl-tests --topology MACHINE [--nodes N] [--np N] BINARY ARGS...` with `environment`
-// as the process environment. A -J FILE in `arguments` is written as the CLI writes it (never
-// over an existing file: nccl-tests' FILE.0, FILE.1, ... probing), after the run succeeds.
+// as the process environment: the C++ package's call. A -J FILE in `arguments` is written as the
+// CLI writes it (never over an existing file: nccl-tests' FILE.0, FILE.1, ... probing), after
+// the run succeeds.
 py::dict nccl_tests(const std::string& binary, const std::vector<std::string>& arguments,
                     const std::string& machine, int nodes, int processes,
                     const std::vector<std::string>& environment, const std::string& algo,
                     const std::string& proto, const std::string& nccl_version, int threads) {
-  app::NcclTestsInvocation invocation;
-  app::NcclTestsResult result;
-  app::NcclTestsJsonDestination json;
+  NcclTestsResult result;
   {
     py::gil_scoped_release release;
-    invocation = app::parse_nccl_tests_invocation(binary, arguments);
-    if (!invocation.help) {
-      app::NcclTestsOptions options;
-      options.machine = machine;
-      options.nodes = nodes;
-      options.processes = processes;
-      options.environment = environment;
-      options.algo = algo;
-      options.proto = proto;
-      options.nccl_version = nccl_version;
-      options.threads = threads;
-      json = app::nccl_tests_json_destination(invocation.settings.output_file, false,
-                                              invocation.settings.output_file_given);
-      if (!json.path.empty()) check_output_destination(json.path, false);
-      result = app::simulate_nccl_tests(options, invocation, json.path);
-      if (!json.path.empty()) write_file_atomically(json.path, result.json, false);
-    }
-  }
-  if (invocation.help) {
-    return py::dict("rows"_a = py::list(), "printout"_a = app::nccl_tests_help(invocation),
-                    "notes"_a = "", "json"_a = "", "machine"_a = "", "ranks"_a = 0);
+    NcclTestsOptions options;
+    options.binary = binary;
+    options.arguments = arguments;
+    options.machine = machine;
+    options.nodes = nodes;
+    options.processes = processes;
+    options.environment = environment;
+    options.algo = algo;
+    options.proto = proto;
+    options.nccl_version = nccl_version;
+    options.threads = threads;
+    result = simulate_nccl_tests(options);
+    if (!result.json_path.empty()) write_file_atomically(result.json_path, result.json, false);
   }
   py::list rows;
   for (const auto& row : result.rows)
-    rows.append(row_dict(row, invocation.settings.report_cputime != 0));
-  return py::dict("rows"_a = rows, "printout"_a = json.printed_line + result.printout,
-                  "notes"_a = json.note + result.notes, "json"_a = result.json,
-                  "json_path"_a = json.path, "machine"_a = result.machine_name,
-                  "ranks"_a = result.ranks);
+    rows.append(row_dict(row));
+  return py::dict("rows"_a = rows, "printout"_a = result.printout, "notes"_a = result.notes,
+                  "json"_a = result.json, "json_path"_a = result.json_path,
+                  "machine"_a = result.machine, "ranks"_a = result.ranks);
 }
 
 // `linksim run SCENARIO [-t MACHINE]... [--nodes N] --format json`: the report's text.
