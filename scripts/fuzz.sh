@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 all=(topology cluster template_expr model task_graph nccl_tests p2p_matrix bandwidth_test nvbandwidth
-     smi_printout nccl_graph nccl_xml chakra_trace)
+     smi_printout nccl_graph nccl_xml chakra_trace sweep_grid)
 targets=("${@:-${all[@]}}")
 parallel="${LINKSIM_FUZZ_JOBS:-$(nproc)}"
 
