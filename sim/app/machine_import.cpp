@@ -77,9 +77,9 @@ MachineImport import_smi_printout(const std::string& text, const MachineImportOp
 }  // namespace
 
 MachineImport import_machine(const std::string& text, const MachineImportOptions& options) {
-  // The model comes from the command line (--gpu), not from the file: an unknown one is the
-  // option's fault, whatever the file holds.
-  if (!topo::find_gpu_model(options.gpu_model)) {
+  // The model comes from the command line (--gpu), or for NCCL XML from the GPUs' PCI ids: an
+  // unknown one is the option's fault, whatever the file holds.
+  if (!options.gpu_model.empty() && !topo::find_gpu_model(options.gpu_model)) {
     throw InputError("", "--gpu",
                      fmt::format("unknown GPU model \"{}\"; known models: {}", options.gpu_model,
                                  fmt::join(topo::gpu_model_names(), ", ")));
@@ -87,6 +87,12 @@ MachineImport import_machine(const std::string& text, const MachineImportOptions
   // The BOM sits before line 1's text, so the parsers' line numbers stay the file's.
   const std::string body = without_bom(text);
   if (is_xml(body)) return import_nccl_xml(body, options);
+  if (options.gpu_model.empty()) {
+    throw InputError("", "--gpu",
+                     fmt::format("required for a printout, which does not name its GPUs' model; "
+                                 "known models: {}",
+                                 fmt::join(topo::gpu_model_names(), ", ")));
+  }
   if (!options.nvlink.empty()) {
     throw InputError("", "--nvlink",
                      "is for NCCL XML whose GPUs are <pci> entries only; a printout gives its "

@@ -80,8 +80,9 @@ void add_import(CLI::App* topo_cmd) {
                   "File holding the printout or the XML ('-' for stdin); XML is recognised by "
                   "its leading '<'")
       ->required();
-  cmd->add_option("--gpu", options->gpu_model, "GPU model (see docs/topology-format.md)")
-      ->required();
+  cmd->add_option("--gpu", options->gpu_model,
+                  "GPU model (see docs/topology-format.md); required for a printout, and for NCCL "
+                  "XML whose GPUs' PCI ids name no model linksim knows");
   cmd->add_option("-o,--output", *output, "Topology file to write (default: stdout)")
       ->check(output_file_name());
   cmd->add_option("--cpu-vendor", options->cpu_vendor, "CPU vendor: intel, amd, ...")

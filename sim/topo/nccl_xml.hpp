@@ -28,9 +28,11 @@ namespace linksim::topo {
 std::string to_nccl_xml(const Topology& topo);
 
 struct NcclXmlImportOptions {
-  std::string gpu_model;  // required: the XML names only the SM version ("sm")
-  std::string title;      // defaults to "<n>x <gpu> (imported from NCCL topology XML)"
-  std::string source;     // file name, for errors and "sources"
+  // The GPUs' model. Empty: the one model every GPU's stated PCI id names (gpu_pci_ids.hpp),
+  // else refused at "--gpu" (NCCL's <gpu> names only the SM version, "sm").
+  std::string gpu_model;
+  std::string title;   // defaults to "<n>x <gpu> (imported from NCCL topology XML)"
+  std::string source;  // file name, for errors and "sources"
   // How a PCI-only file's GPUs (no <gpu> elements, so no NVLinks given) are joined by NVLink,
   // when the GPU model has NVLink: "nvswitch" (each GPU's links to one NVSwitch fabric node) or
   // "none". Empty: such a file is refused, saying so. Refused with a file that has <gpu>.

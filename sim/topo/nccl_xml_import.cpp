@@ -25,6 +25,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/topo/gpu_model.hpp"
+#include "sim/topo/gpu_pci_ids.hpp"
 #include "sim/topo/machine_writer.hpp"
 #include "sim/topo/nccl_xml.hpp"
 #include "sim/topo/nccl_xml_nic_ids.hpp"
@@ -176,6 +177,9 @@ std::optional<int> stated_int(const XMLElement& e, const char* name, const std::
   return n;
 }
 
+constexpr const char* kNoGpuInFile =
+    "no GPU in the file: no <gpu> element, and no <pci> of a GPU class (0x03....)";
+
 class Reader {
  public:
   Reader(const NcclXmlImportOptions& options, const GpuModel& model)
@@ -200,9 +204,7 @@ class Reader {
     class_gpus();
     class_nics();
     if (gpus_.empty()) {
-      throw InputError(opt_.source, at_line(root),
-                       "no GPU in the file: no <gpu> element, and no <pci> of a GPU class "
-                       "(0x03....)");
+      throw InputError(opt_.source, at_line(root), kNoGpuInFile);
     }
     nvlinks();
     for (std::size_t i = 0; i < cpus_.size(); ++i) {
@@ -702,13 +704,88 @@ class Reader {
 
 }  // namespace
 
-NcclXmlImport import_nccl_xml(const std::string& text, const NcclXmlImportOptions& options) {
-  const auto model = find_gpu_model(options.gpu_model);
-  if (!model) {
-    throw InputError(options.source, "",
-                     fmt::format("unknown GPU model \"{}\"; known models: {}", options.gpu_model,
+namespace {
+
+// The file's GPUs as <pci> elements, in document order: each holding a <gpu>, and in a PCI-only
+// file each of a GPU class (0x03....).
+void gpu_pcis(const XMLElement& e, bool pci_only, std::vector<const XMLElement*>& out) {
+  for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement()) {
+    if (std::string(c->Name()) == "pci" &&
+        (c->FirstChildElement("gpu") != nullptr ||
+         (pci_only && attr(*c, "class").rfind("0x03", 0) == 0))) {
+      out.push_back(c);
+    }
+    gpu_pcis(*c, pci_only, out);
+  }
+}
+
+std::string pci_id_text(const XMLElement& pci) {
+  auto bare = [](std::string v) { return v.rfind("0x", 0) == 0 ? v.substr(2) : v; };
+  return fmt::format("{}:{}", bare(attr(pci, "vendor")), bare(attr(pci, "device")));
+}
+
+// The GPUs' model: --gpu, or where it is not given the one model that every GPU's stated PCI id
+// names (gpu_pci_ids.hpp), which `assumed` then states. A given --gpu that a GPU's id
+// contradicts is kept (the user's word, as for sm) and the first such GPU is noted.
+std::string gpu_model_of(const XMLElement& root, const NcclXmlImportOptions& options,
+                         std::vector<std::string>& assumed) {
+  std::vector<const XMLElement*> gpus;
+  gpu_pcis(root, !has_element(root, "gpu"), gpus);
+  if (!options.gpu_model.empty()) {
+    for (const XMLElement* pci : gpus) {
+      const auto id = find_gpu_pci_id(attr(*pci, "vendor"), attr(*pci, "device"));
+      if (id && id->model != options.gpu_model) {
+        assumed.push_back(fmt::format(
+            "<pci busid=\"{}\"> (line {}) states PCI id {}, an {} (pci.ids: \"{}\"), but --gpu "
+            "is {}: the GPUs are the --gpu model",
+            attr(*pci, "busid"), pci->GetLineNum(), pci_id_text(*pci), id->model, id->pci_ids_name,
+            options.gpu_model));
+        break;
+      }
+    }
+    return options.gpu_model;
+  }
+  if (gpus.empty()) {
+    throw InputError(options.source, at_line(root), kNoGpuInFile);
+  }
+  std::optional<GpuPciId> first;
+  for (const XMLElement* pci : gpus) {
+    const auto id = find_gpu_pci_id(attr(*pci, "vendor"), attr(*pci, "device"));
+    if (!id) {
+      throw InputError(
+          "", "--gpu",
+          fmt::format("required for {}: its GPU <pci busid=\"{}\"> (line {}) states {}, which "
+                      "names no GPU model linksim knows; give the model with --gpu",
+                      options.source, attr(*pci, "busid"), pci->GetLineNum(),
+                      attr(*pci, "device").empty() ? std::string("no PCI id")
+                                                   : "PCI id " + pci_id_text(*pci)));
+    }
+    if (first && id->model != first->model) {
+      throw InputError("", "--gpu",
+                       fmt::format("required for {}: its GPUs are of two models, {} (line {}) "
+                                   "and {} (line {}); a machine file holds one GPU model, so give "
+                                   "it with --gpu",
+                                   options.source, first->model, gpus.front()->GetLineNum(),
+                                   id->model, pci->GetLineNum()));
+    }
+    if (!first) first = id;
+  }
+  assumed.push_back(
+      fmt::format("the GPUs' model {} (no --gpu) from the PCI id {} every GPU "
+                  "states (pci.ids: \"{}\")",
+                  first->model, pci_id_text(*gpus.front()), first->pci_ids_name));
+  return first->model;
+}
+
+}  // namespace
+
+NcclXmlImport import_nccl_xml(const std::string& text, const NcclXmlImportOptions& given) {
+  if (!given.gpu_model.empty() && !find_gpu_model(given.gpu_model)) {
+    throw InputError(given.source, "",
+                     fmt::format("unknown GPU model \"{}\"; known models: {}", given.gpu_model,
                                  fmt::join(gpu_model_names(), ", ")));
   }
+  NcclXmlImportOptions options = given;
   if (!options.nvlink.empty() && options.nvlink != "nvswitch" && options.nvlink != "none") {
     throw InputError("", "--nvlink",
                      fmt::format("\"{}\": expected nvswitch or none", options.nvlink));
@@ -724,9 +801,13 @@ NcclXmlImport import_nccl_xml(const std::string& text, const NcclXmlImportOption
                      fmt::format("root element <{}>: expected NCCL's <system version=\"1\">",
                                  root ? root->Name() : ""));
   }
-  Reader reader(options, *model);
+  std::vector<std::string> assumed;
+  options.gpu_model = gpu_model_of(*root, options, assumed);
+  const GpuModel model = *find_gpu_model(options.gpu_model);  // the Reader holds a reference
+  Reader reader(options, model);
   reader.system(*root);
-  return {write_machine_document(reader.document()), reader.assumed};
+  assumed.insert(assumed.end(), reader.assumed.begin(), reader.assumed.end());
+  return {write_machine_document(reader.document()), assumed};
 }
 
 }  // namespace linksim::topo

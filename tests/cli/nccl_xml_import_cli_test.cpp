@@ -84,5 +84,71 @@ TEST(NcclXmlImportCliTest, AwsFilesMissingFactsExitNamingThemAndWriteNothing) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// Issue 37: the GPUs' model from the PCI id every GPU states, when --gpu is not given. AWS's p4d
+// file states 10de:20b0 (pci.ids: A100 SXM4 40GB) and p4de's 10de:20b2 (A100 SXM4 80GB): each
+// imports as its model, the p4d file byte for byte as with --gpu A100-SXM4-40GB, and says where
+// the model came from.
+TEST(NcclXmlImportCliTest, TheGpusPciIdGivesTheirModelWithoutGpu) {
+  TempDir dir;
+  const std::string given = dir.path() + "/given.json";
+  const std::string inferred = dir.path() + "/inferred.json";
+  ASSERT_EQ(import_p4d(given).exit_code, 0);
+  const auto r =
+      run_linksim("topo import " + shell_quote(real_file("aws-ofi-nccl-p4d-24xl-topo.xml")) +
+                  " --nvlink nvswitch -o " + shell_quote(inferred));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("  - the GPUs' model A100-SXM4-40GB (no --gpu) from the PCI id 10de:20b0 "
+                       "every GPU states (pci.ids: \"GA100 [A100 SXM4 40GB]\")\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(testing::read_file(inferred), testing::read_file(given));
+  const std::string p4de = dir.path() + "/p4de.json";
+  const auto r2 =
+      run_linksim("topo import " + shell_quote(real_file("aws-ofi-nccl-p4de-24xl-topo.xml")) +
+                  " --nvlink nvswitch -o " + shell_quote(p4de));
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  EXPECT_NE(testing::read_file(p4de).find("\"model\": \"A100-SXM4-80GB\""), std::string::npos);
+}
+
+TEST(NcclXmlImportCliTest, AGpuThatContradictsItsPciIdIsNotedAndAnUnknownIdNeedsGpu) {
+  TempDir dir;
+  const std::string p4d = real_file("aws-ofi-nccl-p4d-24xl-topo.xml");
+  // --gpu wins, as it does over a <gpu>'s sm, and the first GPU that says otherwise is named.
+  const auto r = run_linksim("topo import " + shell_quote(p4d) +
+                             " --gpu A100-SXM4-80GB --nvlink nvswitch -o " +
+                             shell_quote(dir.path() + "/m.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("  - <pci busid=\"0000:10:1c.0\"> (line 18) states PCI id 10de:20b0, an "
+                       "A100-SXM4-40GB (pci.ids: \"GA100 [A100 SXM4 40GB]\"), but --gpu is "
+                       "A100-SXM4-80GB: the GPUs are the --gpu model\n"),
+            std::string::npos)
+      << r.err;
+  // An id linksim does not know: --gpu is required, and the message names the GPU and its id.
+  std::string text = testing::read_file(p4d);
+  const std::string id = "device=\"0x20b0\"";
+  for (std::size_t at = text.find(id); at != std::string::npos; at = text.find(id, at))
+    text.replace(at, id.size(), "device=\"0x20b7\"");
+  const std::string unknown = dir.write("unknown.xml", text);
+  const std::string out = dir.path() + "/u.json";
+  const auto u = run_linksim("topo import " + shell_quote(unknown) + " --nvlink nvswitch -o " +
+                             shell_quote(out));
+  EXPECT_EQ(u.exit_code, 2);
+  EXPECT_EQ(u.err, "linksim: error: --gpu: required for " + unknown +
+                       ": its GPU <pci busid=\"0000:10:1c.0\"> (line 18) states PCI id "
+                       "10de:20b7, which names no GPU model linksim knows; give the model with "
+                       "--gpu\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // A printout names no model at all.
+  const auto smi = run_linksim(
+      "topo import " + shell_quote(source_dir() + "/tests/data/real/smi/dgx-a100-10nic.txt") +
+      " -o " + shell_quote(out));
+  EXPECT_EQ(smi.exit_code, 2);
+  EXPECT_EQ(smi.err.rfind("linksim: error: --gpu: required for a printout, which does not name "
+                          "its GPUs' model; known models: ",
+                          0),
+            0u)
+      << smi.err;
+}
+
 }  // namespace
 }  // namespace linksim
