@@ -70,10 +70,30 @@ SmiDomains smi_numa_domains(const SmiCells& cells) {
   IndexGroups groups(n);
   for (std::size_t a = 0; a < n; ++a) {
     for (std::size_t b = a + 1; b < n; ++b) {
-      const std::string c = cells(a, b);
-      const bool nv_pair = c.rfind("NV", 0) == 0 && is_smi_gpu_column(m.columns[a]) &&
+      if (is_pcie_class_within_a_node(cells(a, b))) groups.join(a, b);
+    }
+  }
+  // NV# pairs of one affinity then join their domains, unless the printout shows SYS between
+  // the two domains' devices (a GPU pair's NICs SYS to another pair's, with every GPU on one
+  // NUMA node: a VM, or a BIOS that hides NUMA): one domain would re-print that SYS as NODE.
+  const auto sys_between = [&](std::size_t a, std::size_t b) {
+    const std::size_t ra = groups.find(a);
+    const std::size_t rb = groups.find(b);
+    for (std::size_t x = 0; x < n; ++x) {
+      if (groups.find(x) != ra) continue;
+      for (std::size_t y = 0; y < n; ++y) {
+        if (groups.find(y) == rb && cells(x, y) == "SYS") return true;
+      }
+    }
+    return false;
+  };
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t b = a + 1; b < n; ++b) {
+      const bool nv_pair = cells(a, b).rfind("NV", 0) == 0 && is_smi_gpu_column(m.columns[a]) &&
                            is_smi_gpu_column(m.columns[b]);
-      if (is_pcie_class_within_a_node(c) || (nv_pair && key[a] == key[b])) groups.join(a, b);
+      if (nv_pair && key[a] == key[b] && groups.find(a) != groups.find(b) && !sys_between(a, b)) {
+        groups.join(a, b);
+      }
     }
   }
 

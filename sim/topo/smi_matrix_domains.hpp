@@ -24,7 +24,9 @@ struct SmiDomains {
 // Devices share a domain where the printout's classes say they share a NUMA node: any PCIe
 // class but SYS (PIX, PXB, PHB, NODE) between two devices, GPUs or NICs. NV# hides the PCIe
 // class between two GPUs, so there the GPUs' affinities decide: the same NUMA Affinity (or,
-// where that is N/A or not printed, the same CPU Affinity, or neither known) joins them.
+// where that is N/A or not printed, the same CPU Affinity, or neither known) joins them, unless
+// the printout shows SYS between the two GPUs' domains (their NICs), which one domain could not
+// re-print.
 // A domain's NUMA number is its first GPU's: a single number as printed, or the first of a
 // list ("0,3-9,11-17" gives 0, since a cpu node has one); the assumptions say where that or a
 // shared domain makes a GPU's NUMA Affinity re-print otherwise. NICs SYS to every GPU form

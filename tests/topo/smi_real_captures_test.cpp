@@ -64,10 +64,9 @@ const std::vector<Capture> kCaptures = {
     {"real/smi/a10-4x-2nic-all-sys.txt", "A10", "intel", "", -1, false},
     // 8x A100 with 17 NICs, all on NUMA node 0 yet SYS from each NVLinked pair's NICs to the
     // other pairs' (a host with NUMA hidden, or a VM).
-    {"real/smi/a100-8x-17nic-single-numa.txt", "A100-SXM4-80GB", "intel",
-     "real/smi/a100-8x-17nic-single-numa.txt: at line 3: GPU0/NIC4: expected SYS, got NODE in the "
-     "machine rebuilt from the printout; linksim cannot represent this cell together with the rest "
-     "of the matrix, so nothing was imported"},
+    // Every GPU on NUMA 0, yet each NV12 pair SYS to the other pairs' NICs (a VM): one CPU node
+    // per pair, not one for all.
+    {"real/smi/a100-8x-17nic-single-numa.txt", "A100-SXM4-80GB", "intel", "", -1, false},
     {"real/smi/rtx4090-8x-2nic-gpuallocator.txt", "RTX-4090", "intel", "", -1, false},
     {"real/smi/l40s-4x-2nic-warpem.txt", "L40S", "intel", "", -1, false},
     // A Threadripper 3975WX workstation (the title names it), posted with its tabs.
