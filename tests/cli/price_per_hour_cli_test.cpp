@@ -31,14 +31,15 @@ TEST(PricePerHourCli, ABareMachineGetsThePriceAndSaysItWasGiven) {
 }
 
 TEST(PricePerHourCli, AClusterCostsItsNodesTimesThePriceAndTheListPriceShowsItsDate) {
-  // llama3-8b-2xp4d-or-1xp5 runs on 2x p4d (list 32.7726 $/h a node, as of 2020-11) and 1x p5.
-  // Given 55 $/node-hour: 2 x 55 = 110 $/h, and 55 $/h for the p5.
+  // llama3-8b-2xp4d-or-1xp5 runs on 2x p4d (list 21.957642 $/h a node, as of 2026-07-20: 2 x
+  // 21.957642 = 43.915284) and 1x p5 (55.04 $/h). Given 55 $/node-hour: 2 x 55 = 110 $/h, and
+  // 55 $/h for the p5.
   const auto listed = run_linksim("run llama3-8b-2xp4d-or-1xp5 -q");
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
-  EXPECT_NE(listed.out.find("  cost               $65.55/hour (price as of 2020-11)"),
+  EXPECT_NE(listed.out.find("  cost               $43.92/hour (price as of 2026-07-20)"),
             std::string::npos)
       << listed.out;
-  EXPECT_NE(listed.out.find("  cost               $98.32/hour (price as of 2023-07)"),
+  EXPECT_NE(listed.out.find("  cost               $55.04/hour (price as of 2026-07-20)"),
             std::string::npos);
   const auto given = run_linksim("run llama3-8b-2xp4d-or-1xp5 -q --price-per-hour 55");
   ASSERT_EQ(given.exit_code, 0) << given.err;
