@@ -1,5 +1,6 @@
 // Real NCCL topology files (tests/data/real/nccl-xml, sources in its README.md): the PCI-only
-// files aws-ofi-nccl ships for p4d, p4de, g5 and p5 (issue 37, item 1). Each either imports with
+// files aws-ofi-nccl ships for p4d, p4de, g5 and p5 (issue 37, item 1), and a full dump of an
+// 8x A100 server from Alibaba's SimAI. Each either imports with
 // the facts read off the file by hand, or fails with the exact message naming what it lacks.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -59,6 +60,7 @@ const char* kP4d = "real/nccl-xml/aws-ofi-nccl-p4d-24xl-topo.xml";
 const char* kP4de = "real/nccl-xml/aws-ofi-nccl-p4de-24xl-topo.xml";
 const char* kG5 = "real/nccl-xml/aws-ofi-nccl-g5.48xl-topo.xml";
 const char* kP5 = "real/nccl-xml/aws-ofi-nccl-p5.48xl-topo.xml";
+const char* kSimAi = "real/nccl-xml/simai-topo-8a100-4cx6.xml";
 
 // Read by hand from the p4d and p4de files (the same tree; p4de's GPUs are device 0x20b2, the
 // 80 GB A100): two <cpu> (NUMA 0 and 1, Intel family 6 model 85), each with two PCIe switches
@@ -100,6 +102,47 @@ void expect_p4d_tree(const Topology& t) {
   // The NICs: 100 Gb/s each, from their PCI id (the file gives no speed).
   for (NodeId n : t.nodes_of(NodeKind::nic))
     EXPECT_EQ(t.node(n).nic->port_bandwidth_Bps, 12.5e9) << t.node(n).id;
+}
+
+// Read by hand from SimAI's dump: two <cpu> (NUMA 0 and 1, GenuineIntel family 6 model 106),
+// ten PCIe switches (class 0x060400) under each; eight <gpu> (device 0x20b2: A100 SXM4 80GB),
+// each with six <nvlink> of count 2 to the NVSwitches 0000:c0..c5:00.0 (12 links); five NICs
+// (class 0x020000, <net> mlx5_bond_0..4 at speed 200000 Mb/s = 25 GB/s), bond_0 directly under
+// the first CPU. No --gpu: the model comes from the GPUs' PCI id.
+TEST(NcclXmlRealFilesTest, SimAiA100DumpImportsWithItsModelFromThePciIds) {
+  const NcclXmlImport imported = import_real(kSimAi, "", "");
+  EXPECT_NE(joined(imported.assumed)
+                .find("the GPUs' model A100-SXM4-80GB (no --gpu) from the PCI id 10de:20b2 every "
+                      "GPU states (pci.ids: \"GA100 [A100 SXM4 80GB]\")"),
+            std::string::npos)
+      << joined(imported.assumed);
+  const Topology t = parse_topology(imported.document, "simai");
+  EXPECT_EQ(t.count(NodeKind::gpu), 8u);
+  EXPECT_EQ(t.count(NodeKind::nic), 5u);
+  EXPECT_EQ(t.count(NodeKind::cpu), 2u);
+  EXPECT_EQ(t.count(NodeKind::pcie_switch), 20u);
+  EXPECT_EQ(t.count(NodeKind::nvswitch), 6u);
+  for (NodeId g : t.nodes_of(NodeKind::gpu)) {
+    EXPECT_EQ(t.node(g).model, "A100-SXM4-80GB");
+    int nvlinks = 0;
+    for (const Link& l : t.links())
+      if (l.kind == LinkKind::nvlink && (l.a == g || l.b == g)) nvlinks += l.lanes;
+    EXPECT_EQ(nvlinks, 12) << t.node(g).id;
+  }
+  for (NodeId n : t.nodes_of(NodeKind::nic))
+    EXPECT_EQ(t.node(n).nic->port_bandwidth_Bps, 25e9) << t.node(n).id;
+  // The round trip: the XML NCCL would dump for the imported machine (its bus ids, classes and
+  // ids as the dump states them) imports to the same machine file, but for the title and
+  // sources, which name the file read.
+  NcclXmlImportOptions again;
+  again.source = "round-trip.xml";
+  Json first = imported.document;
+  Json second = import_nccl_xml(to_nccl_xml(t), again).document;
+  for (Json* doc : {&first, &second}) {
+    doc->erase("title");
+    doc->erase("sources");
+  }
+  EXPECT_EQ(first, second);
 }
 
 TEST(NcclXmlRealFilesTest, AwsP4dImportsItsPciTreeWithNvlinkFromTheOption) {

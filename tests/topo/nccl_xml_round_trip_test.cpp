@@ -184,6 +184,9 @@ const std::map<std::string, Case>& corpus() {
       {"real/nccl-xml/aws-ofi-nccl-g5.48xl-topo.xml", {"A10G", "", "has no class"}},
       {"real/nccl-xml/aws-ofi-nccl-p5.48xl-topo.xml",
        {"H100-SXM5-80GB", "nvswitch", "has no class"}},
+      // A full dump, its model from its GPUs' PCI id (no --gpu): 2 CPUs, 20 switches, 8 GPUs
+      // and 5 NICs as <pci>, 8 <gpu> with 6 <nvlink> each, 5 <net>: 2 + 33 + 8 + 48 + 5.
+      {"real/nccl-xml/simai-topo-8a100-4cx6.xml", {"", "", "", 2 + 33 + 8 + 48 + 5}},
   };
   return cases;
 }
