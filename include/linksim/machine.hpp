@@ -2,8 +2,8 @@
 // A machine or cluster as linksim reads it: its devices, its links and the views `linksim topo`
 // prints.
 //
-//   const linksim::Machine m = linksim::load_machine({.name_or_path = "p4d", .nodes = 2});
-//   for (const auto& link : m.links) use(link.a, link.b, link.bandwidth_Bps);
+//   const linksim::Machine m = linksim::load_machine({.name_or_path = "aws-p4d.24xlarge", .nodes =
+//   2}); for (const auto& link : m.links) use(link.a, link.b, link.bandwidth_Bps);
 //
 // Part of the installed C++ package (docs/cpp-api.md): standard headers only. Throws
 // linksim::InputError for bad input, naming the file and location (or the option).
@@ -20,10 +20,10 @@ struct LoadMachineOptions {
   int nodes = 0;
 };
 
-// A GPU, CPU socket, PCIe switch, NVSwitch, NIC or fabric switch.
+// A GPU, CPU socket, PCIe switch, NVSwitch, NIC or network switch.
 struct MachineDevice {
   std::string id;    // unique in the machine: "gpu3", "host1/gpu3"
-  std::string kind;  // "gpu", "cpu", "pcie_switch", "nvswitch", "nic", ...
+  std::string kind;  // "gpu", "cpu", "pcie_switch", "nvswitch", "nic", "net_switch"
   int ordinal = 0;   // index among devices of the same kind, in file order
   std::string model;
   int host = 0;  // in a cluster: its host, 0..hosts-1; -1 for the fabric's own switches
@@ -38,7 +38,7 @@ struct MachineDevice {
 struct MachineLink {
   std::string a;  // device ids
   std::string b;
-  std::string kind;   // "nvlink", "pcie", "upi", "network", ...
+  std::string kind;   // "nvlink", "pcie", "upi", "xgmi", "infiniband", "ethernet", ...
   std::string label;  // as nvidia-smi or a spec names it: "NV12", "PCIe Gen4 x16"
   double bandwidth_Bps = 0;
   double latency_s = 0;

@@ -1,23 +1,11 @@
 #include "sim/topo/gpu_pci_ids.hpp"
 
-#include <algorithm>
-#include <cctype>
+#include "sim/core/ascii_case.hpp"
 
 namespace linksim::topo {
-namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-}  // namespace
-
-const char* const kGpuPciIdSource =
-    "PCI ID repository, pci.ids version 2026.08.22 (github.com/pciutils/pciids, commit "
-    "c1c12547d626ebf05fd0223144ad87fab5e95d06): vendor 10de NVIDIA Corporation, 1002 AMD";
-
+// Every id below as pci.ids version 2026.08.22 lists it (github.com/pciutils/pciids, commit
+// c1c12547d626ebf05fd0223144ad87fab5e95d06): vendor 10de NVIDIA Corporation, 1002 AMD.
 // Data table: one row per id, as pci.ids lists it; a model with two ids has two rows.
 const std::vector<GpuPciId>& gpu_pci_ids() {
   static const std::vector<GpuPciId> table = {
@@ -52,8 +40,8 @@ const std::vector<GpuPciId>& gpu_pci_ids() {
 }
 
 std::optional<GpuPciId> find_gpu_pci_id(const std::string& vendor, const std::string& device) {
-  const std::string v = lower(vendor);
-  const std::string d = lower(device);
+  const std::string v = ascii_lower(vendor);
+  const std::string d = ascii_lower(device);
   for (const GpuPciId& id : gpu_pci_ids()) {
     if (id.vendor == v && id.device == d) return id;
   }

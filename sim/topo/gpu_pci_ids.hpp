@@ -17,9 +17,6 @@ struct GpuPciId {
   std::string pci_ids_name;  // pci.ids' own words, e.g. "GA100 [A100 SXM4 40GB]"
 };
 
-// Where every id below was read.
-extern const char* const kGpuPciIdSource;
-
 const std::vector<GpuPciId>& gpu_pci_ids();
 
 // The entry of a GPU's `vendor` and `device` ("0x10de", "0x20B0": any case); nullopt when the
