@@ -187,6 +187,33 @@ const std::map<std::string, Case>& corpus() {
       // A full dump, its model from its GPUs' PCI id (no --gpu): 2 CPUs, 20 switches, 8 GPUs
       // and 5 NICs as <pci>, 8 <gpu> with 6 <nvlink> each, 5 <net>: 2 + 33 + 8 + 48 + 5.
       {"real/nccl-xml/simai-topo-8a100-4cx6.xml", {"", "", "", 2 + 33 + 8 + 48 + 5}},
+      // Microsoft's and Oracle's PCI-only files name their NICs by class alone, with no PCI id
+      // or speed (NCCL reads the speed from its network plugin on the running machine).
+      {"real/nccl-xml/azhpc-images-ndv4-topo.xml",
+       {"A100-SXM4-40GB", "nvswitch", "is a NIC whose speed the file does not give"}},
+      {"real/nccl-xml/azhpc-images-ndv5-topo.xml",
+       {"H100-SXM5-80GB", "nvswitch", "is a NIC whose speed the file does not give"}},
+      {"real/nccl-xml/azhpc-images-ndv2-topo.xml",
+       {"V100-SXM2-32GB", "none", "is a NIC whose speed the file does not give"}},
+      {"real/nccl-xml/oci-hpc-topo-flattened.xml",
+       {"A100-SXM4-40GB", "nvswitch", "is a NIC whose speed the file does not give"}},
+      {"real/nccl-xml/oci-hpc-topo-flattened-b4.xml",
+       {"A100-SXM4-80GB", "nvswitch", "is a NIC whose speed the file does not give"}},
+      // NC A100 v4's dump: each GPU's <nvlink> targets the GPU itself.
+      {"real/nccl-xml/azhpc-images-ncv4-topo.xml",
+       {"", "", "an nvlink whose target is its own GPU"}},
+      // Full dumps, their models from their GPUs' PCI ids, counted with grep: OCI's H100.8, 2
+      // CPUs, 40 <pci>, 8 <gpu>, 16 <net>, 32 <nvlink> (4 per GPU, one per NVSwitch), both as
+      // dumped on the host and inside a container.
+      {"real/nccl-xml/oci-hpc-H100-topology.xml", {"", "", "", 2 + 40 + 8 + 16 + 32}},
+      {"real/nccl-xml/oci-hpc-H100-topology-kubernetes.xml", {"", "", "", 2 + 40 + 8 + 16 + 32}},
+      // 8x B200 (10de:2901 is not in pci.ids 2026.08.22, so the model is given): 2 CPUs,
+      // 11 <pci>, 8 <gpu>, 13 <net>, 8 <nvlink>.
+      {"real/nccl-xml/modal-gvisor-nccl-topo-b200.xml", {"B200", "", "", 2 + 11 + 8 + 13 + 8}},
+      // 8x RTX 3090: 2 CPUs, 11 <pci>, 8 <gpu>, 1 <net>; 2x RTX 4090: 2 CPUs, 3 <pci>, 2 <gpu>,
+      // 2 <net>.
+      {"real/nccl-xml/panlichen-nccl-tests-topo.xml", {"", "", "", 2 + 11 + 8 + 1}},
+      {"real/nccl-xml/rwkvinllama-topo.xml", {"", "", "", 2 + 3 + 2 + 2}},
   };
   return cases;
 }
@@ -283,7 +310,7 @@ std::vector<std::string> round_trip_differences(const std::string& file, const C
 
 TEST(NcclXmlRoundTripTest, EveryCorpusFileRoundTripsOrTheImportSaysWhy) {
   const auto files = topology_files();
-  ASSERT_GE(files.size(), 5u);
+  ASSERT_GE(files.size(), 16u);
   for (const auto& file : files) {
     SCOPED_TRACE(file);
     const auto c = corpus().find(file);
