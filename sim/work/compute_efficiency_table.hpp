@@ -5,8 +5,13 @@
 //  - gemm_fraction: the fraction of the dense tensor-core peak a large, well-shaped GEMM's
 //    main loop reaches per SM in cuBLAS/CUTLASS (clock droop under load, pipeline fill, the
 //    epilogue). Tile and wave quantization are NOT in it: gemm_time.hpp derives them.
-//  - attention_fraction: the same for a FlashAttention kernel's matmuls (FlashAttention-2/3
-//    papers' measured fraction of peak), forward and backward alike.
+//  - attention_fraction: the same for a FlashAttention kernel's forward pass with a causal mask
+//    (FLOPs counted as the kernel does them: masked tiles skipped), from the FlashAttention
+//    papers' measured fraction of peak at head dimension 128.
+//  - attention_backward_fraction: the same for its backward pass, which runs below the forward:
+//    five matmuls instead of two, dQ accumulated across thread blocks, more shared-memory
+//    traffic per FLOP (FlashAttention-2, arXiv:2307.08691, Sec. 3.1.2). Where no measurement of
+//    the backward alone was found, the forward's fraction.
 //  - hbm_fraction: the fraction of the datasheet memory bandwidth a streaming kernel (STREAM
 //    copy/triad, an elementwise op, a weight read) sustains.
 //  - fp8_gemm_fraction: gemm_fraction for an FP8 GEMM (E4M3/E5M2 operands, per-tensor scales,
@@ -24,6 +29,7 @@ struct ArchitectureEfficiency {
   std::string architecture;  // as topo::GpuModel::architecture spells it
   double gemm_fraction = 0;
   double attention_fraction = 0;
+  double attention_backward_fraction = 0;
   double hbm_fraction = 0;
   double fp8_gemm_fraction = 0;
   std::string source;

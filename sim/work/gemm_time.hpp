@@ -30,8 +30,9 @@ struct GpuRates {
   double peak_flops = 0;  // dense tensor-core peak for the dtype, FLOP/s
   int sm_count = 0;       // 0: not published (no wave quantization)
   double gemm_fraction = 1;
-  double attention_fraction = 1;
-  double hbm_Bps = 0;  // datasheet memory bandwidth
+  double attention_fraction = 1;           // FlashAttention forward
+  double attention_backward_fraction = 1;  // FlashAttention backward
+  double hbm_Bps = 0;                      // datasheet memory bandwidth
   double hbm_fraction = 1;
 
   double achievable_hbm_Bps() const { return hbm_Bps * hbm_fraction; }

@@ -117,8 +117,8 @@ void attention_core(const LayerOpInputs& in, bool backward, Ops& ops) {
                    qkv + o + lse);
     } else {
       // Q, K, V, O, dO and the LSE read; dQ, dK, dV written.
-      ops.roofline("attention", OpKind::attention, 2.5 * fwd_flops, in.gpu.attention_fraction,
-                   2 * qkv + 2 * o + lse);
+      ops.roofline("attention", OpKind::attention, 2.5 * fwd_flops,
+                   in.gpu.attention_backward_fraction, 2 * qkv + 2 * o + lse);
     }
     return;
   }

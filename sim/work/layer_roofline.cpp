@@ -95,11 +95,13 @@ LayerRoofline::LayerRoofline(const ModelSpec& model, const Scenario& scenario,
     };
     in.gpu.gemm_fraction = scaled(row.gemm_fraction);
     in.gpu.attention_fraction = scaled(row.attention_fraction);
+    in.gpu.attention_backward_fraction = scaled(row.attention_backward_fraction);
     in.gpu.hbm_fraction = scaled(row.hbm_fraction);
   } else {
     // The override's roofline for the first and last stages: no quantization, FLOPs at
     // peak × efficiency, bytes at the datasheet bandwidth.
-    in.gpu.gemm_fraction = in.gpu.attention_fraction = *scenario.compute.efficiency;
+    in.gpu.gemm_fraction = in.gpu.attention_fraction = in.gpu.attention_backward_fraction =
+        *scenario.compute.efficiency;
   }
   in.tokens = tokens_mb_;
   in.sequences = sequences;

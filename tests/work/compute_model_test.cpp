@@ -106,7 +106,8 @@ TEST(ComputeModel, EveryCatalogGpuHasItsGenerationsRow) {
   for (const auto& [name, gpu] : topo::gpu_catalog()) {
     const ArchitectureEfficiency& row = architecture_efficiency(gpu.architecture);
     EXPECT_EQ(row.architecture, gpu.architecture) << name;
-    for (double f : {row.gemm_fraction, row.attention_fraction, row.hbm_fraction}) {
+    for (double f : {row.gemm_fraction, row.attention_fraction, row.attention_backward_fraction,
+                     row.hbm_fraction}) {
       EXPECT_GT(f, 0) << name;
       EXPECT_LE(f, 1) << name;
     }
@@ -153,6 +154,30 @@ TEST(ComputeModel, FlashAttentionForwardOnTheTinyModel) {
   const OpCost b = find_op(roofline.layer_operations(true), "attention");
   EXPECT_EQ(b.flops, 2.5 * 268435456.0);
   EXPECT_EQ(b.bytes, 16809984.0);
+}
+
+TEST(ComputeModel, FlashAttentionBackwardRunsBelowItsForwardOnAnH100) {
+  // One 4,096-token sequence: long enough that the attention core is compute-bound on an H100.
+  TempDir dir;
+  const Scenario sc =
+      tiny_scenario(dir, R"({"kind": "training", "global_batch": 1, "sequence_length": 4096})");
+  const ModelSpec m = load_model(sc.model);
+  const topo::GpuModel gpu = *topo::find_gpu_model("H100-SXM5-80GB");
+  const double peak = gpu.peak_flops.at("bf16");
+  const LayerRoofline roofline(m, sc, gpu);
+  // Forward: 4 · 4096 · 2048 (causal context) · 1024 = 34,359,738,368 FLOPs at the Hopper row's
+  // forward fraction 0.60: 34,359,738,368 / (989.4e12 · 0.60) = 5.79e-5 s, above its IO
+  // (Q, K, V 25,165,824 + O 8,388,608 + LSE 131,072 = 33,685,504 B / (3.35e12 · 0.9) = 1.12e-5 s).
+  const OpCost a = find_op(roofline.layer_operations(false), "attention");
+  EXPECT_EQ(a.flops, 34359738368.0);
+  EXPECT_EQ(a.bytes, 33685504.0);
+  EXPECT_NEAR(a.seconds, 34359738368.0 / (peak * 0.60), 1e-15);
+  // Backward: 2.5 × the FLOPs at the backward fraction 0.55: 85,899,345,920 / (989.4e12 · 0.55)
+  // = 1.58e-4 s, 2.5 × 0.60 / 0.55 = 2.73 × the forward's time, not 2.5 ×.
+  const OpCost b = find_op(roofline.layer_operations(true), "attention");
+  EXPECT_EQ(b.flops, 2.5 * 34359738368.0);
+  EXPECT_NEAR(b.seconds, 2.5 * 34359738368.0 / (peak * 0.55), 1e-15);
+  EXPECT_NEAR(b.seconds / a.seconds, 2.5 * 0.60 / 0.55, 1e-12);
 }
 
 TEST(ComputeModel, DecodeReadsTheLmHeadAndIsBoundByHbm) {
