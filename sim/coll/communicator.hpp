@@ -15,6 +15,7 @@
 
 #include "sim/coll/nccl_channel_search.hpp"
 #include "sim/coll/nccl_env.hpp"
+#include "sim/coll/partial_run_memo.hpp"
 #include "sim/coll/protocol.hpp"
 #include "sim/coll/route_planes.hpp"
 #include "sim/topo/gpudirect.hpp"
@@ -130,6 +131,8 @@ class Communicator {
   // A figure worked out once per key for this group (collective_sim.cpp caches what NCCL's
   // slices add to a collective over its bulk form); thread-safe.
   double memo(const std::string& key, const std::function<double()>& compute) const;
+  // The replays' partial runs on this group (partial_run_memo.hpp); thread-safe.
+  PartialRunMemo& partial_runs() const { return partial_runs_; }
 
  private:
   // The cluster network plugin's settings; nullptr on one machine, which has no plugin.
@@ -162,6 +165,7 @@ class Communicator {
   mutable PlaneCopies planes_;
   mutable std::mutex memo_mutex_;
   mutable std::map<std::string, double> memo_;
+  mutable PartialRunMemo partial_runs_;
   int node_count_ = 1;
   int ranks_per_node_ = 1;
   bool amd_cpu_ = false;

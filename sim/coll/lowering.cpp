@@ -1,5 +1,7 @@
 #include "sim/coll/lowering.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sim/coll/algorithm.hpp"
@@ -52,6 +54,7 @@ Lowering::Lowering(const Communicator& comm, const Request& request, const Choic
     planes_ = leave_out;
   }
   const double cap = algorithm.rank_cap_Bps(comm, choice.protocol, choice.channels);
+  rank_cap_Bps_ = cap;
   rank_cap_.assign(static_cast<std::size_t>(comm.size()), std::nullopt);
   if (cap > 0) {
     // Caps are on payload; the transfers carry wire bytes (payload / eta). A cap is shared by
@@ -80,12 +83,27 @@ std::span<const engine::PathShare> Lowering::bare_paths(int from, int to) {
   return bare_cache_.emplace(key, std::move(out)).first->second;
 }
 
+std::string Lowering::replay_key() const {
+  // Hexadecimal floats: exact, so equal keys mean equal inputs.
+  return fmt::format("{}|{}|{}|{:a}|{:a}|{:a}|{:a}|{:a}|{:a}|{}", algorithm_.name(),
+                     static_cast<int>(choice_.protocol), choice_.channels, eta_, net_eta_, hop_s_,
+                     net_hop_s_, base_s_, rank_cap_Bps_, planes_ ? planes_->copies : 1);
+}
+
 void Lowering::add_saturation_apart(const std::vector<engine::ChannelUsage>& channels,
                                     double scale) {
-  const std::size_t n = std::min(channels.size(), comm_.topology().channel_count());
+  std::vector<double> saturated_s;
+  saturated_s.reserve(channels.size());
+  for (const engine::ChannelUsage& c : channels)
+    saturated_s.push_back(c.saturated_s);
+  add_saturation_apart(saturated_s, scale);
+}
+
+void Lowering::add_saturation_apart(const std::vector<double>& saturated_s, double scale) {
+  const std::size_t n = std::min(saturated_s.size(), comm_.topology().channel_count());
   if (saturated_apart_s_.size() < n) saturated_apart_s_.resize(n, 0.0);
   for (std::size_t c = 0; c < n; ++c)
-    saturated_apart_s_[c] += channels[c].saturated_s * scale;
+    saturated_apart_s_[c] += saturated_s[c] * scale;
 }
 
 double Lowering::hop_s_between(int from, int to) const {

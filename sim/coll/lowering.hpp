@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -99,11 +100,17 @@ class Lowering {
   // in by a delay reports the time each channel was saturated there, so the bottleneck report
   // still sees those links (by topology channel id; accumulated).
   void add_saturation_apart(const std::vector<engine::ChannelUsage>& channels, double scale);
+  void add_saturation_apart(const std::vector<double>& saturated_s, double scale);
   const std::vector<double>& saturated_apart_s() const { return saturated_apart_s_; }
   // A lone pipeline whose loops never settle into a repeating period, so that its time was
   // extrapolated from the trend of partial runs (slice_pipeline.hpp) says so here.
   void note_trend(TrendEstimate estimate) { trend_ = estimate; }
   const std::optional<TrendEstimate>& trend() const { return trend_; }
+
+  // Every cost this lowering adds to a transfer, as text: the algorithm, protocol and channels,
+  // the wire efficiencies, step latencies, per-rank cap and the planes left out. Two lowerings
+  // of one communicator with the same key move the same slices alike (partial_run_memo.hpp).
+  std::string replay_key() const;
 
   // How many identical planes each simulated plane stands for (1: every path is simulated).
   int plane_copies() const { return planes_ ? planes_->copies : 1; }
@@ -134,6 +141,7 @@ class Lowering {
   double hop_s_ = 0;
   double net_hop_s_ = 0;
   double base_s_ = 0;
+  double rank_cap_Bps_ = 0;
   const PlaneCopies* planes_ = nullptr;  // the planes left out (copies > 1), or none
   std::vector<std::optional<engine::ChannelId>> rank_cap_;
   std::vector<double> saturated_apart_s_;

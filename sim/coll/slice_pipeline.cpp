@@ -1,10 +1,15 @@
 #include "sim/coll/slice_pipeline.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 
 namespace linksim::coll {
@@ -76,7 +81,7 @@ std::optional<SteadyCycle> steady_cycle(std::span<const double> loop_end_s, int 
 }
 
 TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, int window_loops,
-                        const LoopEmitter& emit) {
+                        const LoopEmitter& emit, const std::string& memo_key) {
   const int n = std::max(1, loops);
   // The partial run must hold the fill, a stretch of loops that repeat, and the drain, which
   // reaches back about as far as the fill took. Deep chains whose streams share links (a
@@ -91,34 +96,46 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
   const int min_run = std::max(kMinSteadyLoops, settle);
   const int first_try = std::max(kMinReplayLoops, 3 * settle + kReplayMarginLoops);
   if (l.alone() && l.granularity() == Granularity::slices) {
-    // Simulates `partial` loops apart: their timeline and each loop's end.
-    struct PartialRun {
-      engine::Timeline timeline;
-      std::vector<double> loop_end_s;
-    };
-    const auto run_partial = [&](int partial) {
+    // Simulates `partial` loops apart: their time, each loop's end and each channel's time at
+    // capacity.
+    const auto simulate_partial = [&](int partial) {
       engine::Simulation one(l.comm().capacities_Bps(), l.sim().gpu_count());
       Lowering sub(l, one);
       std::vector<std::vector<TaskId>> arrivals;
       emit(sub, one.add_delay(0, {}), partial, 1.0 / n, 1.0, &arrivals);
       engine::RunOptions options;
       options.record_intervals = false;
-      PartialRun out{one.run(options), std::vector<double>(arrivals.size(), 0.0)};
+      const engine::Timeline t = one.run(options);
+      PartialRunResult out{t.makespan_s, std::vector<double>(arrivals.size(), 0.0), {}};
       for (std::size_t k = 0; k < arrivals.size(); ++k)
         for (TaskId id : arrivals[k])
-          out.loop_end_s[k] = std::max(out.loop_end_s[k], out.timeline.task_end_s[id]);
+          out.loop_end_s[k] = std::max(out.loop_end_s[k], t.task_end_s[id]);
+      out.saturated_s.reserve(t.channels.size());
+      for (const engine::ChannelUsage& c : t.channels)
+        out.saturated_s.push_back(c.saturated_s);
       return out;
+    };
+    const std::string key_prefix =
+        memo_key.empty() ? std::string() : l.replay_key() + "|" + memo_key + "|";
+    const auto run_partial = [&](int partial) {
+      if (key_prefix.empty()) {
+        return std::make_shared<const PartialRunResult>(simulate_partial(partial));
+      }
+      return l.comm().partial_runs().get(key_prefix + std::to_string(partial),
+                                         [&] { return simulate_partial(partial); });
     };
     // Stands the whole in by one delay: the partial run's time plus the remaining loops at
     // `per_loop_s`. The partial run's links' load goes to the bottleneck report.
-    const auto stand_in = [&](const engine::Timeline& t, int partial, double per_loop_s) {
-      l.add_saturation_apart(t.channels, static_cast<double>(n) / partial);
+    const auto stand_in = [&](const PartialRunResult& t, int partial, double per_loop_s) {
+      l.add_saturation_apart(t.saturated_s, static_cast<double>(n) / partial);
       return l.sim().add_delay(t.makespan_s + (n - partial) * per_loop_s, {&start, 1});
     };
     int previous_loops = 0;  // the previous partial run's loops and time
     double previous_makespan_s = 0;
     for (int partial = first_try; partial < n; partial *= 2) {
-      const auto [t, loop_end_s] = run_partial(partial);
+      const std::shared_ptr<const PartialRunResult> run = run_partial(partial);
+      const PartialRunResult& t = *run;
+      const std::vector<double>& loop_end_s = t.loop_end_s;
       const std::size_t tail = std::min(loop_end_s.size(), static_cast<std::size_t>(settle));
       const std::size_t searched = loop_end_s.size() - tail;
       // Loops may repeat one by one, or in cycles of several (a window that lets a sender run
@@ -132,7 +149,7 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
         if (aligned == partial) return stand_in(t, partial, cycle->duration_s / cycle->loops);
         if (aligned < n) {
           const auto shifted = run_partial(aligned);
-          return stand_in(shifted.timeline, aligned, cycle->duration_s / cycle->loops);
+          return stand_in(*shifted, aligned, cycle->duration_s / cycle->loops);
         }
         break;  // as long as the whole: run it whole
       }
@@ -185,11 +202,27 @@ int SlicePipeline::depth_loops() const {
 TaskId SlicePipeline::emit(Lowering& l, TaskId start) const {
   const int per_loop = busiest_cta_sends() * shape_.slices;
   const int window_loops = (shape_.window_slices + per_loop - 1) / per_loop;
-  return emit_with_replay(l, start, loops(), depth_loops(), window_loops,
-                          [this](Lowering& lw, TaskId s, int count, double share, double scale,
-                                 std::vector<std::vector<TaskId>>* arrivals) {
-                            return emit_loops(lw, s, count, share, scale, arrivals);
-                          });
+  return emit_with_replay(
+      l, start, loops(), depth_loops(), window_loops,
+      [this](Lowering& lw, TaskId s, int count, double share, double scale,
+             std::vector<std::vector<TaskId>>* arrivals) {
+        return emit_loops(lw, s, count, share, scale, arrivals);
+      },
+      memo_key(1.0 / std::max(1, loops())));
+}
+
+std::string SlicePipeline::memo_key(double loop_share) const {
+  // Each send's bytes per loop as emit_loops computes them (payload × share), in hexadecimal:
+  // exact, so sizes whose loops carry the same bytes share their partial runs.
+  std::string key = fmt::format("{}|{}|{}|{}", shape_.slices, shape_.window_slices,
+                                channels_per_stream_, overlap_link_latency_ ? 1 : 0);
+  for (const Send& s : sends_) {
+    fmt::format_to(std::back_inserter(key), ";{},{},{},{:a},{}", s.from, s.to, s.stream,
+                   s.payload_bytes * loop_share, s.consumer);
+    for (int a : s.after)
+      fmt::format_to(std::back_inserter(key), ",{}", a);
+  }
+  return key;
 }
 
 TaskId SlicePipeline::emit_loops(Lowering& l, TaskId start, int loop_count, double loop_share,

@@ -26,6 +26,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sim/coll/lowering.hpp"
@@ -75,8 +76,12 @@ inline constexpr int kMaxCycleLoops = 16;
 // Runs `loops` loops through `emit` with the replay and merging rules above; `depth_loops` is
 // how many loops the pipeline takes to fill and `window_loops` how many loops a sender may run
 // ahead of its receiver. Granularity::every_slice runs every loop (the replay's reference).
+// `memo_key`, when not empty, names everything `emit` adds beyond the lowering's own costs
+// (Lowering::replay_key) and the loop count (the pipeline's sends and each loop's bytes): the
+// partial runs are then kept in the communicator's memo and asked for once per key.
 engine::TaskId emit_with_replay(Lowering& l, engine::TaskId start, int loops, int depth_loops,
-                                int window_loops, const LoopEmitter& emit);
+                                int window_loops, const LoopEmitter& emit,
+                                const std::string& memo_key = {});
 
 class SlicePipeline {
  public:
@@ -93,6 +98,10 @@ class SlicePipeline {
   // Rank `from` sends `payload_bytes` to `to` on its CTA `stream`, slice by slice after the
   // same slice of each send in `after` (indices returned earlier). Returns the send's index.
   int add(int from, int to, int stream, double payload_bytes, std::span<const int> after = {});
+
+  // What emit's replay keys its partial runs by, besides the lowering's costs: the chunk shape,
+  // channels and every send with its bytes per loop at `loop_share` (partial_run_memo.hpp).
+  std::string memo_key(double loop_share) const;
 
   // Loops NCCL runs: a channel's largest share over the chunk size, at least 1.
   int loops() const;

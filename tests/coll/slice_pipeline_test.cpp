@@ -193,6 +193,33 @@ TEST(SlicePipelineTest, ATreeAcrossNodesThatNeverRepeatsFollowsItsTrend) {
   EXPECT_NEAR(trend.time_s / full.time_s, 1.0, 5e-3);
 }
 
+TEST(SlicePipelineTest, LargeSizesShareTheirPartialRunsExactly) {
+  // Two p3dn nodes, Tree/Simple: at 2 and 4 GiB each loop moves one full chunk per send (the
+  // chunk size stops growing), so the two sizes' partial runs (40, 80 and 160 loops, above) are
+  // the same runs. A communicator that ran 2 GiB serves 4 GiB's from its memo, and the result
+  // is exactly what a fresh communicator computes.
+  const topo::Topology t = topo::load_topology("aws-p3dn-x2");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  const Choice tree{Algorithm::tree, Protocol::simple, comm.max_channels()};
+  Request r;
+  r.op = Op::all_reduce;
+  r.size_bytes = 2.0 * 1024 * 1024 * 1024;
+  const Outcome two = simulate_choice(comm, r, tree, Granularity::slices);
+  ASSERT_TRUE(two.trend.has_value());
+  EXPECT_EQ(comm.partial_runs().computed(), 3);
+  r.size_bytes = 4.0 * 1024 * 1024 * 1024;
+  const Outcome four = simulate_choice(comm, r, tree, Granularity::slices);
+  ASSERT_TRUE(four.trend.has_value());
+  EXPECT_EQ(four.trend->loops, 2 * two.trend->loops);
+  EXPECT_EQ(comm.partial_runs().computed(), 3);  // none run again
+
+  const Communicator fresh(t, t.nodes_of(topo::NodeKind::gpu));
+  const Outcome alone = simulate_choice(fresh, r, tree, Granularity::slices);
+  EXPECT_EQ(fresh.partial_runs().computed(), 3);
+  EXPECT_EQ(four.time_s, alone.time_s);
+  EXPECT_EQ(four.bottleneck, alone.bottleneck);
+}
+
 TEST(SlicePipelineTest, MidSizesRampTowardsTheAsymptote) {
   // Fill, drain and per-slice synchronisation make busbw climb with size instead of jumping
   // to the links' rate: on dgx-a100, Ring/Simple at 64 MiB must be clearly below 8 GiB's, and

@@ -1,0 +1,40 @@
+#pragma once
+// What a replay's partial run of a slice pipeline (slice_pipeline.hpp, emit_with_replay) yields,
+// kept per communicator so that a sweep asks for each partial run once. A sweep's large sizes
+// move the same chunks per loop on the same channels (NCCL's chunk size stops growing), so
+// 4, 8 and 16 GiB run the same partial runs: identical inputs, identical results. The key names
+// every input of the run (the lowering's costs and the pipeline's sends, per-loop bytes
+// included, and the loop count), so a hit returns exactly what the run would compute.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace linksim::coll {
+
+struct PartialRunResult {
+  double makespan_s = 0;
+  std::vector<double> loop_end_s;   // by loop
+  std::vector<double> saturated_s;  // by engine channel: time at capacity
+};
+
+class PartialRunMemo {
+ public:
+  // The result stored under `key`, or `compute`'s, stored. Thread-safe; `compute` runs outside
+  // the lock (two threads may compute one key at once; the first stored wins, and both are the
+  // same figures).
+  std::shared_ptr<const PartialRunResult> get(const std::string& key,
+                                              const std::function<PartialRunResult()>& compute);
+  // Partial runs computed (not served from the memo), for tests.
+  int computed() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const PartialRunResult>> runs_;
+  int computed_ = 0;
+};
+
+}  // namespace linksim::coll
