@@ -7,6 +7,7 @@
 // included, and the loop count), so a hit returns exactly what the run would compute.
 
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,9 +24,9 @@ struct PartialRunResult {
 
 class PartialRunMemo {
  public:
-  // The result stored under `key`, or `compute`'s, stored. Thread-safe; `compute` runs outside
-  // the lock (two threads may compute one key at once; the first stored wins, and both are the
-  // same figures).
+  // The result stored under `key`, or `compute`'s, stored. Thread-safe: `compute` runs once per
+  // key, outside the lock; a thread asking for a key being computed waits for that result
+  // (a sweep's sizes on several threads share their partial runs instead of each running them).
   std::shared_ptr<const PartialRunResult> get(const std::string& key,
                                               const std::function<PartialRunResult()>& compute);
   // Partial runs computed (not served from the memo), for tests.
@@ -33,7 +34,8 @@ class PartialRunMemo {
 
  private:
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const PartialRunResult>> runs_;
+  using Pending = std::shared_future<std::shared_ptr<const PartialRunResult>>;
+  std::map<std::string, Pending> runs_;
   int computed_ = 0;
 };
 
