@@ -92,18 +92,20 @@ std::string Lowering::replay_key() const {
 
 void Lowering::add_saturation_apart(const std::vector<engine::ChannelUsage>& channels,
                                     double scale) {
-  std::vector<double> saturated_s;
-  saturated_s.reserve(channels.size());
-  for (const engine::ChannelUsage& c : channels)
-    saturated_s.push_back(c.saturated_s);
-  add_saturation_apart(saturated_s, scale);
-}
-
-void Lowering::add_saturation_apart(const std::vector<double>& saturated_s, double scale) {
-  const std::size_t n = std::min(saturated_s.size(), comm_.topology().channel_count());
+  const std::size_t n = std::min(channels.size(), comm_.topology().channel_count());
   if (saturated_apart_s_.size() < n) saturated_apart_s_.resize(n, 0.0);
   for (std::size_t c = 0; c < n; ++c)
-    saturated_apart_s_[c] += saturated_s[c] * scale;
+    saturated_apart_s_[c] += channels[c].saturated_s * scale;
+}
+
+void Lowering::add_saturation_apart(const std::vector<std::pair<std::size_t, double>>& saturated_s,
+                                    double scale) {
+  const std::size_t n = comm_.topology().channel_count();
+  for (const auto& [c, s] : saturated_s) {
+    if (c >= n) continue;  // a cap channel of the partial run's own, not a topology link
+    if (saturated_apart_s_.size() <= c) saturated_apart_s_.resize(n, 0.0);
+    saturated_apart_s_[c] += s * scale;
+  }
 }
 
 double Lowering::hop_s_between(int from, int to) const {

@@ -100,7 +100,9 @@ class Lowering {
   // in by a delay reports the time each channel was saturated there, so the bottleneck report
   // still sees those links (by topology channel id; accumulated).
   void add_saturation_apart(const std::vector<engine::ChannelUsage>& channels, double scale);
-  void add_saturation_apart(const std::vector<double>& saturated_s, double scale);
+  // The same from (channel id, time at capacity) pairs.
+  void add_saturation_apart(const std::vector<std::pair<std::size_t, double>>& saturated_s,
+                            double scale);
   const std::vector<double>& saturated_apart_s() const { return saturated_apart_s_; }
   // A lone pipeline whose loops never settle into a repeating period, so that its time was
   // extrapolated from the trend of partial runs (slice_pipeline.hpp) says so here.

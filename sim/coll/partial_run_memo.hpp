@@ -12,14 +12,17 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace linksim::coll {
 
 struct PartialRunResult {
   double makespan_s = 0;
-  std::vector<double> loop_end_s;   // by loop
-  std::vector<double> saturated_s;  // by engine channel: time at capacity
+  std::vector<double> loop_end_s;  // by loop
+  // The channels that reached capacity: (engine channel id, time at capacity), in id order;
+  // only those, so that a memo on a cluster of many links stays small.
+  std::vector<std::pair<std::size_t, double>> saturated_s;
 };
 
 class PartialRunMemo {

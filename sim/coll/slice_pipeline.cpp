@@ -110,9 +110,9 @@ TaskId emit_with_replay(Lowering& l, TaskId start, int loops, int depth_loops, i
       for (std::size_t k = 0; k < arrivals.size(); ++k)
         for (TaskId id : arrivals[k])
           out.loop_end_s[k] = std::max(out.loop_end_s[k], t.task_end_s[id]);
-      out.saturated_s.reserve(t.channels.size());
-      for (const engine::ChannelUsage& c : t.channels)
-        out.saturated_s.push_back(c.saturated_s);
+      for (std::size_t c = 0; c < t.channels.size(); ++c)
+        if (t.channels[c].saturated_s > 0)
+          out.saturated_s.emplace_back(c, t.channels[c].saturated_s);
       return out;
     };
     const std::string key_prefix =
