@@ -2,8 +2,9 @@
 // A machine or cluster as linksim reads it: its devices, its links and the views `linksim topo`
 // prints.
 //
-//   const linksim::Machine m = linksim::load_machine({.name_or_path = "aws-p4d.24xlarge", .nodes =
-//   2}); for (const auto& link : m.links) use(link.a, link.b, link.bandwidth_Bps);
+//   const linksim::Machine m =
+//       linksim::load_machine({.name_or_path = "aws-p4d.24xlarge", .nodes = 2});
+//   for (const auto& link : m.links) use(link.a, link.b, link.bandwidth_Bps);
 //
 // Part of the installed C++ package (docs/cpp-api.md): standard headers only. Throws
 // linksim::InputError for bad input, naming the file and location (or the option).

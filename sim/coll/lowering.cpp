@@ -90,19 +90,11 @@ std::string Lowering::replay_key() const {
                      net_hop_s_, base_s_, rank_cap_Bps_, planes_ ? planes_->copies : 1);
 }
 
-void Lowering::add_saturation_apart(const std::vector<engine::ChannelUsage>& channels,
-                                    double scale) {
-  const std::size_t n = std::min(channels.size(), comm_.topology().channel_count());
-  if (saturated_apart_s_.size() < n) saturated_apart_s_.resize(n, 0.0);
-  for (std::size_t c = 0; c < n; ++c)
-    saturated_apart_s_[c] += channels[c].saturated_s * scale;
-}
-
 void Lowering::add_saturation_apart(const std::vector<std::pair<std::size_t, double>>& saturated_s,
                                     double scale) {
   const std::size_t n = comm_.topology().channel_count();
   for (const auto& [c, s] : saturated_s) {
-    if (c >= n) continue;  // a cap channel of the partial run's own, not a topology link
+    if (c >= n) continue;
     if (saturated_apart_s_.size() <= c) saturated_apart_s_.resize(n, 0.0);
     saturated_apart_s_[c] += s * scale;
   }

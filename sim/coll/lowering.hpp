@@ -99,8 +99,8 @@ class Lowering {
   // A plug-in that simulated part of the collective apart (a replay, a collapse) and stands it
   // in by a delay reports the time each channel was saturated there, so the bottleneck report
   // still sees those links (by topology channel id; accumulated).
-  void add_saturation_apart(const std::vector<engine::ChannelUsage>& channels, double scale);
-  // The same from (channel id, time at capacity) pairs.
+  // `saturated_s`: (engine channel id, time at capacity) pairs; ids past the topology's
+  // channels (the partial run's own cap channels) are skipped.
   void add_saturation_apart(const std::vector<std::pair<std::size_t, double>>& saturated_s,
                             double scale);
   const std::vector<double>& saturated_apart_s() const { return saturated_apart_s_; }

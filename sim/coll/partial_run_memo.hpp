@@ -3,8 +3,8 @@
 // kept per communicator so that a sweep asks for each partial run once. A sweep's large sizes
 // move the same chunks per loop on the same channels (NCCL's chunk size stops growing), so
 // 4, 8 and 16 GiB run the same partial runs: identical inputs, identical results. The key names
-// every input of the run (the lowering's costs and the pipeline's sends, per-loop bytes
-// included, and the loop count), so a hit returns exactly what the run would compute.
+// every input of the run (the lowering's costs, the pipeline's sends with their bytes per loop,
+// and how many loops the partial run has), so a hit returns exactly what the run would compute.
 
 #include <functional>
 #include <future>

@@ -77,8 +77,8 @@ inline constexpr int kMaxCycleLoops = 16;
 // how many loops the pipeline takes to fill and `window_loops` how many loops a sender may run
 // ahead of its receiver. Granularity::every_slice runs every loop (the replay's reference).
 // `memo_key`, when not empty, names everything `emit` adds beyond the lowering's own costs
-// (Lowering::replay_key) and the loop count (the pipeline's sends and each loop's bytes): the
-// partial runs are then kept in the communicator's memo and asked for once per key.
+// (Lowering::replay_key) and a partial run's loop count: the pipeline's sends and each loop's
+// bytes. The partial runs are then kept in the communicator's memo and asked for once per key.
 engine::TaskId emit_with_replay(Lowering& l, engine::TaskId start, int loops, int depth_loops,
                                 int window_loops, const LoopEmitter& emit,
                                 const std::string& memo_key = {});
@@ -99,10 +99,6 @@ class SlicePipeline {
   // same slice of each send in `after` (indices returned earlier). Returns the send's index.
   int add(int from, int to, int stream, double payload_bytes, std::span<const int> after = {});
 
-  // What emit's replay keys its partial runs by, besides the lowering's costs: the chunk shape,
-  // channels and every send with its bytes per loop at `loop_share` (partial_run_memo.hpp).
-  std::string memo_key(double loop_share) const;
-
   // Loops NCCL runs: a channel's largest share over the chunk size, at least 1.
   int loops() const;
   // Loops it takes a slice to cross the longest chain of sends (how long the pipeline fills).
@@ -115,6 +111,10 @@ class SlicePipeline {
   engine::TaskId emit_every_loop(Lowering& l, engine::TaskId start) const;
 
  private:
+  // What emit's replay keys its partial runs by, besides the lowering's costs: the chunk shape,
+  // channels and every send with its bytes per loop at `loop_share` (partial_run_memo.hpp).
+  std::string memo_key(double loop_share) const;
+
   struct Send {
     int from = 0;
     int to = 0;

@@ -51,17 +51,17 @@ const std::vector<ArchitectureEfficiency>& compute_efficiency_table() {
        "NVIDIA Hopper GPUs', 2023); FlashAttention-3 BF16 at head dimension 128 and 8k "
        "tokens (Shah et al., arXiv:2407.08608, Sec. 4.1 figures): forward with a causal mask 602 "
        "TFLOPS (0.61; its 'up to 740 TFLOPS, 75%' is head dimension 256 without a mask), "
-       "backward 559 TFLOPS (0.57); cuDNN's kernels in the same figures 529 and 518; STREAM triad "
-       "about 3.0 of "
-       "3.35 TB/s (public H100 BabelStream runs; Deakin et al. 2018 method). FP8: DeepGEMM reports "
+       "backward 559 TFLOPS (0.57); cuDNN's kernels in the same figures 529 and 518; STREAM "
+       "triad about 3.0 of 3.35 TB/s (public H100 BabelStream runs; Deakin et al. 2018 method). "
+       "FP8: DeepGEMM reports "
        "FP8 GEMMs of up to 1,550 TFLOPS on an H800 (deepseek-ai/DeepGEMM README, 2025), whose "
        "dense FP8 peak is the H100 SXM's 1,979 TFLOPS: 0.78 at its best shape; 0.75 taken, the "
        "BF16 fraction, as that is a best case"},
       {"blackwell", 0.75, 0.60, 0.55, 0.90, 0.75,
        "B200/GB200/RTX 5090: no independent public large-GEMM or STREAM figure was available "
        "when this row was written; Hopper's fractions (attention forward and backward too) are "
-       "carried over (NVIDIA states the "
-       "CUTLASS 3.8 SM100 kernels reach a similar or higher fraction of peak: CUTLASS "
+       "carried over (NVIDIA states the CUTLASS 3.8 SM100 kernels reach a similar or higher "
+       "fraction of peak: CUTLASS "
        "README, 'Performance' section). Revise when measured. FP8: Hopper's carried over, as for "
        "BF16"},
       {"cdna3", 0.55, 0.50, 0.50, 0.80, 0.55,
