@@ -71,7 +71,7 @@ void keep_figures_only(work::JobResult& j) {
 
 MachineRun run_serving(const work::Scenario& scenario, const topo::Topology& machine,
                        std::size_t machine_count) {
-  const work::ModelSpec model = work::load_model(scenario.model);
+  const work::ModelSpec model = work::scenario_model(scenario);
   MachineRun run;
   try {
     run.serving = work::simulate_serving(machine, model, scenario);
@@ -101,7 +101,7 @@ MachineRun run_gradient_sync(const work::Scenario& scenario, const topo::Topolog
 
 MachineRun run_job(const work::Scenario& scenario, const topo::Topology& machine,
                    std::size_t machine_count, bool keep_run, bool ranges) {
-  const work::ModelSpec model = work::load_model(scenario.model);
+  const work::ModelSpec model = work::scenario_model(scenario);
   work::JobOptions job_options;
   job_options.record_channel_intervals = keep_run;  // only a trace draws them
   job_options.name_tasks = keep_run;

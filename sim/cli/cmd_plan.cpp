@@ -73,7 +73,7 @@ void register_plan(CLI::App& app) {
     if (sc.gradient_sync) {
       throw InputError(sc.file, "/job/kind", "a gradient_sync job has no plan to search");
     }
-    const work::ModelSpec model = work::load_model(sc.model);
+    const work::ModelSpec model = work::scenario_model(sc);
     std::vector<topo::Topology> machines;
     for (const auto& m : a->topologies.empty() ? sc.topologies : a->topologies)
       machines.push_back(load_machine(m, a->nodes, a->price_per_hour));

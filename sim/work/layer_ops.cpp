@@ -351,12 +351,6 @@ std::vector<OpCost> last_stage_ops(const LayerOpInputs& in, bool backward) {
   return ops.take();
 }
 
-double adam_bytes_per_param(double dtype_bytes) {
-  const double moments = 16;
-  const double weights = dtype_bytes < 4 ? 8 + dtype_bytes : 2 * dtype_bytes;
-  return moments + dtype_bytes + weights;
-}
-
 double total_seconds(const std::vector<OpCost>& ops) {
   double s = 0;
   for (const auto& op : ops)

@@ -80,11 +80,6 @@ std::vector<OpCost> first_stage_ops(const LayerOpInputs& in, bool backward);
 // The last stage's final norm, LM head and loss or logits read.
 std::vector<OpCost> last_stage_ops(const LayerOpInputs& in, bool backward);
 
-// Adam's HBM bytes per parameter: the two fp32 moments read and written (16), the gradient
-// read (dtype), and the weights: with a dtype narrower than fp32, an fp32 master copy read and
-// written (8) plus the dtype copy written; in fp32, the weights read and written.
-double adam_bytes_per_param(double dtype_bytes);
-
 double total_seconds(const std::vector<OpCost>& ops);
 
 }  // namespace linksim::work

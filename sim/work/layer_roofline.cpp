@@ -58,6 +58,7 @@ LayerRoofline::LayerRoofline(const ModelSpec& model, const Scenario& scenario,
   lc_ = layer_costs(model);
   bytes_ = work::dtype_bytes(model.dtype);
   const Job& job = scenario.job;
+  adam_step_bytes_ = adam_step_bytes_per_param(job.precision, model.dtype);
   adapters_ = adapter_params_per_layer(model, job.finetune);
   active_adapters_ = active_adapter_params_per_layer(model, job.finetune);
   std::string format = job.precision.weights;
@@ -153,7 +154,7 @@ double LayerRoofline::optimizer_s(double params) const {
   // The override keeps the earlier figure: 16 B + the dtype's read and write per parameter at
   // the datasheet bandwidth.
   if (!derived()) return params * (16 + 2 * bytes_) / gpu_.hbm_bandwidth_Bps;
-  return memory_time_s(params * adam_bytes_per_param(bytes_), ops_.gpu);
+  return memory_time_s(params * adam_step_bytes_, ops_.gpu);
 }
 
 double LayerRoofline::trained_params_per_layer() const {

@@ -79,6 +79,7 @@ class LayerRoofline {
   double first_s_[2] = {};
   double last_s_[2] = {};
   double bytes_ = 2;
+  double adam_step_bytes_ = 28;    // per parameter (precision.hpp)
   double adapters_ = 0;            // LoRA adapter parameters per layer
   double active_adapters_ = 0;     // ... that one token passes through
   double layer_weight_bytes_ = 0;  // one layer's stored weights (quantized, with adapters)

@@ -105,7 +105,7 @@ double activation_bytes_per_layer(const ModelSpec& m, double s, double b, const 
 MemoryBreakdown training_memory(const ModelSpec& m, const Job& job, const ParallelPlan& plan,
                                 const MemoryOptions& options) {
   const double bytes = dtype_bytes(m.dtype);
-  const double optimizer_bytes_per_param = m.dtype == "fp32" ? 8 : 12;
+  const double optimizer_bytes = optimizer_bytes_per_param(job.precision, m.dtype);
   const GpuParams p = gpu_params(m, job, plan);
   // ZeRO shards over the shard group (the whole DP group without hybrid sharding); an expert's
   // parameters over its copies inside that group.
@@ -120,13 +120,13 @@ MemoryBreakdown training_memory(const ModelSpec& m, const Job& job, const Parall
                       bytes * p.adapters / (zero3 ? dp : 1);
   if (job.finetune.adapters()) {
     out.gradients_bytes = bytes * p.adapters / (plan.zero_stage >= 2 ? dp : 1);
-    out.optimizer_bytes = optimizer_bytes_per_param * p.adapters / (plan.zero_stage >= 1 ? dp : 1);
+    out.optimizer_bytes = optimizer_bytes * p.adapters / (plan.zero_stage >= 1 ? dp : 1);
   } else {
     auto params = [&](bool sharded) {
       return sharded ? (p.dense_linear + p.dense_other) / dp + p.expert / expert_dp : p.all();
     };
     out.gradients_bytes = bytes * params(plan.zero_stage >= 2);
-    out.optimizer_bytes = optimizer_bytes_per_param * params(plan.zero_stage >= 1);
+    out.optimizer_bytes = optimizer_bytes * params(plan.zero_stage >= 1);
   }
   if (zero3 && dp > 1) {
     // ZeRO-3's working copies (memory.hpp): gathered full layers and unsharded gradients.

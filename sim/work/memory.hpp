@@ -13,7 +13,9 @@
 // Training, mixed-precision Adam, per trained parameter:
 //   gradients    dtype bytes
 //   optimizer    12 B: fp32 master weights + two fp32 moments (8 B for an fp32 model, whose
-//                weights are the master copy)
+//                weights are the master copy); precision.optimizer_states and
+//                precision.master_weights change it (sim/work/precision.hpp: NeMo's
+//                distributed Adam keeps 10 B, or 4 B with bf16 states)
 // Trained parameters are all of them, or with LoRA/QLoRA only the adapters
 // (sim/work/finetune.hpp), which add their weights in the model's dtype.
 // Parameters are split by TP × PP, the MoE experts also by EP. ZeRO stage z then shards over

@@ -1,6 +1,7 @@
 #pragma once
-// How a job stores its weights and KV cache (the scenario's "precision" section,
-// docs/scenario-format.md): weights-only quantization and the KV-cache dtype.
+// How a job stores its weights, KV cache and optimizer state (the scenario's "precision"
+// section, docs/scenario-format.md): weights-only quantization, the KV-cache dtype, the GEMMs'
+// precision and Adam's state.
 //
 // Bytes per weight of the transformer blocks' linear layers (attention q/k/v/o and the FFN
 // matrices, every expert); embeddings, LM head, norms and MoE routers stay in the model's
@@ -21,6 +22,17 @@
 // (docs/compute-model.md, "FP8 matmuls"): the linear layers' GEMMs at the GPU's dense FP8 peak
 // with TE's casts to FP8 around them; attention, norms, the LM head and every collective but
 // sequence parallelism's all-gathers keep the model's dtype.
+//
+// Training with Adam keeps, per trained parameter, two moments and (for a 16-bit model) a master
+// copy of the weight (optimizer_bytes_per_param):
+//   optimizer_states  the moments' dtype: fp32 (default), bf16 or fp16 (Apex's
+//                     DistributedFusedAdam `dtype`, which NeMo's `optim.dtype` sets)
+//   master_weights    fp32 (default for a 16-bit model: 4 B), "remainder" (Apex's
+//                     store_param_remainders: the 16 low bits a bf16 weight lacks of its fp32
+//                     value, 2 B; NeMo's default for a bf16 model with fp32 states), or "none"
+//                     (the model's own weights are the master: no copy; NeMo's choice when the
+//                     states are in the model's dtype). An fp32 model's weights are always the
+//                     master copy.
 
 #include <string>
 #include <vector>
@@ -28,10 +40,16 @@
 namespace linksim::work {
 
 struct Precision {
-  std::string weights;   // empty: the model's dtype
-  int group_size = 128;  // int8 and int4: weights per scale
-  std::string kv_cache;  // empty: the model's dtype
-  std::string matmul;    // empty: the model's dtype; "fp8": Transformer Engine's FP8 GEMMs
+  // The dtype the model runs in, its file's by default: a run states "bf16" for a model whose
+  // published checkpoint is fp16 (scenario_model applies it). Every "model's dtype" below is
+  // this one.
+  std::string dtype;
+  std::string weights;           // empty: the model's dtype
+  int group_size = 128;          // int8 and int4: weights per scale
+  std::string kv_cache;          // empty: the model's dtype
+  std::string matmul;            // empty: the model's dtype; "fp8": Transformer Engine's FP8 GEMMs
+  std::string optimizer_states;  // empty: fp32
+  std::string master_weights;    // empty: fp32 for a 16-bit model, none for an fp32 one
 
   bool quantized() const { return !weights.empty(); }
 };
@@ -41,9 +59,20 @@ struct Precision {
 bool fp8_matmul(const Precision& precision, const std::string& model_dtype);
 
 // Accepted weight formats and KV-cache dtypes, in a stable order.
+const std::vector<std::string>& model_dtype_names();
 const std::vector<std::string>& weight_format_names();
 const std::vector<std::string>& kv_cache_dtype_names();
 const std::vector<std::string>& matmul_precision_names();
+const std::vector<std::string>& optimizer_state_dtype_names();
+const std::vector<std::string>& master_weight_names();
+
+// Adam's bytes per trained parameter: two moments at the states' dtype and the master copy
+// (above). Defaults: 12 for a 16-bit model, 8 for an fp32 one.
+double optimizer_bytes_per_param(const Precision& precision, const std::string& model_dtype);
+// HBM bytes one Adam step moves per parameter: the moments and master copy read and written,
+// the gradient read, and the model's weight written (read too when the master copy is not a
+// full fp32 value of its own: "remainder" rebuilds it from the weight, "none" is the weight).
+double adam_step_bytes_per_param(const Precision& precision, const std::string& model_dtype);
 
 // Bytes per linear-layer weight for `format` (see above); an empty format is `model_dtype`.
 // Throws std::invalid_argument for an unknown name (input is validated where it is read).

@@ -282,11 +282,20 @@ Scenario load_scenario(const std::string& path_in) {
   // Last, so that a bad plan or job is reported before a model that is missing.
   if (!s.gradient_sync) s.model = resolve_model(root.at("model"), path);
   if (!s.gradient_sync && !s.job.precision.matmul.empty()) {
-    check_matmul_precision(root, s.job, load_model(s.model).dtype,
-                           s.compute.efficiency.has_value());
+    check_matmul_precision(root, s.job, scenario_model(s).dtype, s.compute.efficiency.has_value());
+  }
+  if (!s.gradient_sync &&
+      !(s.job.precision.optimizer_states.empty() && s.job.precision.master_weights.empty())) {
+    check_optimizer_precision(root, s.job, scenario_model(s).dtype);
   }
   enforce_schema(doc, path, scenario_schema_path());
   return s;
+}
+
+ModelSpec scenario_model(const Scenario& scenario) {
+  ModelSpec model = load_model(scenario.model);
+  if (!scenario.job.precision.dtype.empty()) model.dtype = scenario.job.precision.dtype;
+  return model;
 }
 
 std::vector<std::string> shipped_scenario_files() {

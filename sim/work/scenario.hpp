@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/coll/collective.hpp"
+#include "sim/work/model.hpp"
 #include "sim/work/parallel_plan.hpp"
 
 namespace linksim::work {
@@ -47,6 +48,8 @@ struct Scenario {
 
 // Throws InputError naming the file, JSON pointer and what was expected.
 Scenario load_scenario(const std::string& path);
+// The scenario's model as it runs: its file, with precision.dtype when the scenario sets one.
+ModelSpec scenario_model(const Scenario& scenario);
 std::vector<std::string> shipped_scenario_files();
 std::string resolve_scenario_path(const std::string& name_or_path);
 

@@ -107,8 +107,10 @@ Finetune parse_finetune(const JsonView& view) {
 }
 
 Precision parse_precision(const JsonView& view) {
-  view.expect_only({"weights", "group_size", "kv_cache", "matmul"});
+  view.expect_only({"dtype", "weights", "group_size", "kv_cache", "matmul", "optimizer_states",
+                    "master_weights"});
   Precision p;
+  if (auto d = view.get("dtype")) p.dtype = one_of(*d, model_dtype_names(), "model dtype");
   if (auto w = view.get("weights")) p.weights = one_of(*w, weight_format_names(), "weight format");
   if (auto g = view.get("group_size")) {
     if (p.weights != "int8" && p.weights != "int4") {
@@ -119,6 +121,10 @@ Precision parse_precision(const JsonView& view) {
   if (auto k = view.get("kv_cache")) p.kv_cache = one_of(*k, kv_cache_dtype_names(), "KV dtype");
   if (auto m = view.get("matmul"))
     p.matmul = one_of(*m, matmul_precision_names(), "matmul precision");
+  if (auto o = view.get("optimizer_states"))
+    p.optimizer_states = one_of(*o, optimizer_state_dtype_names(), "optimizer state dtype");
+  if (auto w = view.get("master_weights"))
+    p.master_weights = one_of(*w, master_weight_names(), "master weights");
   return p;
 }
 
@@ -173,6 +179,35 @@ void check_precision_and_finetune(const JsonView& root, const Job& job) {
         .at("weights")
         .fail(fmt::format(
             "QLoRA's base is 4-bit; expected weights nf4 (its default) or int4, got {}", w));
+  }
+}
+
+void check_optimizer_precision(const JsonView& root, const Job& job,
+                               const std::string& model_dtype) {
+  const Precision& p = job.precision;
+  auto training_only = [&](const std::string& value, const char* key) {
+    if (value.empty() || job.kind == JobKind::training) return;
+    root.at("precision")
+        .at(key)
+        .fail(fmt::format("Adam's state applies to a training job, not {}", to_string(job.kind)));
+  };
+  training_only(p.optimizer_states, "optimizer_states");
+  training_only(p.master_weights, "master_weights");
+  const std::string& w = p.master_weights;
+  if (w.empty() || w == "none") return;
+  const JsonView at = root.at("precision").at("master_weights");
+  if (dtype_bytes(model_dtype) >= 4) {
+    at.fail(fmt::format(
+        "an {} model's weights are their own master copy; expected no master_weights or \"none\"",
+        model_dtype));
+  }
+  if (w == "remainder" &&
+      (model_dtype != "bf16" || (!p.optimizer_states.empty() && p.optimizer_states != "fp32"))) {
+    at.fail(fmt::format(
+        "\"remainder\" keeps the 16 bits a bf16 weight lacks of its fp32 value (Apex's "
+        "store_param_remainders); expected a bf16 model and fp32 optimizer_states, got model "
+        "dtype {} and {} states",
+        model_dtype, p.optimizer_states.empty() ? "fp32" : p.optimizer_states));
   }
 }
 

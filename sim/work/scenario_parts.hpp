@@ -29,5 +29,10 @@ void check_precision_and_finetune(const JsonView& root, const Job& job);
 // compute model (compute.efficiency is one rate for every matmul).
 void check_matmul_precision(const JsonView& root, const Job& job, const std::string& model_dtype,
                             bool efficiency_override);
+// precision.optimizer_states and master_weights, once the model's dtype is known: a training
+// job's; a master copy beside a 16-bit model only, "remainder" only for a bf16 model with fp32
+// states (precision.hpp).
+void check_optimizer_precision(const JsonView& root, const Job& job,
+                               const std::string& model_dtype);
 
 }  // namespace linksim::work

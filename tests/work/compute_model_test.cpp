@@ -95,11 +95,35 @@ TEST(GemmTime, WithoutAnSmCountNoQuantization) {
 }
 
 TEST(ComputeModel, AdamBytesPerParameter) {
+  const Precision defaults;
   // bf16: moments r/w 16 + gradient 2 + fp32 master r/w 8 + bf16 copy written 2 = 28.
-  EXPECT_EQ(adam_bytes_per_param(2), 28);
+  EXPECT_EQ(adam_step_bytes_per_param(defaults, "bf16"), 28);
   // fp32: moments 16 + gradient 4 + weights r/w 8 = 28; fp8: 16 + 1 + 8 + 1 = 26.
-  EXPECT_EQ(adam_bytes_per_param(4), 28);
-  EXPECT_EQ(adam_bytes_per_param(1), 26);
+  EXPECT_EQ(adam_step_bytes_per_param(defaults, "fp32"), 28);
+  EXPECT_EQ(adam_step_bytes_per_param(defaults, "fp8"), 26);
+  // Apex's remainders: moments 16 + gradient 2 + remainder r/w 4 + bf16 weight r/w 4 = 26.
+  Precision remainder;
+  remainder.master_weights = "remainder";
+  EXPECT_EQ(adam_step_bytes_per_param(remainder, "bf16"), 26);
+  // bf16 moments, no master: moments r/w 2 x 2 x 2 = 8 + gradient 2 + weight r/w 4 = 14.
+  Precision bf16_states;
+  bf16_states.optimizer_states = "bf16";
+  bf16_states.master_weights = "none";
+  EXPECT_EQ(adam_step_bytes_per_param(bf16_states, "bf16"), 14);
+}
+
+TEST(ComputeModel, OptimizerStateBytesPerParameter) {
+  // Two fp32 moments (8) + an fp32 master (4) = 12; an fp32 model's weights are the master: 8.
+  EXPECT_EQ(optimizer_bytes_per_param(Precision{}, "bf16"), 12);
+  EXPECT_EQ(optimizer_bytes_per_param(Precision{}, "fp32"), 8);
+  Precision p;
+  p.master_weights = "remainder";  // 8 + the 16 low bits, 2 = 10 (NeMo's bf16 default)
+  EXPECT_EQ(optimizer_bytes_per_param(p, "bf16"), 10);
+  p.optimizer_states = "bf16";  // bf16 moments 2 + 2, master none: 4 (NeMo, optim.dtype bf16)
+  p.master_weights = "none";
+  EXPECT_EQ(optimizer_bytes_per_param(p, "bf16"), 4);
+  p.master_weights = "";  // bf16 moments beside a default fp32 master: 4 + 4 = 8
+  EXPECT_EQ(optimizer_bytes_per_param(p, "bf16"), 8);
 }
 
 TEST(ComputeModel, EveryCatalogGpuHasItsGenerationsRow) {

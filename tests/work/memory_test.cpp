@@ -54,6 +54,21 @@ TEST(MemoryTraining, DataParallelByHand) {
   EXPECT_EQ(m.total_bytes(), 49280.0);
 }
 
+TEST(MemoryTraining, AdamStateAsTheJobKeepsIt) {
+  // tiny(), 1,352 parameters, DP 2, ZeRO-1: the optimizer shards over 2.
+  Job j = training(4, 16);
+  j.precision.master_weights = "remainder";  // 2 x 4 + 2 = 10 B: 1,352 x 10 / 2
+  EXPECT_EQ(memory_per_gpu(tiny(), j, plan(2, 1, 1, 1)).optimizer_bytes, 6760.0);
+  j.precision.optimizer_states = "bf16";  // 2 x 2 + 0 = 4 B: 1,352 x 4 / 2
+  j.precision.master_weights = "none";
+  const MemoryBreakdown m = memory_per_gpu(tiny(), j, plan(2, 1, 1, 1));
+  EXPECT_EQ(m.optimizer_bytes, 2704.0);
+  // Nothing else moves: weights and gradients 1,352 x 2 B, activations as DataParallelByHand.
+  EXPECT_EQ(m.weights_bytes, 2704.0);
+  EXPECT_EQ(m.gradients_bytes, 2704.0);
+  EXPECT_EQ(m.activations_bytes, 27648.0);
+}
+
 TEST(MemoryTraining, ZeroStagesShardOverDataParallel) {
   const MemoryBreakdown z1 = memory_per_gpu(tiny(), training(4, 16), plan(2, 1, 1, 1));
   EXPECT_EQ(z1.weights_bytes, 2704.0);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/error.hpp"
+#include "sim/work/precision.hpp"
 #include "sim/work/scenario.hpp"
 #include "tests/support/temp_files.hpp"
 
@@ -56,6 +57,23 @@ TEST(ScenarioParts, MachineFilesResolveAgainstTheScenarioNotTheCurrentFolder) {
       "plan": {"data": 2}})");
   EXPECT_EQ(r.pointer, "/topologies/0");
   EXPECT_EQ(r.says.rfind("no machine file \"nothere.json\" (looked for ", 0), 0u) << r.says;
+}
+
+TEST(ScenarioParts, RunsTheModelAtTheScenariosDtypeWithItsAdamState) {
+  // gpt3-175b's file gives fp16 (the published model's); a run trained in bf16 says so, and
+  // may then keep Apex's remainders, which need bf16 weights.
+  TempDir dir;
+  const std::string text =
+      R"({"title": "t", "topologies": ["dgx-a100"], "model": "gpt3-175b",
+          "job": {"kind": "training"}, "plan": {},
+          "precision": {"dtype": "bf16", "master_weights": "remainder"}})";
+  const Scenario s = load_scenario(dir.write("s.json", text));
+  EXPECT_EQ(load_model("gpt3-175b").dtype, "fp16");
+  EXPECT_EQ(scenario_model(s).dtype, "bf16");
+  EXPECT_EQ(s.job.precision.master_weights, "remainder");
+  EXPECT_EQ(s.job.precision.optimizer_states, "");
+  // 2 x 4 B fp32 moments + 2 B of remainder.
+  EXPECT_EQ(optimizer_bytes_per_param(s.job.precision, scenario_model(s).dtype), 10);
 }
 
 TEST(ScenarioParts, ReadsFinetunePrecisionAndPlanSwitches) {
@@ -145,6 +163,33 @@ TEST(ScenarioParts, BadValuesAreRefusedWhereTheyAre) {
                 R"("precision": {"weights": "int8"})"),
        {"/precision/weights",
         "QLoRA's base is 4-bit; expected weights nf4 (its default) or int4, got int8"}},
+      {scenario(training, "{}", R"("precision": {"dtype": "fp8"})"),
+       {"/precision/dtype", "unknown model dtype \"fp8\"; expected one of: bf16, fp16, fp32"}},
+      {scenario(training, "{}", R"("precision": {"optimizer_states": "fp8"})"),
+       {"/precision/optimizer_states",
+        "unknown optimizer state dtype \"fp8\"; expected one of: fp32, bf16, fp16"}},
+      {scenario(training, "{}", R"("precision": {"master_weights": "fp8"})"),
+       {"/precision/master_weights",
+        "unknown master weights \"fp8\"; expected one of: fp32, remainder, none"}},
+      {scenario(R"({"kind": "decode"})", "{}", R"("precision": {"master_weights": "none"})"),
+       {"/precision/master_weights", "Adam's state applies to a training job, not decode"}},
+      {scenario(R"({"kind": "prefill"})", "{}", R"("precision": {"optimizer_states": "bf16"})"),
+       {"/precision/optimizer_states", "Adam's state applies to a training job, not prefill"}},
+      {scenario(training, "{}",
+                R"("precision": {"optimizer_states": "bf16", "master_weights": "remainder"})"),
+       {"/precision/master_weights",
+        "\"remainder\" keeps the 16 bits a bf16 weight lacks of its fp32 value (Apex's "
+        "store_param_remainders); expected a bf16 model and fp32 optimizer_states, got model "
+        "dtype bf16 and bf16 states"}},
+      {scenario(training, "{}", R"("precision": {"dtype": "fp16", "master_weights": "remainder"})"),
+       {"/precision/master_weights",
+        "\"remainder\" keeps the 16 bits a bf16 weight lacks of its fp32 value (Apex's "
+        "store_param_remainders); expected a bf16 model and fp32 optimizer_states, got model "
+        "dtype fp16 and fp32 states"}},
+      {scenario(training, "{}", R"("precision": {"dtype": "fp32", "master_weights": "fp32"})"),
+       {"/precision/master_weights",
+        "an fp32 model's weights are their own master copy; expected no master_weights or "
+        "\"none\""}},
       {scenario(training, R"({"recompute": "some"})"),
        {"/plan/recompute",
         "unknown recompute \"some\"; expected true, false, \"none\", \"selective\" or \"full\""}},
