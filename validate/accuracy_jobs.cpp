@@ -32,6 +32,11 @@ JobRun parse_run(const Json& r) {
   run.global_batch = r.at("job").at("global_batch").get<int>();
   run.sequence_length = r.at("job").at("sequence_length").get<int>();
   run.precision = r.at("job").at("precision").get<std::string>();
+  if (r.at("job").contains("optimizer")) {
+    const Json& o = r.at("job").at("optimizer");
+    run.optimizer_states = o.value("states", "");
+    run.master_weights = o.value("master_weights", "");
+  }
   run.measured_value = r.at("measured").at("value").get<double>();
   run.measured_unit = r.at("measured").at("unit").get<std::string>();
   run.series = r.value("series", "");
@@ -49,6 +54,17 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Adam's state, when the run states one: ", Adam: bf16 moments, no master copy".
+std::string optimizer_text(const JobRun& run) {
+  if (run.optimizer_states.empty() && run.master_weights.empty()) return "";
+  const std::string states = run.optimizer_states.empty() ? "fp32" : run.optimizer_states;
+  const std::string& m = run.master_weights;
+  const std::string master = m == "none"        ? "no master copy"
+                             : m == "remainder" ? "master as 16-bit remainders"
+                                                : "fp32 master";
+  return fmt::format(", Adam: {} moments, {}", states, master);
 }
 
 std::string plan_text(const Json& plan) {
@@ -161,7 +177,13 @@ Json job_scenario(const JobRun& run) {
                 {"plan", plan}};
   // FP8 runs (NeMo and Megatron-LM with Transformer Engine's FP8 recipe): the linear layers'
   // GEMMs in FP8; the model's dtype (bf16) everywhere else.
-  if (run.precision == "fp8") scenario["precision"] = Json{{"matmul", "fp8"}};
+  // The run's dtype: a model file may give its published checkpoint's fp16 where the run
+  // trained in bf16. FP8 runs keep bf16 everywhere but the linear layers' GEMMs.
+  scenario["precision"]["dtype"] = run.precision == "fp8" ? "bf16" : run.precision;
+  if (run.precision == "fp8") scenario["precision"]["matmul"] = "fp8";
+  if (!run.optimizer_states.empty())
+    scenario["precision"]["optimizer_states"] = run.optimizer_states;
+  if (!run.master_weights.empty()) scenario["precision"]["master_weights"] = run.master_weights;
   return scenario;
 }
 
@@ -237,6 +259,38 @@ std::optional<double> spearman_rho(const std::vector<double>& x, const std::vect
   return sxy / std::sqrt(sxx * syy);
 }
 
+namespace {
+
+// FP8 against BF16: each FP8 run whose source also measured the same model, machine, plan and
+// batch at 16 bits, with both sides' speed-up (16-bit step / FP8 step); empty when none.
+std::string precision_pairs_table(const JobSourceResult& r) {
+  std::string out;
+  for (const auto& fp8 : r.rows) {
+    if (fp8.run.precision != "fp8" || !fp8.predicted.step_s) continue;
+    for (const auto& wide : r.rows) {
+      const JobRun& a = wide.run;
+      const JobRun& b = fp8.run;
+      if (a.precision == "fp8" || !wide.predicted.step_s || a.model != b.model ||
+          a.machine != b.machine || a.nodes != b.nodes || a.plan != b.plan ||
+          a.global_batch != b.global_batch || a.sequence_length != b.sequence_length)
+        continue;
+      if (out.empty()) {
+        out +=
+            "\n| FP8 against 16 bits | GPUs | measured speed-up (16-bit step / FP8 step) | "
+            "predicted | predicted / measured |\n|---|---|---|---|---|\n";
+      }
+      const double measured = wide.measured_step_s / fp8.measured_step_s;
+      const double predicted = *wide.predicted.step_s / *fp8.predicted.step_s;
+      out += fmt::format("| {} ({} / {}) | {} | x{:.3f} | x{:.3f} | {:.3f} |\n", b.model, a.id,
+                         b.id, b.gpus(), measured, predicted, predicted / measured);
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string format_jobs_markdown(const std::vector<JobSourceResult>& results) {
   std::size_t runs = 0, ran = 0;
   std::vector<double> all_abs_errors;
@@ -275,7 +329,9 @@ std::string format_jobs_markdown(const std::vector<JobSourceResult>& results) {
       "Spearman is the rank correlation of predicted against measured tokens/s per GPU over a "
       "source's runs that ran (ties get average ranks; none under 3 runs). A run linksim refuses "
       "(a feature it does not model, does not fit, the task bound) is listed in its source's table "
-      "with the reason and counts in neither the median nor Spearman.\n\n"
+      "with the reason and counts in neither the median nor Spearman. Where a source measured "
+      "the same run in FP8 and at 16 bits, a table after its runs sets the FP8 speed-up it "
+      "measured beside the one linksim predicts.\n\n"
       "| source | runs | ran | refused | median abs error (runs that ran) | Spearman (runs that "
       "ran) |\n"
       "|---|---|---|---|---|---|\n";
@@ -310,9 +366,10 @@ std::string format_jobs_markdown(const std::vector<JobSourceResult>& results) {
         "|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& row : r.rows) {
       const JobRun& run = row.run;
-      out += fmt::format("| {} | {} | {} x {} | {} | {} | {} x {} | {:.3f} | ", run.id, run.model,
-                         run.machine, run.nodes, run.gpus(), plan_text(run.plan), run.global_batch,
-                         run.sequence_length, row.measured_step_s);
+      out +=
+          fmt::format("| {} | {} | {} x {} | {} | {} | {} x {} | {:.3f} | ", run.id, run.model,
+                      run.machine, run.nodes, run.gpus(), plan_text(run.plan) + optimizer_text(run),
+                      run.global_batch, run.sequence_length, row.measured_step_s);
       if (row.predicted.step_s) {
         out += fmt::format("{:.3f} | {} |\n", *row.predicted.step_s, percent(*row.error()));
       } else {
@@ -348,6 +405,7 @@ std::string format_jobs_markdown(const std::vector<JobSourceResult>& results) {
       out += fmt::format("| {} | {} -> {} | x{:.3f} | x{:.3f} | {} |\n", name, a.run.gpus(),
                          b.run.gpus(), measured, predicted, same ? "yes" : "no");
     }
+    out += precision_pairs_table(r);
   }
   return out;
 }

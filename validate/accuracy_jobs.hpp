@@ -27,6 +27,10 @@ struct JobRun {
   int global_batch = 1;
   int sequence_length = 1;
   std::string precision;  // bf16, fp16 or fp8
+  // Adam's state as the source's configuration kept it: precision.optimizer_states and
+  // precision.master_weights (empty: linksim's defaults, fp32 moments and master copy).
+  std::string optimizer_states;
+  std::string master_weights;
   double measured_value = 0;
   std::string measured_unit;  // step_s, tokens_per_s_per_gpu or tokens_per_s
   std::string series;
@@ -58,7 +62,9 @@ std::string default_jobs_dir();  // <data_dir()>/validate/jobs
 std::string unsupported_feature(const JobRun& run);
 
 // The scenario document `linksim run` would read for this run: one machine, the model, a
-// training job and the plan, and for an FP8 run precision.matmul "fp8". Run it with
+// training job and the plan, the run's dtype (precision.dtype: bf16 for an FP8 run), for an FP8
+// run precision.matmul "fp8", and the run's Adam state
+// (precision.optimizer_states, master_weights) when its file states one. Run it with
 // --nodes run.nodes.
 Json job_scenario(const JobRun& run);
 

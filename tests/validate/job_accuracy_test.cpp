@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -172,27 +173,46 @@ TEST(JobAccuracyData, NoRunIsMeasuredByTheSourcesKeptForIndependentChecking) {
 }
 
 TEST(JobAccuracyData, WhatTheShippedSetRefusesBeforeSimulating) {
-  // docs/ACCURACY.md's counts: 29 DGX Cloud runs (11 with CP 2), 8 NeMo 24.07 runs (all FP8)
-  // and 3 MT-NLG runs. 40 runs, none refused before anything is simulated: the FP8 ones run
-  // with precision.matmul "fp8", the others with no precision section (as before FP8 was
-  // modelled, so their scenarios and results are unchanged).
-  int runs = 0, refused = 0, fp8 = 0;
+  // docs/ACCURACY.md's counts: 58 DGX Cloud runs (29 BF16 and their 29 FP8 twins, 22 with CP
+  // 2), 8 NeMo 24.07 runs (all FP8) and 3 MT-NLG runs. 69 runs, none refused before anything is
+  // simulated, each at its own dtype; the FP8 ones with precision.matmul "fp8". Adam's state as
+  // each source's configuration kept it: NeMo's distributed_fused_adam keeps remainders
+  // (gpt3-175b x 5 and llama3.1 x 11 at DGX Cloud, twice with the FP8 tables; 7 of the NeMo
+  // 24.07 runs), bf16 moments without a master copy for nemotron4-340b (5 x 2 + 1), and
+  // Megatron-Core's optimizer the default fp32 copy (nemotron4-15b, 8 x 2); MT-NLG states none.
+  int runs = 0, refused = 0, fp8 = 0, remainder = 0, bf16_states = 0, fp32_master = 0;
   for (const auto& s : load_job_sources(jobs_dir())) {
     for (const auto& run : s.runs) {
       ++runs;
       refused += !unsupported_feature(run).empty();
       const Json scenario = job_scenario(run);
+      // The run's dtype always: bf16 for the FP8 runs (only their GEMMs are FP8).
+      Json precision{{"dtype", run.precision == "fp8" ? "bf16" : run.precision}};
       if (run.precision == "fp8") {
         ++fp8;
-        EXPECT_EQ(scenario.at("precision"), (Json{{"matmul", "fp8"}})) << run.id;
-      } else {
-        EXPECT_FALSE(scenario.contains("precision")) << run.id;
+        precision["matmul"] = "fp8";
       }
+      if (run.master_weights == "remainder") {
+        ++remainder;
+        precision["master_weights"] = "remainder";
+      } else if (run.master_weights == "none") {
+        ++bf16_states;
+        EXPECT_EQ(run.optimizer_states, "bf16") << run.id;
+        precision["optimizer_states"] = "bf16";
+        precision["master_weights"] = "none";
+      } else if (run.master_weights == "fp32") {
+        ++fp32_master;
+        precision["master_weights"] = "fp32";
+      }
+      EXPECT_EQ(scenario.at("precision"), precision) << run.id;
     }
   }
-  EXPECT_EQ(runs, 40);
+  EXPECT_EQ(runs, 58 + 8 + 3);
   EXPECT_EQ(refused, 0);
-  EXPECT_EQ(fp8, 8);
+  EXPECT_EQ(fp8, 29 + 8);
+  EXPECT_EQ(remainder, (5 + 11) * 2 + 7);
+  EXPECT_EQ(bf16_states, 5 * 2 + 1);
+  EXPECT_EQ(fp32_master, 8 * 2);
 }
 
 TEST(JobAccuracyCli, SmallRunsAsJsonRanOrRefusedWithWhyAndTheSameOnEveryThreadCount) {
@@ -285,6 +305,18 @@ TEST(JobAccuracyCli, MarkdownAddsOneSectionAfterTheCollectivesReportListingEvery
   EXPECT_NE(jobs_md.find("| small-cp2 | llama2-7b | dgx-h100-superpod-su x 1 | 8 | DP 4 x TP 1 x "
                          "PP 1 x CP 2, 1 micro-batches, ZeRO-1 | 4 x 4096 | 0.300 | "),
             std::string::npos);
+  // small-fp8 is small-dp8 in FP8: one pair, measured 0.4 / 0.5 = x0.800; the last column is the
+  // predicted speed-up over that (each printed to three decimals).
+  EXPECT_NE(jobs_md.find("| FP8 against 16 bits | GPUs | measured speed-up (16-bit step / FP8 "
+                         "step) | predicted | predicted / measured |"),
+            std::string::npos);
+  const std::string row = "| llama2-7b (small-dp8 / small-fp8) | 8 | x0.800 | x";
+  const std::size_t at = jobs_md.find(row);
+  ASSERT_NE(at, std::string::npos) << jobs_md;
+  double predicted = 0, ratio = 0;
+  ASSERT_EQ(std::sscanf(jobs_md.c_str() + at + row.size(), "%lf | %lf |", &predicted, &ratio), 2);
+  EXPECT_GT(predicted, 1);  // FP8's GEMMs at twice the peak: faster
+  EXPECT_NEAR(ratio, predicted / 0.8, 0.0015);
 }
 
 }  // namespace
