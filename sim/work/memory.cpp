@@ -79,7 +79,8 @@ double ceil_div(double a, double b) {
   return std::ceil(a / b);
 }
 
-// Korthikanti et al. 2022, per layer and micro-batch (see memory.hpp), in bytes.
+// Korthikanti et al. 2022's count, per layer and micro-batch (see memory.hpp), in bytes, taken
+// tensor by tensor so that grouped-query attention, a gated or MoE FFN and dropout change it.
 double activation_bytes_per_layer(const ModelSpec& m, double s, double b, const ParallelPlan& plan,
                                   bool flash_attention, bool fp8 = false) {
   const double h = m.hidden;
@@ -88,16 +89,41 @@ double activation_bytes_per_layer(const ModelSpec& m, double s, double b, const 
   const double scale = dtype_bytes(m.dtype) / 2;
   if (h == 0) return 0;
   if (plan.recompute == Recompute::full) return 2 * s * b * h * scale;
-  const bool keeps_scores = !flash_attention && plan.recompute != Recompute::selective;
-  const double scores = keeps_scores ? 5 * a * s / h : 0;
-  double stored = plan.sequence_parallel ? s * b * h * (34 + scores) / t
-                                         : s * b * h * (10 + 24 / t + scores / t);
+  // Per token, in units of h bytes at 2 bytes an element: `whole` tensors are held by every
+  // tensor-parallel rank without sequence parallelism and split over t with it; `split` ones
+  // are split over t either way.
+  const double whole = plan.sequence_parallel ? 1 / t : 1;
+  const double split = 1 / t;
+  const double kv_share = static_cast<double>(m.kv_heads) / m.heads;
+  const double f = m.ffn_hidden / h;
+  const double k = m.is_moe() ? m.experts_per_token : 1;
+  const double mask = m.dropout ? 1 : 0;  // a 1-byte dropout mask an element
+  const double norm_inputs = 2 * 2 * whole;
+  const double qkv_input = 2 * whole;
+  const double q_k_v = (2 + 2 * 2 * kv_share) * split;
+  const double projection_input = 2 * split;
+  // MoE: the router's input, then each token's k routed copies at full width: the experts are
+  // split over TP as linksim runs them (Megatron's expert tensor parallelism equal to TP), so
+  // each TP rank gathers its group's tokens and its experts' first GEMM splits its output over
+  // t, not its input.
+  const double up_input = m.is_moe() ? 2 * whole + 2 * k : 2 * whole;
+  const double activation_input = 2 * f * (m.gated_ffn ? 2 : 1) * k * split;
+  const double down_input = 2 * f * k * split;
+  const double dropout_masks = 2 * mask * whole;
+  double per_token = norm_inputs + qkv_input + q_k_v + projection_input + up_input +
+                     activation_input + down_input + dropout_masks;
   // FP8 matmuls: Transformer Engine saves the four linear layers' inputs for their weight
-  // gradients in FP8 (LayerNormLinear its FP8 norm output, Linear its FP8 transpose) instead of
-  // the 2 B of QKV's, the attention output's and MLP up's inputs (2 sbh each) and MLP down's
-  // (8 sbh): 7 sbh less, of which QKV's and MLP up's 1 + 1 are replicated over TP without
-  // sequence parallelism.
-  if (fp8) stored -= plan.sequence_parallel ? s * b * h * 7 / t : s * b * h * (2 + 5 / t);
+  // gradients in FP8 (LayerNormLinear its FP8 norm output, Linear its FP8 transpose): half of
+  // each. MoE's router keeps its 16-bit input.
+  if (fp8) {
+    const double routed = m.is_moe() ? 2 * k : 2 * whole;
+    per_token -= (qkv_input + projection_input + routed + down_input) / 2;
+  }
+  double stored = s * b * h * per_token;
+  // Without FlashAttention or selective recompute, the attention core's s x s per head: the
+  // softmax's output (2 B), with dropout its mask (1 B) and output (2 B).
+  const bool keeps_scores = !flash_attention && plan.recompute != Recompute::selective;
+  if (keeps_scores) stored += s * b * a * s * (2 + 3 * mask) * split;
   const double softmax_stats = flash_attention ? 4 * a * s * b / t : 0;
   return stored * scale + softmax_stats;
 }

@@ -8,8 +8,8 @@
 // FP8 matmuls (precision.matmul "fp8", Transformer Engine): + 2 B per linear weight in training
 // (TE's cached FP8 copy and its FP8 transpose; under ZeRO-3 of the gathered layers only), + 1 B
 // in prefill. Activations: TE saves the inputs of QKV, the attention output, MLP up and MLP down
-// for their weight gradients in FP8, 7·s·b·h/t bytes less than above with sequence parallelism
-// (halving their 2 + 2 + 2 + 8), s·b·h·(2 + 5/t) less without (memory.cpp).
+// for their weight gradients in FP8, half of each below (for GPT, 7·s·b·h/t bytes less with
+// sequence parallelism, halving 2 + 2 + 2 + 8, and s·b·h·(2 + 5/t) less without; memory.cpp).
 // Training, mixed-precision Adam, per trained parameter:
 //   gradients    dtype bytes
 //   optimizer    12 B: fp32 master weights + two fp32 moments (8 B for an fp32 model, whose
@@ -35,24 +35,33 @@
 // here), FSDP's flat-parameter padding (under shard-group-size elements per layer) and the
 // reduce-scatter's output shard (1 / shard group of a layer).
 // Activations (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
-// Models", arXiv:2205.05198, Sec. 4), per layer and micro-batch of b sequences of s tokens, with
-// h = hidden, a = heads, t = TP, for 2-byte activations (scaled by dtype bytes / 2):
-//   TP only:                s·b·h·(10 + 24/t + 5·a·s/(h·t))
-//   TP + sequence parallel: s·b·h·(34 + 5·a·s/h) / t
-//   selective recompute:    the same without the 5·a·s terms (the attention core's s² softmax,
-//                           dropout mask and output are recomputed in the backward)
-//   FlashAttention:         the same without the 5·a·s terms, plus the kernel's fp32 softmax
-//                           statistics (log-sum-exp), 4·a·s·b / t bytes (Dao et al. 2022,
-//                           arXiv:2205.14135: it never writes the s×s matrix)
+// Models", arXiv:2205.05198, Sec. 4, counted tensor by tensor), per layer and micro-batch of b
+// sequences of s tokens, with h = hidden, a = heads, t = TP, for 2-byte activations (scaled by
+// dtype bytes / 2), in units of s·b·h bytes; W (held whole by each TP rank) is 1 without
+// sequence parallelism and 1/t with it:
+//   two norms' inputs 4·W; QKV's input 2·W; Q, K, V (2 + 4·g)/t with g = kv_heads / heads;
+//   the output projection's input 2/t; MLP up's input 2·W; the activation's input
+//   2·f·(2 if gated)/t and MLP down's 2·f/t with f = ffn_hidden / h; with dropout (the model's
+//   "dropout") two 1-byte masks 2·W; MoE (top-k): the router's input 2·W, MLP up's input 2·k
+//   (each token's k routed copies at full width) and the activation's and MLP down's inputs
+//   times k
+//   GPT (f = 4, not gated, g = 1, dropout): 10·W + 24/t, Korthikanti's s·b·h·(10 + 24/t) and
+//   s·b·h·34/t with sequence parallelism; Llama 3 8B (f = 3.5, gated, g = 1/4, no dropout):
+//   8·W + 26/t
+//   the attention core, without FlashAttention or selective recompute: the softmax's output,
+//                           with dropout its mask and output: (2 + 3)·a·s²·b/t bytes (5·a·s in
+//                           Korthikanti's units)
+//   FlashAttention:         instead, the kernel's fp32 softmax statistics (log-sum-exp),
+//                           4·a·s·b / t bytes (Dao et al. 2022, arXiv:2205.14135: it never
+//                           writes the s×s matrix)
 //   full recompute:         2·s·b·h (the layer input only)
 // The micro-batch holds b = ceil(global_batch / (DP × micro_batches)) sequences; under 1F1B the
 // first stage holds min(PP, micro_batches) micro-batches in flight, each for its layers (with
 // plan.virtual_stages v, min(2(PP - 1) + (v - 1)·PP + 1, micro_batches·v) / v: Megatron's
 // interleaved warm-up, memory.cpp). With
 // activation offload the GPU keeps two layers of one micro-batch (the one computing, the one
-// being copied) and host memory the rest. The formula assumes a 4h GPT FFN; a gated 8/3·h FFN
-// stores about as much. Embedding and loss activations and LoRA's rank-r intermediates are
-// left out (a few percent at most).
+// being copied) and host memory the rest. Embedding and loss activations, MoE's routing
+// probabilities and LoRA's rank-r intermediates are left out (a few percent at most).
 //
 // Inference (prefill, decode, serving): weights + KV cache + one layer's working activations;
 // no gradients or optimizer. Each DP replica serves ceil(global_batch / DP) sequences of

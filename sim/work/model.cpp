@@ -20,9 +20,9 @@ const std::vector<std::string> kCommonFields = {
     "$schema", "title", "description", "sources", "notes", "dtype", "published_parameters"};
 // Architecture fields; a plain model accepts only "layers" and "hidden" of these.
 const std::vector<std::string> kArchitectureFields = {
-    "layers",     "hidden",         "heads",   "kv_heads",
-    "ffn_hidden", "vocab",          "experts", "experts_per_token",
-    "gated_ffn",  "tied_embeddings"};
+    "layers",     "hidden",          "heads",   "kv_heads",
+    "ffn_hidden", "vocab",           "experts", "experts_per_token",
+    "gated_ffn",  "tied_embeddings", "dropout"};
 
 std::string models_dir() {
   return data_dir() + "/models";
@@ -84,6 +84,7 @@ void parse_architecture(const JsonView& root, ModelSpec& m) {
   m.vocab = positive_int(root.at("vocab"));
   m.gated_ffn = root.bool_or("gated_ffn", true);
   m.tied_embeddings = root.bool_or("tied_embeddings", false);
+  m.dropout = root.bool_or("dropout", false);
   if (m.hidden % m.heads != 0) {
     root.at("heads").fail(fmt::format("heads ({}) must divide hidden ({})", m.heads, m.hidden));
   }

@@ -32,8 +32,11 @@ struct ModelSpec {
   int experts_per_token = 0;         // MoE top-k
   bool gated_ffn = true;             // SwiGLU: 3 matrices (gate, up, down); GPT-style: 2
   bool tied_embeddings = false;      // LM head shares the input embedding matrix
-  std::string dtype = "bf16";        // weight/activation dtype: "bf16", "fp16", "fp32", "fp8"
-  double published_parameters = 0;   // the count the source states (for checks and reports)
+  // Trained with dropout (hidden and attention): its 1-byte masks are activations too. Modern
+  // LLMs train without (Llama, Mistral, Nemotron-4); GPT-3-era Megatron runs used 0.1.
+  bool dropout = false;
+  std::string dtype = "bf16";              // weight/activation dtype: "bf16", "fp16", "fp32", "fp8"
+  double published_parameters = 0;         // the count the source states (for checks and reports)
   std::optional<double> plain_parameters;  // set for a plain model: the whole count
 
   bool is_plain() const { return plain_parameters.has_value(); }

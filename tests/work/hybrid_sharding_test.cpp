@@ -75,15 +75,16 @@ TEST(HybridSharding, MemoryShardsOverTheGroupNotTheWholeDataParallelGroup) {
   // optimizer 1,352 x 12 B / 4 = 4,056 B. ZeRO-3's working copies (memory.hpp): 2 gathered
   // layers (prefetch depth 1) and 2 layers of unsharded gradients, each 592 x 2 B = 1,184 B a
   // layer: + 2,368 B to weights and to gradients. Activations: b = 8 / 8 = 1 sequence, s·b·h =
-  // 16·1·8 = 128; x (10 + 24 + 5·2·16/8 = 54) = 6,912 B per layer, x 2 layers = 13,824 B.
+  // 16·1·8 = 128; x (26 + 2·2·16/8 = 34, memory_test's DataParallelByHand) = 4,352 B per layer,
+  // x 2 layers = 8,704 B.
   EXPECT_EQ(hsdp.weights_bytes, 676.0 + 2368.0);
   EXPECT_EQ(hsdp.gradients_bytes, 676.0 + 2368.0);
   EXPECT_EQ(hsdp.optimizer_bytes, 4056.0);
-  EXPECT_EQ(hsdp.activations_bytes, 13824.0);
-  EXPECT_EQ(hsdp.total_bytes(), 19232.0 + 2 * 2368.0);
-  // Plain ZeRO-3 over all 8: 338 + 338 + 2,028 + 13,824 = 16,528 B, + 2 x 2,368 B.
+  EXPECT_EQ(hsdp.activations_bytes, 8704.0);
+  EXPECT_EQ(hsdp.total_bytes(), 14112.0 + 2 * 2368.0);
+  // Plain ZeRO-3 over all 8: 338 + 338 + 2,028 + 8,704 = 11,408 B, + 2 x 2,368 B.
   p.shard_group = 0;
-  EXPECT_EQ(memory_per_gpu(tiny_memory_model(), job, p).total_bytes(), 16528.0 + 2 * 2368.0);
+  EXPECT_EQ(memory_per_gpu(tiny_memory_model(), job, p).total_bytes(), 11408.0 + 2 * 2368.0);
   // ZeRO-1 with groups of 2: only the optimizer is sharded, 16,224 / 2 = 8,112 B.
   p.zero_stage = 1;
   p.shard_group = 2;

@@ -107,14 +107,16 @@ TEST(JobSimFeatures, ActivationOffloadCopiesEveryLayerDownAndBack) {
   TempDir dir;
   const JobResult r = run(
       scenario(dir, std::string(kTraining) + "}", R"({"data": 1, "activation_offload": true})"));
-  // FlashAttention (bf16 on Ampere): s·b·h = 128·8·1024 = 1,048,576 × 34 = 35,651,584, plus
-  // 4·8·128·8 = 32,768 of softmax statistics: 35,684,352 B per layer, down and back up for 4
-  // layers: 8 copies = 285,474,816 B.
+  // FlashAttention (bf16 on Ampere), per token in units of h bytes (memory.hpp): held whole,
+  // norm inputs 4 + QKV input 2 + MLP up input 2 = 8; Q, K, V 6 (multi-head) + projection
+  // input 2 + SwiGLU input 2·4·2 = 16 + MLP down input 2·4 = 8: 40. s·b·h = 128·8·1024 =
+  // 1,048,576 × 40 = 41,943,040, plus 4·8·128·8 = 32,768 of softmax statistics: 41,975,808 B
+  // per layer, down and back up for 4 layers: 8 copies = 335,806,464 B.
   ASSERT_TRUE(r.by_group.count("offload"));
-  EXPECT_EQ(r.by_group.at("offload").bytes, 285474816.0);
+  EXPECT_EQ(r.by_group.at("offload").bytes, 335806464.0);
   EXPECT_EQ(r.by_group.at("offload").collectives, 8);
   EXPECT_NEAR(r.compute_s + r.exposed_comm_s + r.idle_s, r.step_s, 1e-9 * r.step_s);
-  EXPECT_EQ(r.memory.host_bytes, 4 * 35684352.0);
+  EXPECT_EQ(r.memory.host_bytes, 4 * 41975808.0);
 }
 
 TEST(JobSimFeatures, ZeroOffloadSendsGradientsDownAndWeightsUp) {

@@ -49,16 +49,16 @@ constexpr MemoryOptions kFlash{.flash_attention = true};
 
 TEST(MemoryFlashAttention, DropsTheSquareTermAndKeepsTheSoftmaxStatistics) {
   // DP 2, batch 4, 16 tokens: b = 2; s·b·h = 16·2·8 = 256.
-  // Without FlashAttention: 256 × (10 + 24 + 5·2·16/8 = 20) = 13,824 per layer (memory_test).
-  // With it: 256 × 34 = 8,704, plus log-sum-exp 4 B × a 2 × s 16 × b 2 / t 1 = 256: 8,960;
-  // × 2 layers = 17,920.
+  // Without FlashAttention: 256 × (26 + the softmax's output 2·2·16/8 = 8) = 8,704 per layer
+  // (memory_test). With it: 256 × 26 = 6,656, plus log-sum-exp 4 B × a 2 × s 16 × b 2 / t 1 =
+  // 256: 6,912; × 2 layers = 13,824.
   EXPECT_EQ(memory_per_gpu(tiny(), training(4, 16), plan(2, 1, 1), kFlash).activations_bytes,
-            17920.0);
-  // TP 2 + sequence parallel, PP 2, 4 micro-batches of 1: s·b·h = 128; 128 × 34 / 2 = 2,176,
-  // + 4·2·16·1 / 2 = 64: 2,240 per layer; 1 layer per stage × 2 in flight = 4,480.
+            13824.0);
+  // TP 2 + sequence parallel, PP 2, 4 micro-batches of 1: s·b·h = 128; 128 × 26 / 2 = 1,664,
+  // + 4·2·16·1 / 2 = 64: 1,728 per layer; 1 layer per stage × 2 in flight = 3,456.
   ParallelPlan sp = plan(1, 2, 2, 0, 4);
   sp.sequence_parallel = true;
-  EXPECT_EQ(memory_per_gpu(tiny(), training(4, 16), sp, kFlash).activations_bytes, 4480.0);
+  EXPECT_EQ(memory_per_gpu(tiny(), training(4, 16), sp, kFlash).activations_bytes, 3456.0);
 }
 
 TEST(MemoryFlashAttention, RuleFollowsTheKernelsSupport) {
@@ -81,29 +81,29 @@ TEST(MemoryFlashAttention, RuleFollowsTheKernelsSupport) {
   ParallelPlan on = p;
   on.flash_attention = true;
   EXPECT_TRUE(uses_flash_attention(bf16, on, *topo::find_gpu_model("V100-SXM2-32GB")));
-  // check_fit applies the rule: 17,920 B of activations on an A100, as above.
+  // check_fit applies the rule: 13,824 B of activations on an A100, as above.
   EXPECT_EQ(check_fit(bf16, training(4, 16), plan(2, 1, 1), *topo::find_gpu_model("A100-SXM4-80GB"))
                 .need.activations_bytes,
-            17920.0);
+            13824.0);
 }
 
 TEST(MemoryRecompute, SelectiveKeepsAllButTheAttentionCore) {
-  // 256 × 34 = 8,704 per layer, no softmax statistics without FlashAttention; × 2 = 17,408.
+  // 256 × 26 = 6,656 per layer, no softmax statistics without FlashAttention; × 2 = 13,312.
   ParallelPlan p = plan(2, 1, 1);
   p.recompute = Recompute::selective;
-  EXPECT_EQ(memory_per_gpu(tiny(), training(4, 16), p).activations_bytes, 17408.0);
+  EXPECT_EQ(memory_per_gpu(tiny(), training(4, 16), p).activations_bytes, 13312.0);
 }
 
 TEST(MemoryOffload, ActivationsKeepTwoLayersOnTheGpu) {
-  // PP 2, 4 micro-batches of b = 1: s·b·h = 128 × 54 = 6,912 per layer; 1 layer per stage.
-  // Kept: 2 in flight × 6,912 = 13,824. Offloaded: min(1 layer, 2) × 6,912 = 6,912 on the GPU,
-  // 1 layer × 2 in flight × 6,912 = 13,824 on the host.
+  // PP 2, 4 micro-batches of b = 1: s·b·h = 128 × 34 = 4,352 per layer; 1 layer per stage.
+  // Kept: 2 in flight × 4,352 = 8,704. Offloaded: min(1 layer, 2) × 4,352 = 4,352 on the GPU,
+  // 1 layer × 2 in flight × 4,352 = 8,704 on the host.
   ParallelPlan p = plan(1, 1, 2, 0, 4);
-  EXPECT_EQ(memory_per_gpu(tiny(), training(4, 16), p).activations_bytes, 13824.0);
+  EXPECT_EQ(memory_per_gpu(tiny(), training(4, 16), p).activations_bytes, 8704.0);
   p.activation_offload = true;
   const MemoryBreakdown m = memory_per_gpu(tiny(), training(4, 16), p);
-  EXPECT_EQ(m.activations_bytes, 6912.0);
-  EXPECT_EQ(m.host_bytes, 13824.0);
+  EXPECT_EQ(m.activations_bytes, 4352.0);
+  EXPECT_EQ(m.host_bytes, 8704.0);
 }
 
 TEST(MemoryOffload, ZeroOffloadMovesTheOptimizerToTheHost) {
@@ -168,14 +168,15 @@ TEST(MemoryLora, QloraBaseIsFourBitNormalFloat) {
 
 TEST(MemorySeventyB, FlashAttentionBringsFourKContextDownFromHundredsOfGigabytes) {
   // Llama 3 70B, 8 x 4096 tokens, TP 8 x PP 1 x DP 1, no recompute, one micro-batch of 8.
-  // The s² term per layer: s·b·h·5·a·s/(h·t) = 4096·8·5·64·4096/8 = 5,368,709,120 B (5.4 GB);
-  // FlashAttention keeps 4·a·s·b/t = 4·64·4096·8/8 = 1,048,576 B of it instead.
+  // The s² term per layer, the softmax's output (no dropout): 2·a·s²·b/t = 2·64·4096²·8/8 =
+  // 2,147,483,648 B (2.1 GB); FlashAttention keeps 4·a·s·b/t = 4·64·4096·8/8 = 1,048,576 B of it
+  // instead.
   const ModelSpec m = load_model("llama3-70b");
   const Job job = training(8, 4096);
   const ParallelPlan p = plan(1, 8, 1);
   const double with_s2 = memory_per_gpu(m, job, p).activations_bytes;
   const double flash = memory_per_gpu(m, job, p, kFlash).activations_bytes;
-  EXPECT_EQ(with_s2 - flash, 80 * (5368709120.0 - 1048576.0));
+  EXPECT_EQ(with_s2 - flash, 80 * (2147483648.0 - 1048576.0));
 }
 
 }  // namespace

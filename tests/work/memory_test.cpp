@@ -48,10 +48,47 @@ TEST(MemoryTraining, DataParallelByHand) {
   EXPECT_EQ(m.weights_bytes, 2704.0);     // 1,352 × 2 B
   EXPECT_EQ(m.gradients_bytes, 2704.0);   // 1,352 × 2 B
   EXPECT_EQ(m.optimizer_bytes, 16224.0);  // 1,352 × 12 B
-  // s·b·h = 16·2·8 = 256; × (10 + 24/1 + 5·2·16/(8·1) = 54) = 13,824 per layer; × 2 layers
-  EXPECT_EQ(m.activations_bytes, 27648.0);
+  // Per token, in units of h bytes (memory.hpp), t = 1: norm inputs 4 + QKV input 2 + Q, K, V
+  // (2 + 4 x 1/2 KV heads per head) = 4 + projection input 2 + MLP up input 2 + SwiGLU input
+  // 2 x f 2 x 2 (gated) = 8 + MLP down input 2 x 2 = 4 (no dropout) = 26, and the softmax's
+  // output 2·a·s/h = 2·2·16/8 = 8: 34. s·b·h = 16·2·8 = 256; × 34 = 8,704 per layer; × 2 layers
+  EXPECT_EQ(m.activations_bytes, 17408.0);
   EXPECT_EQ(m.kv_cache_bytes, 0.0);
-  EXPECT_EQ(m.total_bytes(), 49280.0);
+  EXPECT_EQ(m.total_bytes(), 39040.0);  // 2,704 + 2,704 + 16,224 + 17,408
+}
+
+ModelSpec model_text(const std::string& fields) {
+  return parse_model(parse_json_text(R"({"title": "t", "layers": 2, "hidden": 8, "heads": 2,
+                                         "vocab": 10, )" +
+                                         fields + "}",
+                                     "t.json"),
+                     "t.json", "t");
+}
+
+TEST(MemoryTraining, ActivationsTensorByTensorGiveKorthikantisCountForGpt) {
+  // GPT-shaped (4h FFN of two matrices, multi-head attention, dropout): held whole, norm inputs
+  // 4 + QKV input 2 + MLP up input 2 + two masks 2 = 10; split, Q, K, V 6 + projection input 2
+  // + GELU input 8 + MLP down input 8 = 24; the attention core (softmax output 2, mask 1,
+  // dropout output 2 per a·s) 5·a·s/h = 5·2·16/8 = 20: Korthikanti's 10 + 24 + 20 = 54.
+  // DP 2, batch 4, 16 tokens: s·b·h = 256; × 54 = 13,824 per layer; × 2 layers.
+  const ModelSpec gpt =
+      model_text(R"("kv_heads": 2, "ffn_hidden": 32, "gated_ffn": false, "dropout": true)");
+  EXPECT_EQ(memory_per_gpu(gpt, training(4, 16), plan(2, 1, 1)).activations_bytes, 27648.0);
+  // Without dropout: 54 - 2 (masks) - 3·a·s/h (12) = 40: 10,240 per layer.
+  const ModelSpec no_dropout = model_text(R"("kv_heads": 2, "ffn_hidden": 32, "gated_ffn": false)");
+  EXPECT_EQ(memory_per_gpu(no_dropout, training(4, 16), plan(2, 1, 1)).activations_bytes, 20480.0);
+}
+
+TEST(MemoryTraining, MoeActivationsCountEachTokensRoutedCopies) {
+  // tiny() with 4 experts, top-2, FlashAttention: per token, norm inputs 4 + QKV input 2 + Q, K,
+  // V 4 + projection input 2 + router input 2 + 2 routed copies 2 x 2 = 4 + SwiGLU inputs
+  // 2 x (2·2·2) = 16 + MLP down inputs 2 x (2·2) = 8: 42. s·b·h = 256 → 10,752, + log-sum-exp
+  // 4·2·16·2 = 256: 11,008 per layer; × 2 layers.
+  const ModelSpec moe =
+      model_text(R"("kv_heads": 1, "ffn_hidden": 16, "experts": 4, "experts_per_token": 2)");
+  EXPECT_EQ(memory_per_gpu(moe, training(4, 16), plan(2, 1, 1), {.flash_attention = true})
+                .activations_bytes,
+            22016.0);
 }
 
 TEST(MemoryTraining, AdamStateAsTheJobKeepsIt) {
@@ -66,7 +103,7 @@ TEST(MemoryTraining, AdamStateAsTheJobKeepsIt) {
   // Nothing else moves: weights and gradients 1,352 x 2 B, activations as DataParallelByHand.
   EXPECT_EQ(m.weights_bytes, 2704.0);
   EXPECT_EQ(m.gradients_bytes, 2704.0);
-  EXPECT_EQ(m.activations_bytes, 27648.0);
+  EXPECT_EQ(m.activations_bytes, 17408.0);
 }
 
 TEST(MemoryTraining, ZeroStagesShardOverDataParallel) {
@@ -83,7 +120,7 @@ TEST(MemoryTraining, ZeroStagesShardOverDataParallel) {
   EXPECT_EQ(z3.weights_bytes, 1352.0 + 2368.0);
   EXPECT_EQ(z3.gradients_bytes, 1352.0 + 2368.0);
   EXPECT_EQ(z3.optimizer_bytes, 8112.0);
-  EXPECT_EQ(z3.activations_bytes, 27648.0);  // ZeRO leaves activations alone
+  EXPECT_EQ(z3.activations_bytes, 17408.0);  // ZeRO leaves activations alone
 }
 
 TEST(MemoryTraining, ZeroThreeWorkingCopiesByHand) {
@@ -132,13 +169,14 @@ TEST(MemoryTraining, TensorAndPipelineByHand) {
   EXPECT_EQ(m.weights_bytes, 680.0);
   EXPECT_EQ(m.gradients_bytes, 680.0);
   EXPECT_EQ(m.optimizer_bytes, 4080.0);
-  // s·b·h = 16·1·8 = 128; × (10 + 24/2 + 5·2·16/(8·2) = 32) = 4,096; × 1 layer
-  // × min(PP 2, 4 micro-batches) in flight = 8,192
-  EXPECT_EQ(m.activations_bytes, 8192.0);
+  // s·b·h = 16·1·8 = 128; per token (DataParallelByHand's terms at t = 2): held whole, norm
+  // inputs 4 + QKV input 2 + MLP up input 2 = 8; split, (4 + 2 + 8 + 4) / 2 = 9; the softmax's
+  // output 2·2·16/(8·2) = 4: 21 → 2,688; × 1 layer × min(PP 2, 4 micro-batches) in flight
+  EXPECT_EQ(m.activations_bytes, 5376.0);
 
   ParallelPlan sp = plan(1, 2, 2, 0, 4);
-  sp.sequence_parallel = true;  // 128 × (34 + 20) / 2 = 3,456; × 2 in flight
-  EXPECT_EQ(memory_per_gpu(tiny(), job, sp).activations_bytes, 6912.0);
+  sp.sequence_parallel = true;  // 128 × (26 + 8) / 2 = 2,176; × 2 in flight
+  EXPECT_EQ(memory_per_gpu(tiny(), job, sp).activations_bytes, 4352.0);
   // full recompute: 2·s·b·h = 256 per layer; × 2 in flight
   ParallelPlan rc = plan(1, 2, 2, 0, 4);
   rc.recompute = Recompute::full;

@@ -160,6 +160,7 @@ TEST(ModelLoad, DefaultsAndTinyCounts) {
   EXPECT_EQ(m.dtype, "bf16");
   EXPECT_TRUE(m.gated_ffn);
   EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_FALSE(m.dropout);  // modern LLMs train without
   // layer: 2·8² + 2·8·(1 × 4) + 3·8·16 + 2·8 = 128 + 64 + 384 + 16 = 592
   // total: 2 × 592 + 2·10·8 + 8 = 1,184 + 168 = 1,352
   EXPECT_EQ(parameter_count(m), 1352.0);
@@ -171,7 +172,7 @@ TEST(ModelLoad, BadInputNamesFilePointerAndExpectation) {
             "bad.json: at /hiden: unknown field \"hiden\"; expected one of: $schema, title, "
             "description, sources, notes, dtype, published_parameters, layers, hidden, heads, "
             "kv_heads, ffn_hidden, vocab, experts, experts_per_token, gated_ffn, "
-            "tied_embeddings, parameters");
+            "tied_embeddings, dropout, parameters");
   EXPECT_EQ(error_of(R"({"title": "x", "layers": "2", "hidden": 8, "heads": 2, "ffn_hidden": 16,
                          "vocab": 10})"),
             "bad.json: at /layers: expected an integer, got a string");
