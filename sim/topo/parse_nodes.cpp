@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/topo/cluster_loader.hpp"
 #include "sim/topo/cpu_list.hpp"
@@ -215,9 +217,13 @@ Node make_node(const JsonView& nv, const NodeEntry& e, std::int64_t i, const Top
 }  // namespace
 
 void parse_nodes(const JsonView& nodes_view, const GpuModels& models, Topology& topo) {
+  // Every entry is read and checked before any is expanded: a bad entry after a large count is
+  // refused without building that count's nodes first.
+  std::vector<std::pair<JsonView, NodeEntry>> entries;
+  for (const auto& nv : nodes_view.elements())
+    entries.emplace_back(nv, read_entry(nv, models));
   std::map<std::string, std::string> where_defined;  // node id -> JSON pointer of its entry
-  for (const auto& nv : nodes_view.elements()) {
-    const NodeEntry e = read_entry(nv, models);
+  for (const auto& [nv, e] : entries) {
     for (std::int64_t i = 0; i < e.count; ++i) {
       Node node = make_node(nv, e, i, topo);
       auto [it, inserted] = where_defined.emplace(node.id, nv.pointer());
