@@ -28,6 +28,9 @@ constexpr double kLl128StepDataBytes = 4915200.0 / kNcclSteps * 120 / 128;
 constexpr double kSimpleSliceSync_us = LINKSIM_SIMPLE_SLICE_SYNC_US;
 constexpr double kNvlsChunkSync_us = kSimpleSliceSync_us;
 constexpr double kNvlsCopy_GBps = LINKSIM_NVLS_COPY_GBPS;
+// The copy rate was fitted on an H100 sweep, where NCCL runs 16 NVLS channels: each channel's
+// scatter and gather warps copy a sixteenth of it, whatever the GPU's channel count.
+constexpr double kNvlsCopyFittedChannels = 16;
 
 constexpr std::array<FittedConstant, 2> kFitted{{
     {"Simple slice synchronisation (also each NVLS chunk stage)", kSimpleSliceSync_us, "us",
@@ -38,7 +41,8 @@ constexpr std::array<FittedConstant, 2> kFitted{{
      "still the lowest mean); leave-one-out in docs/ACCURACY.md"},
     {"NVLS scatter/gather copy rate", kNvlsCopy_GBps, "GB/s",
      "fitted with it (how far the H100 NVLS sweep's fill grows with the chunk size), for all 16 "
-     "NVLS channels: a channel copies a sixteenth"},
+     "NVLS channels of a Hopper GPU: a channel copies a sixteenth, so Blackwell's 24 or 32 "
+     "channels (NCCL's nvls.cc) copy 1.5 or 2 times as fast"},
 }};
 
 double step_data_bytes(Protocol p, double simple_step_bytes) {
@@ -117,8 +121,8 @@ double nvls_chunk_sync_s() {
   return kNvlsChunkSync_us * kUs;
 }
 
-double nvls_copy_Bps() {
-  return kNvlsCopy_GBps * 1e9;
+double nvls_copy_per_channel_Bps() {
+  return kNvlsCopy_GBps * 1e9 / kNvlsCopyFittedChannels;
 }
 
 std::span<const FittedConstant> fitted_pipeline_constants() {

@@ -57,11 +57,10 @@ double nvls_chunk_bytes(double bytes, int channels, int heads,
 double slice_sync_s(Protocol p, HwClass c);
 // The same for one NVLS chunk (multimem.ld_reduce then multimem.st, a fence and flags).
 double nvls_chunk_sync_s();
-// How fast NVLS's scatter and gather warps copy a GPU's data between its buffers and the
-// NVLS buffers, bytes per second, with all 16 NVLS channels at work (each channel's warps copy
-// a sixteenth; a message on fewer channels copies at their share): they fill and drain the
-// pipeline.
-double nvls_copy_Bps();
+// How fast one NVLS channel's scatter and gather warps copy a GPU's data between its buffers
+// and the NVLS buffers, bytes per second; a message copies at the rate of the channels it
+// reaches (16 on Hopper, 24 or 32 on Blackwell). The copies fill and drain the pipeline.
+double nvls_copy_per_channel_Bps();
 
 // One row of the fitted-constants table, for the docs and `--explain`.
 struct FittedConstant {

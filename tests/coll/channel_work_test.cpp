@@ -65,8 +65,9 @@ TEST(ChannelWorkTest, NvlsBlocksOfHeadsTimesChunk) {
 TEST(ChannelWorkTest, NvlsCopiesRunAtTheActiveChannelsRate) {
   // A 64 KiB NVLS all-reduce on 8 H100s is one loop of 16 KiB chunks either way. NCCL 2.18.5
   // puts it on one channel, 2.30.7 on four of 16 KiB; the NVLink traffic and every latency are
-  // the same, only the scatter and the gather copy at 1/16 or 4/16 of the 16 channels' rate
-  // R = nvls_copy_Bps(). So the difference is 2 x 65536 x (16 - 4) / R.
+  // the same, only the scatter and the gather copy at one channel's rate r =
+  // nvls_copy_per_channel_Bps() or at four's. So the difference is
+  // 2 x 65536 / r - 2 x 65536 / (4 r) = 2 x 65536 x 3 / (4 r).
   const topo::Topology t = topo::load_topology("dgx-h100");
   const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
   Request r;
@@ -77,7 +78,7 @@ TEST(ChannelWorkTest, NvlsCopiesRunAtTheActiveChannelsRate) {
   const double blocks_s = simulate_choice(comm, r, nvls).time_s;
   r.nccl_version = 23007;
   const double cells_s = simulate_choice(comm, r, nvls).time_s;
-  EXPECT_NEAR(blocks_s - cells_s, 2 * 65536 * 12 / nvls_copy_Bps(), 1e-12);
+  EXPECT_NEAR(blocks_s - cells_s, 2 * 65536 * 3 / (4 * nvls_copy_per_channel_Bps()), 1e-12);
 }
 
 }  // namespace

@@ -25,12 +25,21 @@ constexpr double kUs = 1e-6;
 constexpr std::array<double, 3> kHopLatencySimple_us{25, 0, 18};
 // nvlsEfficiency by generation [Volta, Ampere, Hopper, Blackwell]: 0 where NVLS does not exist.
 constexpr std::array<double, 4> kEfficiency{0, 0, 0.85, 0.74};
-// nvls.cc: 16 NVLS channels on SM90.
-constexpr int kChannels = 16;
+// nvls.cc (ncclNvlsInit, NCCL 2.27 and later): NVLS_NCHANNELS_SM90 16 on Hopper;
+// NVLS_NCHANNELS_SM100_NVL 24 on Blackwell when the NVLS domain is one host,
+// NVLS_NCHANNELS_SM100 32 when it spans several (a multi-node NVLink domain).
+constexpr int kChannelsHopper = 16;
+constexpr int kChannelsBlackwellOneHost = 24;
+constexpr int kChannelsBlackwellMultiHost = 32;
 constexpr int kMinNvlinkGeneration = 4;
 
 double efficiency(GpuGeneration g) {
   return kEfficiency[static_cast<std::size_t>(g)];
+}
+
+int nvls_channels(const Communicator& comm) {
+  if (comm.generation() != GpuGeneration::blackwell) return kChannelsHopper;
+  return comm.node_count() > 1 ? kChannelsBlackwellMultiHost : kChannelsBlackwellOneHost;
 }
 
 class NvlsAlgorithm final : public CollectiveAlgorithm {
@@ -74,8 +83,8 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     return {Protocol::simple};  // NVLS is Simple only
   }
 
-  int channels(const Communicator& /*comm*/, Protocol /*p*/, double /*bytes*/) const override {
-    return kChannels;
+  int channels(const Communicator& comm, Protocol /*p*/, double /*bytes*/) const override {
+    return nvls_channels(comm);
   }
 
   ChannelWork channel_work(const Communicator& comm, const Request& request,
@@ -127,7 +136,7 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     const int n = l.comm().size();
     const auto [work, chunk] = split(l.comm(), l.request(), l.choice().channels);
     const Carried carried{work.busiest_bytes * work.channels,
-                          nvls_copy_Bps() * work.channels / kChannels};
+                          nvls_copy_per_channel_Bps() * work.channels};
     const int loops =
         std::max(1, static_cast<int>(std::ceil(work.busiest_bytes / (n * chunk) - 1e-9)));
     // NCCL's NVLS latency (hwLat, 25 us on NVLink) is the whole cost of a one-chunk call; the
