@@ -115,6 +115,21 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
        "Multi-node; EFA's NIC latency is fitted on these four EFA sweeps (see the table above)."},
       {"2 nodes: 2x p4de.24xlarge on EFA v1 (16x A100 80GB)", "AWS p4de.24xlarge x2", "aws-p4de-x2",
        "Multi-node; EFA's NIC latency is fitted on these four EFA sweeps (see the table above)."},
+      {"2 nodes: 2x p5.48xlarge on EFA v2 (16x H100)", "AWS p5.48xlarge x2", "aws-p5-x2",
+       "Multi-node; EFA v2's NIC latency is fitted on this sweep up to 8 KiB (see the table "
+       "above). The README's Dockerfile defaults are NCCL 2.27.7 and aws-ofi-nccl 1.16.3; the run "
+       "is simulated as the modelled release."},
+      {"1 node: P6-B200 (8x B200, NVLink 5), torch.distributed all_reduce_bench.py",
+       "AWS P6-B200 (8x B200) x1", "aws-p6-b200.48xlarge",
+       "Held out: nothing is fitted on it. all_reduce_bench.py times one all-reduce at a time "
+       "(one process per GPU, no launch pacing), NCCL 2.27.7; simulated as the modelled release. "
+       "It checks NVLS on Blackwell: 24 NVLS channels on one host (NCCL's nvls.cc) at the "
+       "per-channel copy rate fitted on the H100 sweep."},
+      {"4 nodes: 4x P6-B200 on EFA v4 (32x B200), torch.distributed all_reduce_bench.py",
+       "AWS P6-B200 (8x B200) x4", "aws-p6-b200-x4",
+       "Held out: nothing is fitted on it; EFA v4's NIC latency is EFA v2's. all_reduce_bench.py "
+       "times each call after a barrier and averages the ranks' algbw, so late ranks' short "
+       "times pull the small sizes' figures about; sizes below 0.1 GB/s are not counted."},
   };
   std::vector<AccuracySet> out;
   for (const auto& def : defs) {

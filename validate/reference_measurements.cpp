@@ -1,5 +1,7 @@
 #include "validate/reference_measurements.hpp"
 
+#include <optional>
+
 #include "sim/core/data_dir.hpp"
 #include "sim/core/json_view.hpp"
 
@@ -10,9 +12,14 @@ std::vector<NcclTestsRecord> load_nccl_tests_records(const std::string& path) {
   const JsonView root(doc, path);
   std::vector<NcclTestsRecord> out;
   for (const auto& rec : root.elements()) {
-    if (rec.string_or("test", "") != "nccl-tests") continue;
+    const std::string test = rec.string_or("test", "");
     if (!rec.has("busbw_GBps") || rec.at("busbw_GBps").raw().is_null()) continue;
-    const auto op = coll::op_from_nccl_tests_binary(rec.at("op").as_string());
+    std::optional<coll::Op> op;
+    if (test == "nccl-tests") {
+      op = coll::op_from_nccl_tests_binary(rec.at("op").as_string());
+    } else if (test == kTorchAllReduceBench && rec.at("op").as_string() == "all_reduce") {
+      op = coll::Op::all_reduce;  // the same busbw: algbw x 2 (n - 1) / n
+    }
     if (!op) continue;
     NcclTestsRecord r;
     r.machine = rec.string_or("machine", "");
@@ -20,6 +27,7 @@ std::vector<NcclTestsRecord> load_nccl_tests_records(const std::string& path) {
     r.size_bytes = rec.at("size_bytes").as_number();
     r.busbw_Bps = rec.at("busbw_GBps").as_number() * 1e9;
     r.source_url = rec.string_or("source_url", "");
+    r.test = test;
     out.push_back(std::move(r));
   }
   return out;

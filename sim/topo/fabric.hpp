@@ -17,7 +17,10 @@ namespace linksim::topo {
 
 class Topology;
 
-enum class FabricKind { infiniband, roce, efa, tcpx, tcpxo };
+// AWS's EFA by generation, as AWS labels them (its EFA page groups instances under "Nitro v3
+// (EFA v1)" to "Nitro v6 (EFA v4)"): `efa` is the first (p3dn, p4d, p4de), efa_v2 p5 and p5e,
+// efa_v3 p5en and p6e-gb200, efa_v4 p6-b200 and p6-b300. They differ in what a message costs.
+enum class FabricKind { infiniband, roce, efa, efa_v2, efa_v3, efa_v4, tcpx, tcpxo };
 enum class FabricShape { single_switch, rail_optimized, fat_tree, three_tier };
 // Which of several equal-cost fabric paths a transfer takes: one chosen by a hash of its
 // endpoints, as switches' ECMP does, or all of them in equal shares (adaptive routing, packet

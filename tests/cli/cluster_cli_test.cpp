@@ -2,6 +2,12 @@
 // --nodes, a shipped cluster, and the flag's bad values.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/core/data_dir.hpp"
 #include "tests/support/temp_files.hpp"
 
 namespace linksim {
@@ -17,7 +23,7 @@ TEST(ClusterCli, NcclTestsOnTwoP5NodesExplainsNicsRailsAndTheBottleneck) {
   // 16 ranks, the second host's as node1 numbers them.
   EXPECT_NE(r.out.find("#  Rank 15 Group  0 Pid     15 on      node1 device  7"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("# linksim: 2 nodes x 8 GPUs; fabric efa rail_optimized; 8 ring(s)"),
+  EXPECT_NE(r.out.find("# linksim: 2 nodes x 8 GPUs; fabric efa_v2 rail_optimized; 8 ring(s)"),
             std::string::npos)
       << r.out;
   // Ring 0 leaves node0 from GPU 7 by rail 0, forwarded over NVLink to GPU 0 (PXN).
@@ -26,6 +32,55 @@ TEST(ClusterCli, NcclTestsOnTwoP5NodesExplainsNicsRailsAndTheBottleneck) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("bottleneck: node0/nic"), std::string::npos) << r.out;
+}
+
+// The first column of the first data row: the out-of-place time, us.
+double first_time_us(const std::string& out) {
+  std::size_t at = 0;
+  while (at < out.size()) {
+    const std::size_t end = out.find('\n', at);
+    const std::string line = out.substr(at, end - at);
+    if (!line.empty() && line[0] != '#') {
+      char* rest = nullptr;
+      std::strtod(line.c_str(), &rest);       // size
+      std::strtod(rest, &rest);               // count
+      for (int skip = 0; skip < 3; ++skip) {  // type, redop, root
+        while (*rest == ' ')
+          ++rest;
+        while (*rest != ' ' && *rest != '\0')
+          ++rest;
+      }
+      return std::strtod(rest, nullptr);
+    }
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return -1;
+}
+
+TEST(ClusterCli, EfaV2PaysItsOwnNicLatencyOnTheP5Pair) {
+  // The shipped p5 pair (efa_v2) against the same file on EFA v1's figures. An 8-byte
+  // all-reduce runs Tree/LL on one channel either way: up node0's chain, across to node1 and
+  // back, so two network messages, each crossing two NICs. The difference is the NIC latency
+  // alone: 2 messages x 2 NICs x (32.5 - 8.0) us = 98 us.
+  nlohmann::json doc;
+  {
+    std::ifstream in(data_dir() + "/topologies/clusters/aws-p5-x2.json");
+    ASSERT_TRUE(in);
+    doc = nlohmann::json::parse(in);
+  }
+  doc["cluster"]["host"] = data_dir() + "/topologies/aws-p5.48xlarge.json";
+  doc["cluster"]["fabric"]["kind"] = "efa";
+  testing::TempDir dir;
+  const std::string v1 = dir.write("p5-on-efa-v1.json", doc.dump());
+  const std::string args = " --np 16 all_reduce_perf -b 8 -e 8 -g 1";
+  const auto shipped = run_linksim("nccl-tests --topology aws-p5-x2" + args);
+  const auto older = run_linksim("nccl-tests --topology " + testing::shell_quote(v1) + args);
+  ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
+  ASSERT_EQ(older.exit_code, 0) << older.err;
+  // nccl-tests prints two decimals.
+  EXPECT_NEAR(first_time_us(older.out) - first_time_us(shipped.out), 98.0, 0.011)
+      << shipped.out << older.out;
 }
 
 TEST(ClusterCli, TopoShowSummaryPrintsTheHostThenTheFabric) {

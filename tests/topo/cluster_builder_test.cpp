@@ -104,6 +104,10 @@ TEST(ClusterBuilder, ThreeTiersAddPodSpinesAndCores) {
 TEST(ClusterBuilder, DefaultFabricFollowsTheInstanceThenTheNics) {
   const Topology p4d = load_topology("aws-p4d.24xlarge");
   EXPECT_EQ(default_fabric(p4d).kind, FabricKind::efa);  // instance network_kind
+  // AWS's EFA generations, as its EFA page lists the instances.
+  EXPECT_EQ(default_fabric(load_topology("aws-p5.48xlarge")).kind, FabricKind::efa_v2);
+  EXPECT_EQ(default_fabric(load_topology("aws-p5en.48xlarge")).kind, FabricKind::efa_v3);
+  EXPECT_EQ(default_fabric(load_topology("aws-p6-b200.48xlarge")).kind, FabricKind::efa_v4);
   const Topology dgx = load_topology("dgx-h100");
   EXPECT_EQ(default_fabric(dgx).kind, FabricKind::infiniband);
   EXPECT_EQ(default_fabric(dgx).shape, FabricShape::rail_optimized);
@@ -240,7 +244,7 @@ TEST_F(ClusterBadInput, NicRoleAndNetworkAreChecked) {
   net.replace(net.find(R"("role": "storage")"), 17, R"("network": "myrinet")");
   const std::string n = message_of(net);
   EXPECT_NE(n.find("at /nodes/4/network: unknown network \"myrinet\"; expected one of "
-                   "infiniband, roce, efa, tcpx, tcpxo"),
+                   "infiniband, roce, efa, efa_v2, efa_v3, efa_v4, tcpx, tcpxo"),
             std::string::npos)
       << n;
 }

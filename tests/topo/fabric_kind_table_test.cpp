@@ -34,7 +34,8 @@ void kind_lists(const nlohmann::json& j, std::vector<std::vector<std::string>>& 
 
 TEST(FabricKindTable, NamesRoundTripAndTheSchemasListExactlyTheTable) {
   const std::vector<std::string> names = fabric_kind_names();
-  EXPECT_EQ(names, (std::vector<std::string>{"infiniband", "roce", "efa", "tcpx", "tcpxo"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"infiniband", "roce", "efa", "efa_v2", "efa_v3",
+                                             "efa_v4", "tcpx", "tcpxo"}));
   for (const auto& n : names) {
     const auto kind = fabric_kind_from_string(n);
     ASSERT_TRUE(kind) << n;
@@ -57,6 +58,20 @@ TEST(FabricKindTable, NamesRoundTripAndTheSchemasListExactlyTheTable) {
     lists += found.size();
   }
   EXPECT_EQ(lists, 3u);  // two in the machine schema, one in the cluster schema
+}
+
+// EFA by generation (sim/topo/fabric.cpp, scripts/fit-efa-latency.py): v1 fitted on the p3dn and
+// p4de sweeps, v2 on the p5 pair; v3 and v4 have no public nccl-tests sweep and carry v2's
+// figure, said to be assumed.
+TEST(FabricKindTable, EachEfaGenerationCarriesItsOwnNicLatency) {
+  EXPECT_DOUBLE_EQ(fabric_figures(FabricKind::efa).nic_latency_s, 32.5e-6);
+  EXPECT_EQ(fabric_figures(FabricKind::efa).latency_basis, "fitted");
+  EXPECT_DOUBLE_EQ(fabric_figures(FabricKind::efa_v2).nic_latency_s, 8.0e-6);
+  EXPECT_EQ(fabric_figures(FabricKind::efa_v2).latency_basis, "fitted");
+  for (const FabricKind k : {FabricKind::efa_v3, FabricKind::efa_v4}) {
+    EXPECT_DOUBLE_EQ(fabric_figures(k).nic_latency_s, 8.0e-6) << to_string(k);
+    EXPECT_EQ(fabric_figures(k).latency_basis, "assumed") << to_string(k);
+  }
 }
 
 }  // namespace
