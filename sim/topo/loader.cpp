@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "sim/core/error.hpp"
+#include "sim/core/memory_bound.hpp"
 #include "sim/core/schema_check.hpp"
 #include "sim/core/text_file.hpp"
 #include "sim/topo/cluster_loader.hpp"
@@ -29,6 +30,9 @@ void parse_own_machine(const JsonView& root, Topology& topo) {
 }  // namespace
 
 Topology parse_machine(const Json& document, const std::string& file, const BaseChain& chain) {
+  // A file within the node and link counts may still need more memory than --max-memory
+  // allows (a million GPUs): the bound's error then names the file being read.
+  const MemoryPhase phase("reading the machine file " + file);
   JsonView root(document, file);
   if (root.has("cluster")) return parse_cluster(root, file);
   root.expect_only({"$schema", "title", "description", "sources", "notes", "base", "instance",

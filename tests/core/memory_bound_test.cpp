@@ -76,6 +76,26 @@ TEST_F(MemoryBoundTest, TheCliStopsARunPastItsBoundWithNothingWritten) {
   EXPECT_EQ(r.err.substr(r.err.size() - tail.size()), tail) << r.err;
 }
 
+TEST_F(MemoryBoundTest, AMachineFileTooLargeForTheBoundIsNamed) {
+  // 999,999 GPUs on one switch: within the loader's node and link counts (at most 1,000,000
+  // nodes), but its nodes alone take well over 32 MiB, so the bound stops the loader, and the
+  // message names the file it was reading.
+  testing::TempDir dir;
+  const std::string file = dir.write("million.json",
+                                     R"({"title": "a million GPUs", "nodes": [
+           {"id": "gpu", "kind": "gpu", "count": 999999, "model": "H100-SXM5-80GB"},
+           {"id": "sw", "kind": "nvswitch"}],
+          "links": [{"for": {"g": "0..999998"}, "a": "gpu{g}", "b": "sw", "kind": "nvlink",
+                     "generation": 4, "lanes": 1}]})");
+  const auto r =
+      testing::run_linksim("topo check " + testing::shell_quote(file) + " --max-memory 32MiB");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("more while reading the machine file " + file + "; give --max-memory"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(MemoryBoundTest, TheCliRefusesABadBoundAndTakesItAnywhere) {
   const auto bad = testing::run_linksim("--max-memory lots topo list");
   EXPECT_EQ(bad.exit_code, 2);
