@@ -85,7 +85,11 @@ AccuracyRow predict(const coll::Communicator& comm, coll::Op op, double size, do
 
 }  // namespace
 
-std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& records) {
+std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& records,
+                                           const std::string& only_topology) {
+  const auto wanted = [&](const std::string& topology) {
+    return only_topology.empty() || topology == only_topology;
+  };
   const std::vector<Definition> defs{
       {"A100 NVSwitch all_reduce sweep (Azure ND A100 v4, 8x A100-SXM4-80GB)", "Azure ND A100 v4",
        "dgx-a100",
@@ -133,6 +137,7 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
   };
   std::vector<AccuracySet> out;
   for (const auto& def : defs) {
+    if (!wanted(def.topology)) continue;
     AccuracySet set;
     set.name = def.name;
     set.topology = def.topology;
@@ -152,7 +157,7 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
   }
   // NVIDIA's figures for 8x H100 (nccl-tests#212): statements, not a sweep. Both are peaks at
   // large sizes ("needs sizes >256MB"); 8 GiB is taken.
-  {
+  if (wanted("dgx-h100")) {
     AccuracySet set;
     set.name = "8x H100 SXM (NVSwitch): NVIDIA's Ring and NVLS all_reduce figures";
     set.topology = "dgx-h100";

@@ -40,7 +40,10 @@ struct AccuracySet {
 
 // The reference sets of issue #4: the A100 NVSwitch all_reduce sweep and every 2x RTX 2080 Ti
 // PCIe no-P2P run (from `records`), and NVIDIA's H100 figures (Ring ~370 GB/s, NVLS ~480 GB/s
-// busbw; statements, so held here). Predictions use the shipped machine files.
-std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& records);
+// busbw; statements, so held here). Predictions use the shipped machine files. With
+// `only_topology`, just the sets on that machine file (a caller that needs one set does not pay
+// for every other's simulations).
+std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& records,
+                                           const std::string& only_topology = "");
 
 }  // namespace linksim::validate

@@ -120,6 +120,10 @@ void register_accuracy(CLI::App& app) {
   cmd->callback([=] {
     CommandOutputs outputs(*force);
     outputs.claim(*output);
+    // Before the minutes of simulation the pictures' names wait for.
+    if (!plot_dir->empty() && !std::filesystem::is_directory(*plot_dir)) {
+      throw InputError(*plot_dir, "--plot", "is not an existing folder to draw the pictures in");
+    }
     if (*training_jobs && *format == "csv") {
       throw InputError("", "--training-jobs", "reported as markdown or json, not csv");
     }

@@ -1,6 +1,7 @@
 // `linksim accuracy`: the Markdown report and its pictures (sim/cli/cmd_accuracy.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -36,6 +37,8 @@ TEST(AccuracyCliTest, APlotFolderThatIsNotThereIsRefusedBeforeAnythingIsWritten)
   const auto r =
       run_linksim("accuracy -o " + dir.path() + "/a.md --plot " + dir.path() + "/missing");
   EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linksim: error: " + dir.path() +
+                       "/missing: at --plot: is not an existing folder to draw the pictures in\n");
   EXPECT_FALSE(fs::exists(dir.path() + "/a.md"));
   EXPECT_TRUE(r.out.empty());
 }
@@ -59,11 +62,23 @@ TEST(AccuracyCliTest, JsonAndCsvOfTheShippedDataCarryNoInfinity) {
       EXPECT_EQ(row["error_note"], "n/a: the measured busbw is 0, so no ratio");
     }
   }
-  // docs/ACCURACY.md's "(n/a)" rows: 3 on the 2080 Ti pair, 6 on the EFA sets.
-  EXPECT_EQ(without_ratio, 9);
-  const auto csv = run_linksim("accuracy --format csv");
+  // docs/ACCURACY.md's "(n/a)" rows: 3 on the 2080 Ti pair, 6 on the EFA v1 sets, 2 on the p5
+  // pair (8 and 64 B).
+  EXPECT_EQ(without_ratio, 11);
+  // The CSV of those rows alone (a reference file of the shipped records whose busbw is 0):
+  // the same rows, without every other set's simulations.
+  nlohmann::json zeros = nlohmann::json::array();
+  for (const auto& rec : nlohmann::json::parse(
+           testing::read_file(testing::source_dir() + "/tests/data/reference/measurements.json"))) {
+    if (rec.value("busbw_GBps", nlohmann::json()) == 0) zeros.push_back(rec);
+  }
+  const TempDir dir;
+  const std::string reference = dir.write("zeros.json", zeros.dump());
+  const auto csv = run_linksim("accuracy --format csv --reference " + reference);
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_EQ(csv.out.find("inf"), std::string::npos);
+  EXPECT_EQ(csv.out.find("inf"), std::string::npos) << csv.out;
+  // The header, the 11 rows, and NVIDIA's two H100 statements (held in the code, not the file).
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 14) << csv.out;
 }
 
 }  // namespace

@@ -8,18 +8,25 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace linksim::validate {
 namespace {
 
-const std::vector<AccuracySet>& sets() {
-  static const std::vector<AccuracySet> s =
-      evaluate_accuracy(load_nccl_tests_records(default_measurements_path()));
-  return s;
-}
-
+// Each test needs one machine's set: only that one is simulated (ctest runs every test in a
+// process of its own, so nothing would be shared anyway).
 const AccuracySet& set_for(const std::string& topology) {
-  for (const auto& s : sets()) {
+  static std::map<std::string, std::vector<AccuracySet>> evaluated;
+  auto it = evaluated.find(topology);
+  if (it == evaluated.end()) {
+    it = evaluated
+             .emplace(topology, evaluate_accuracy(
+                                    load_nccl_tests_records(default_measurements_path()), topology))
+             .first;
+  }
+  for (const auto& s : it->second) {
     if (s.topology == topology) return s;
   }
   throw std::runtime_error("no accuracy set for " + topology);
