@@ -19,10 +19,13 @@ namespace {
 
 // A machine described by its own "gpu_models", "nodes" and "links" (no "base").
 void parse_own_machine(const JsonView& root, Topology& topo) {
+  // Both sections are required: a missing one is refused before a large count is expanded.
+  const JsonView nodes = root.at("nodes");
+  const JsonView links = root.at("links");
   check_expansion_totals(root);
   const GpuModels models = parse_gpu_models(root.get("gpu_models"));
-  parse_nodes(root.at("nodes"), models, topo);
-  parse_links(root.at("links"), topo);
+  parse_nodes(nodes, models, topo);
+  parse_links(links, topo);
   check_connected(topo, root);
   check_nvlink_budget(topo, root);
 }

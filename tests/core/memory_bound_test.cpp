@@ -96,6 +96,30 @@ TEST_F(MemoryBoundTest, AMachineFileTooLargeForTheBoundIsNamed) {
       << r.err;
 }
 
+TEST_F(MemoryBoundTest, ABadFileIsRefusedBeforeALargeCountIsExpanded) {
+  // Found by the topology fuzzer: 999,999 nodes would take far more than the 32 MiB bound, so
+  // each refusal below comes from the file's own check, made before any node is built; with
+  // the expansion first, the bound's message would come instead.
+  testing::TempDir dir;
+  const std::string without_links = dir.write(
+      "no-links.json",
+      R"({"title": "t", "nodes": [{"id": "cpu", "kind": "cpu", "count": 999999, "vendor": "intel"}]})");
+  const auto a = testing::run_linksim("topo check " + testing::shell_quote(without_links) +
+                                      " --max-memory 32MiB");
+  EXPECT_EQ(a.exit_code, 2);
+  EXPECT_EQ(a.err,
+            "linksim: error: " + without_links + ": at /: missing required field \"links\"\n");
+  const std::string bad_second_entry = dir.write(
+      "bad-entry.json",
+      R"({"title": "t", "nodes": [{"id": "gpu", "kind": "gpu", "count": 999998, "model": "H100-SXM5-80GB"},
+                                  {"id": "sw", "kind": "nvswitch", "count": 0}], "links": []})");
+  const auto b = testing::run_linksim("topo check " + testing::shell_quote(bad_second_entry) +
+                                      " --max-memory 32MiB");
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_EQ(b.err, "linksim: error: " + bad_second_entry +
+                       ": at /nodes/1/count: expected a count from 1 to 1000000\n");
+}
+
 TEST_F(MemoryBoundTest, TheCliRefusesABadBoundAndTakesItAnywhere) {
   const auto bad = testing::run_linksim("--max-memory lots topo list");
   EXPECT_EQ(bad.exit_code, 2);
