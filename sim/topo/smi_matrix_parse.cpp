@@ -15,6 +15,9 @@
 namespace linksim::topo {
 namespace {
 
+// The longest line a printout may have, characters: a 72-GPU printout's rows are under 1,000.
+constexpr std::size_t kMaxPrintoutLineChars = 4096;
+
 std::vector<std::string> split_ws(const std::string& line) {
   std::istringstream in(line);
   std::vector<std::string> out;
@@ -270,6 +273,20 @@ SmiRow read_row(const std::vector<std::string>& tokens, int line_no, const SmiMa
 SmiMatrix parse_smi_printout(const std::string& raw, const std::string& source) {
   SmiMatrix m;
   const std::string text = strip_terminal_escapes(raw);
+  // std::regex matches by recursion as deep as its input is long, so a line of megabytes would
+  // overflow the stack (found by fuzzing). No line of a real printout comes near this bound.
+  {
+    std::istringstream lines(text);
+    std::string line;
+    for (int no = 1; std::getline(lines, line); ++no) {
+      if (line.size() > kMaxPrintoutLineChars) {
+        throw InputError(source, fmt::format("line {}", no),
+                         fmt::format("{} characters; an nvidia-smi topo -m printout's lines are "
+                                     "at most {} (is this the printout?)",
+                                     line.size(), kMaxPrintoutLineChars));
+      }
+    }
+  }
   std::istringstream in(text);
   std::string line;
   int line_no = 0;

@@ -385,5 +385,24 @@ TEST(SmiImportTest, CpuAffinityRangesRunForwardsWithinLinuxsCpus) {
             "such as 0-31,64-95");
 }
 
+TEST(SmiMatrixTest, AnOverlongLineIsRefusedBeforeAnyRegexSeesIt) {
+  // Found by the smi_printout fuzzer: std::regex recursed once per character of a long legend
+  // entry until the stack overflowed (a 3,000,006-character line crashed the release build).
+  const std::string text =
+      "        GPU0    NIC0    CPU Affinity    NUMA Affinity\n"
+      "GPU0     X      PIX     0-7     0\n"
+      "NIC0    PIX      X\n\nNIC Legend:\n\n  NIC0: mlx5_" +
+      std::string(3'000'000, 'j') + "\n";
+  try {
+    parse_smi_printout(text, "long.txt");
+    FAIL() << "an overlong line was accepted";
+  } catch (const InputError& e) {
+    // The line: 8 characters "  NIC0: ", 5 of "mlx5_", 3,000,000 of j = 3,000,013.
+    EXPECT_STREQ(e.what(),
+                 "long.txt: at line 7: 3000013 characters; an nvidia-smi topo -m printout's lines "
+                 "are at most 4096 (is this the printout?)");
+  }
+}
+
 }  // namespace
 }  // namespace linksim::topo
