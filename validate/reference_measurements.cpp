@@ -27,7 +27,6 @@ std::vector<NcclTestsRecord> load_nccl_tests_records(const std::string& path) {
     r.size_bytes = rec.at("size_bytes").as_number();
     r.busbw_Bps = rec.at("busbw_GBps").as_number() * 1e9;
     r.source_url = rec.string_or("source_url", "");
-    r.test = test;
     out.push_back(std::move(r));
   }
   return out;

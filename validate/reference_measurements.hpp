@@ -15,10 +15,10 @@ namespace linksim::validate {
 // blocking all-reduce at a time, timed by CUDA events after a barrier, busbw as nccl-tests'.
 inline constexpr std::string_view kTorchAllReduceBench = "torch.distributed all_reduce_bench.py";
 
-// One nccl-tests result: which machine ran which operation at which size, and its bus bandwidth.
+// One measured result (nccl-tests, or all_reduce_bench.py): which machine ran which operation at
+// which size, and its bus bandwidth.
 struct NcclTestsRecord {
   std::string machine;  // as the source names it, e.g. "Azure ND A100 v4 (8x A100-SXM4-80GB)"
-  std::string test;     // "nccl-tests" or kTorchAllReduceBench
   coll::Op op = coll::Op::all_reduce;
   double size_bytes = 0;
   double busbw_Bps = 0;
