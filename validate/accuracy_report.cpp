@@ -207,7 +207,20 @@ std::string format_accuracy_markdown(const std::vector<AccuracySet>& sets) {
       "predicted, 50.9 against 27.1 at 1 MiB) that nccl-tests' back-to-back launches hide and "
       "linksim does not model. The four P6-B200 nodes: within 14% from 512 MiB (-12.8% "
       "median), too fast below for the same reason and more (the ranks' barrier skew), so "
-      "these small sizes say little about EFA v4's latency.\n";
+      "these small sizes say little about EFA v4's latency.\n\n"
+      "aws-ofi-nccl's part in NCCL's pick (2026-12-07). Two things the plugin hands NCCL are "
+      "modelled: the latency it reports (75 us on p4d, p4de, p5; 35 us from p5en), which NCCL's "
+      "model adds to every network step, and, on p5, p5e, p5en and p6-b200 from three nodes, its "
+      "region tuner, which names the algorithm and protocol where one of its measured regions "
+      "holds the size (NCCL 2.21 and later load it from the plugin's library). The reported "
+      "latency changes no pick at the sizes measured here. The region tuner changes the four "
+      "P6-B200 nodes' from 32 MiB: Tree/LL128 to 64 MiB, Ring/LL128 to 512 MiB, Ring/Simple "
+      "from 1 GiB, where NCCL's model ran NVLSTree/Simple. From 1 GiB both predict about the "
+      "same (-12% to -14%); at 32 MiB to 256 MiB the tuner's LL128 comes out faster still "
+      "(+36% to +119%, against +29% to +89%). The p5 pair points the same way: at 16 MiB "
+      "linksim runs Tree/LL128 (its model's pick, 262 us) and simulates 147 us against 298 "
+      "measured, while Tree/Simple simulates 308 us. LL128 across EFA is simulated too fast, "
+      "or NCCL ran Simple there; a p5 run's NCCL_DEBUG=TUNING log would tell which.\n";
   for (const auto& s : sets) {
     out += fmt::format("\n## {}\n\nMachine: `{}`. Source: {}. {}\n\n", s.name, s.topology_file,
                        s.source, s.note);

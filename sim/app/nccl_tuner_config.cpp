@@ -71,7 +71,7 @@ NcclTunerCase tune_case(const coll::Communicator& comm, coll::Op op, std::uint64
   out.best = best.choice;
   out.best_s = best.time_s;
   if (!pick) return out;
-  out.nccl = candidates[pick->index];
+  out.nccl = pick->choice;
   out.nccl_s = same_choice(*out.nccl, best.choice)
                    ? best.time_s
                    : coll::simulate_choice(comm, request, *out.nccl).time_s;

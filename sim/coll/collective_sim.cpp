@@ -260,6 +260,7 @@ namespace {
 // runner-up (what --explain shows).
 Outcome with_nccl_pick(Outcome o, const NcclTunerPick& pick, const std::vector<Choice>& choices) {
   o.nccl_model_s = pick.model_s;
+  o.picked_by = pick.picked_by;
   if (pick.runner_up) {
     o.nccl_runner_up = choices[*pick.runner_up];
     o.nccl_runner_up_model_s = pick.runner_up_model_s;
@@ -286,7 +287,7 @@ Outcome simulate_collective_as_in_jobs(const Communicator& comm, const Request& 
   if (const auto pick = request.simulate_every_candidate
                             ? std::nullopt
                             : nccl_tuner_pick(comm, request, choices)) {
-    return with_nccl_pick(priced(choices[pick->index]), *pick, choices);
+    return with_nccl_pick(priced(pick->choice), *pick, choices);
   }
   std::optional<Outcome> best;
   for (const Choice& c : choices) {
@@ -307,8 +308,8 @@ Outcome simulate_collective(const Communicator& comm, const Request& request) {
   if (const auto pick = request.simulate_every_candidate
                             ? std::nullopt
                             : nccl_tuner_pick(comm, request, choices)) {
-    Outcome o = simulate_choice(comm, request, choices[pick->index], lone_granularity(request));
-    comm.memo(alone_key(request, choices[pick->index], lone_granularity(request)),
+    Outcome o = simulate_choice(comm, request, pick->choice, lone_granularity(request));
+    comm.memo(alone_key(request, pick->choice, lone_granularity(request)),
               [&] { return o.time_s; });
     return with_nccl_pick(o, *pick, choices);
   }

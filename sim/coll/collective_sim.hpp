@@ -77,6 +77,9 @@ struct Outcome {
   std::optional<double> nccl_model_s;
   std::optional<Choice> nccl_runner_up;
   double nccl_runner_up_model_s = 0;
+  // Where a tuner plugin overrode NCCL's model (NcclTunerPick::picked_by): which; the runner-up
+  // is then NCCL's model's own pick.
+  std::string_view picked_by;
   // Where NCCL's model is not followed and several candidates could run: how many there were
   // (the choice is the fastest of them simulated); 0 otherwise.
   int simulated_candidates = 0;

@@ -128,6 +128,13 @@ const topo::NcclEnvDefaults* Communicator::network_env() const {
   return topo_->is_cluster() ? &topo_->cluster->fabric.nccl_env : nullptr;
 }
 
+double Communicator::plugin_latency_us() const {
+  if (!topo_->is_cluster() || node_count() < 2) return 0;
+  const auto& fabric = topo_->cluster->fabric;
+  return fabric.plugin_latency_s.value_or(topo::fabric_figures(fabric.kind).plugin_latency_s) /
+         1e-6;
+}
+
 bool Communicator::network_env_allows(Protocol p) const {
   const auto* env = network_env();
   if (!env || !env->protocols) return true;

@@ -79,6 +79,10 @@ class Communicator {
   // Whether the ranks' fabric reduces in-network (a cluster whose fabric says
   // "in_network_reduction": "sharp"): NCCL's CollNet algorithms need it.
   bool in_network_reduction() const;
+  // The latency the cluster's network plugin reports to NCCL (topo::FabricFigures::
+  // plugin_latency_s, or the fabric's "plugin_latency"), microseconds: NCCL's graphs carry it as
+  // latencyInter into its tuning model. 0 on one node.
+  double plugin_latency_us() const;
   // What the cluster's network plugin sets in NCCL's environment (topo::NcclEnvDefaults), for
   // every communicator of the process: whether its NCCL_PROTO leaves NCCL protocol `p` (a
   // caller that names protocols itself overrides it, as a user's own variable would), and the

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "sim/coll/algorithm_registry.hpp"
+#include "sim/coll/aws_ofi_tuner_regions.hpp"
 #include "sim/coll/nccl_channel_search.hpp"
 
 namespace linksim::coll {
@@ -206,6 +207,9 @@ NcclModelInputs nccl_model_inputs(const Communicator& comm) {
     const double nic = *std::max_element(nics.begin(), nics.end());
     in.nvls.inter_GBps = nvls_inter_GBps(in.nvls.intra_GBps, nic, in.compute_capability);
   }
+  // search.cc sets each graph's latencyInter to its NIC's plugin-reported latency.
+  in.ring.latency_inter_us = in.tree.latency_inter_us = in.nvls.latency_inter_us =
+      comm.plugin_latency_us();
   return in;
 }
 
@@ -236,6 +240,43 @@ std::optional<double> model_time_s(const Communicator& comm, const NcclModelInpu
   return (lat + request.size_bytes / (1000.0 * bw)) * kUs;
 }
 
+constexpr std::string_view kAwsOfiRegionTuner = "aws-ofi-nccl's region tuner";
+
+struct RegionPick {
+  std::size_t index = 0;
+  std::optional<int> channels;
+};
+
+// aws-ofi-nccl's tuner (v1.16.3, src/tuner/nccl_ofi_tuner.cpp) runs where aws-ofi-nccl is the
+// network plugin (an EFA fabric) on the instance types it knows; its region tuner offers only
+// the pairs NCCL's cost table holds (a finite model time here).
+std::optional<RegionPick> plugin_region_pick(const Communicator& comm, const Request& request,
+                                             std::span<const Choice> candidates,
+                                             const std::vector<double>& model_s) {
+  const topo::Topology& t = comm.topology();
+  if (!t.is_cluster() || !topo::is_efa(t.cluster->fabric.kind) || !t.cluster->host ||
+      !t.cluster->host->instance) {
+    return std::nullopt;
+  }
+  const auto platform = aws_ofi_platform_of(t.cluster->host->instance->name);
+  if (!platform) return std::nullopt;
+  const auto offered_at = [&](std::string_view algorithm,
+                              Protocol p) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      if (to_string(candidates[i].algorithm) == algorithm && candidates[i].protocol == p &&
+          std::isfinite(model_s[i])) {
+        return i;
+      }
+    }
+    return std::nullopt;
+  };
+  const auto region = aws_ofi_region_pick(
+      *platform, request.op, request.size_bytes, comm.size(), comm.node_count(),
+      [&](std::string_view algorithm, Protocol p) { return offered_at(algorithm, p).has_value(); });
+  if (!region) return std::nullopt;
+  return RegionPick{*offered_at(region->algorithm, region->protocol), region->channels};
+}
+
 }  // namespace
 
 std::optional<double> nccl_model_time_s(const Communicator& comm, const Request& request,
@@ -258,11 +299,23 @@ std::optional<NcclTunerPick> nccl_tuner_pick(const Communicator& comm, const Req
   NcclTunerPick pick;
   for (std::size_t i = 1; i < model_s.size(); ++i)
     if (model_s[i] < model_s[pick.index]) pick.index = i;
-  pick.model_s = model_s[pick.index];
-  for (std::size_t i = 0; i < model_s.size(); ++i) {
-    if (i == pick.index) continue;
-    if (!pick.runner_up || model_s[i] < model_s[*pick.runner_up]) pick.runner_up = i;
+  pick.choice = candidates[pick.index];
+  // A tuner plugin's pick: the plugin zeroes that entry of NCCL's cost table, so NCCL runs it;
+  // NCCL's own pick becomes the runner-up.
+  if (const auto region = plugin_region_pick(comm, request, candidates, model_s)) {
+    pick.runner_up = pick.index;
+    pick.index = region->index;
+    pick.choice = candidates[region->index];
+    if (region->channels) pick.choice.channels = *region->channels;
+    pick.picked_by = kAwsOfiRegionTuner;
+  } else {
+    for (std::size_t i = 0; i < model_s.size(); ++i) {
+      if (i == pick.index) continue;
+      if (!pick.runner_up || model_s[i] < model_s[*pick.runner_up]) pick.runner_up = i;
+    }
   }
+  pick.model_s = model_s[pick.index];
+  if (pick.runner_up == pick.index) pick.runner_up.reset();
   if (pick.runner_up) pick.runner_up_model_s = model_s[*pick.runner_up];
   return pick;
 }

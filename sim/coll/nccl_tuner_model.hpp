@@ -89,13 +89,19 @@ std::optional<double> nccl_model_time_s(const Communicator& comm, const Request&
 // (what `--explain` shows: why NCCL runs this one).
 struct NcclTunerPick {
   std::size_t index = 0;  // into the candidates
+  Choice choice;          // candidates[index], with the tuner plugin's channels where it sets them
   double model_s = 0;
   std::optional<std::size_t> runner_up;
   double runner_up_model_s = 0;
+  // Empty where NCCL's model chose; else the tuner plugin that did (the runner-up is then
+  // NCCL's model's own pick, where it differs).
+  std::string_view picked_by;
 };
 
 // NCCL's pick in `candidates` (the lowest predicted time, the first of equals, in the
-// candidates' order), or nullopt when the model does not cover every candidate.
+// candidates' order), or nullopt when the model does not cover every candidate. On a cluster
+// of AWS instances on EFA, aws-ofi-nccl's tuner plugin overrides it where one of its regions
+// holds the size (aws_ofi_tuner_regions.hpp: p5, p5e, p5en and p6-b200, three nodes or more).
 std::optional<NcclTunerPick> nccl_tuner_pick(const Communicator& comm, const Request& request,
                                              std::span<const Choice> candidates);
 

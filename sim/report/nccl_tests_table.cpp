@@ -296,13 +296,18 @@ std::string network_explanation(const coll::Communicator& comm) {
   const auto& topo = comm.topology();
   // With SHARP the rings' GPUs are also CollNet's heads, one per NIC (their NICs listed below).
   std::string out = fmt::format(
-      "# linksim: {} nodes x {} GPUs; fabric {} {}{}; {} ring(s), each leaving every node by one "
-      "NIC:\n",
+      "# linksim: {} nodes x {} GPUs; fabric {} {}{}{}; {} ring(s), each leaving every node by "
+      "one NIC:\n",
       comm.node_count(), comm.ranks_per_node(), to_string(topo.cluster->fabric.kind),
       to_string(topo.cluster->fabric.shape),
       comm.in_network_reduction()
           ? "; in-network reduction (SHARP): CollNet heads are the rings' GPUs, one per NIC"
           : "",
+      // NCCL's model adds it to every network step (latencyInter); it moves no data.
+      comm.plugin_latency_us() > 0
+          ? fmt::format("; its network plugin reports {:g} us to NCCL's model",
+                        comm.plugin_latency_us())
+          : std::string(),
       comm.rings().size());
   for (std::size_t k = 0; k < comm.rings().size(); ++k) {
     const auto& order = comm.rings()[k].order;
@@ -361,10 +366,12 @@ std::string explain_row(const coll::SweepRow& row, const coll::Communicator& com
                                     : std::string("none (latency-bound)"));
   // Why NCCL runs it: its cost model's figures for it and for the next best.
   if (o.nccl_model_s) {
+    if (!o.picked_by.empty()) out += fmt::format("; picked by {}", o.picked_by);
     out += fmt::format("; NCCL's model: {:.1f} us", *o.nccl_model_s * 1e6);
     if (o.nccl_runner_up) {
       out +=
-          fmt::format(", next {}/{} {:.1f} us", coll::to_string(o.nccl_runner_up->algorithm),
+          fmt::format(", {} {}/{} {:.1f} us", o.picked_by.empty() ? "next" : "its own pick",
+                      coll::to_string(o.nccl_runner_up->algorithm),
                       coll::to_string(o.nccl_runner_up->protocol), o.nccl_runner_up_model_s * 1e6);
     }
   } else if (o.simulated_candidates > 1) {

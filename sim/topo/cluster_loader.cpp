@@ -112,7 +112,7 @@ NcclEnvDefaults parse_nccl_env(const JsonView& ev) {
 
 FabricSpec parse_fabric(const JsonView& fv, FabricSpec spec) {
   fv.expect_only({"kind", "shape", "oversubscription", "hosts_per_leaf", "spines", "leaves_per_pod",
-                  "switch_latency", "nic_latency", "spine_choice", "nic_choice",
+                  "switch_latency", "nic_latency", "plugin_latency", "spine_choice", "nic_choice",
                   "in_network_reduction", "gpudirect_rdma", "nccl_env", "note"});
   if (auto e = fv.get("nccl_env")) spec.nccl_env = parse_nccl_env(*e);
   if (auto k = fv.get("kind")) spec.kind = fabric_kind_field(*k);
@@ -141,6 +141,7 @@ FabricSpec parse_fabric(const JsonView& fv, FabricSpec spec) {
   }
   if (auto l = fv.get("switch_latency")) spec.switch_latency_s = fabric_latency(*l, false);
   if (auto l = fv.get("nic_latency")) spec.nic_latency_s = fabric_latency(*l, true);
+  if (auto l = fv.get("plugin_latency")) spec.plugin_latency_s = fabric_latency(*l, true);
   if (auto c = fv.get("spine_choice")) {
     spec.spine_choice = enum_field(*c, &spine_choice_from_string, "spine choice", "ecmp, spread");
   }

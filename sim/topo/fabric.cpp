@@ -58,6 +58,10 @@ struct FabricKindRow {
 // hosts crosses two NICs.
 constexpr double kEfaV1NicLatency_s = 32.5e-6;
 constexpr double kEfaV2NicLatency_s = 8.0e-6;
+// aws-ofi-nccl's platform table reports these to NCCL as the network's latency (p4d, p4de, p5
+// and p5e 75 us; p5en and every later p instance 35 us).
+constexpr double kAofiPlatformLatencyP4P5_s = 75e-6;
+constexpr double kAofiPlatformLatencyP5enOn_s = 35e-6;
 constexpr std::string_view kEfaEfficiencySource =
     "github.com/stas00/ml-engineering pull 102: EFA v1 0.4 Tbps, about 340 Gbps effective in "
     "all_reduce tests (85%)";
@@ -71,14 +75,20 @@ const std::vector<FabricKindRow>& fabric_kind_rows() {
         "InfiniBand: 64b/66b line coding and packet headers, about 4% (the link payload table)",
         0.13e-6, 0, "theoretical",
         "NVIDIA Quantum switch briefs: about 130 ns port to port; the NIC and verbs costs are in "
-        "NCCL's hwLat NET row, measured on InfiniBand"}},
+        "NCCL's hwLat NET row, measured on InfiniBand",
+        0,
+        "NCCL's InfiniBand transport (src/transport/net_ib/init.cc): props->latency = 0, \"Not "
+        "set\""}},
       {FabricKind::roce,
        "roce",
        {LinkKind::ethernet, 0.90,
         "RoCE v2 over Ethernet: Ethernet, IP, UDP and BTH headers on 4 KiB MTU frames, about 10%",
         0.6e-6, 0.5e-6, "theoretical",
         "Ethernet switch port-to-port latencies of 0.5-0.8 us (Spectrum and Tomahawk class "
-        "briefs); RoCE NIC processing about 0.5 us above InfiniBand's"}},
+        "briefs); RoCE NIC processing about 0.5 us above InfiniBand's",
+        0,
+        "NCCL's InfiniBand transport (src/transport/net_ib/init.cc): props->latency = 0, \"Not "
+        "set\" (RoCE runs on the same transport)"}},
       {FabricKind::efa,
        "efa",
        {LinkKind::ethernet, 0.85, std::string(kEfaEfficiencySource), 0.6e-6, kEfaV1NicLatency_s,
@@ -86,7 +96,11 @@ const std::vector<FabricKindRow>& fabric_kind_rows() {
         "AWS EFA v1 (SRD through libfabric and aws-ofi-nccl): 32.5 us, fitted once on the "
         "reference p3dn x2, x4, x8 and p4de x2 all_reduce sweeps up to 64 KiB by "
         "scripts/fit-efa-latency.py; leave-one-machine-out in docs/ACCURACY.md (multi-node "
-        "section)"}},
+        "section)",
+        kAofiPlatformLatencyP4P5_s,
+        "aws-ofi-nccl v1.16.3 src/platform-aws.cpp: 75 us on p4d.24xlarge and p4de.24xlarge (150 "
+        "us on p3dn.24xlarge; the shipped p3dn clusters describe 2019 runs, whose plugin reported "
+        "none, and set 0)"}},
       {FabricKind::efa_v2,
        "efa_v2",
        {LinkKind::ethernet, 0.85,
@@ -95,14 +109,19 @@ const std::vector<FabricKindRow>& fabric_kind_rows() {
         "AWS EFA v2 (p5, p5e): 8.0 us, fitted once on the reference p5 x2 all_reduce sweep (AWS "
         "awsome-distributed-training's nccl-tests README, the stack of its p4de sweep) up to 8 "
         "KiB by scripts/fit-efa-latency.py; the only EFA v2 sweep, so not held out (docs/"
-        "ACCURACY.md, multi-node section)"}},
+        "ACCURACY.md, multi-node section)",
+        kAofiPlatformLatencyP4P5_s,
+        "aws-ofi-nccl v1.16.3 src/platform-aws.cpp: 75 us on p5 and p5e (\"p5/p5e\")"}},
       {FabricKind::efa_v3,
        "efa_v3",
        {LinkKind::ethernet, 0.85,
         std::string(kEfaEfficiencySource) + "; assumed the same on EFA v3", 0.6e-6,
         kEfaV2NicLatency_s, "assumed",
         "assumed equal to EFA v2's (8.0 us): no public small-message sweep of EFA v3 (p5en, "
-        "p6e-gb200)"}},
+        "p6e-gb200)",
+        kAofiPlatformLatencyP5enOn_s,
+        "aws-ofi-nccl v1.16.3 src/platform-aws.cpp: 35 us on p5en and every later p instance "
+        "(\"p-series\")"}},
       {FabricKind::efa_v4,
        "efa_v4",
        {LinkKind::ethernet, 0.85,
@@ -110,19 +129,26 @@ const std::vector<FabricKindRow>& fabric_kind_rows() {
         kEfaV2NicLatency_s, "assumed",
         "assumed equal to EFA v2's (8.0 us): the one public EFA v4 sweep (P6-B200 x4, "
         "ml-engineering's all_reduce_bench.py) times each call after a barrier, not as "
-        "nccl-tests does, so it is held out as a check (docs/ACCURACY.md), not fitted"}},
+        "nccl-tests does, so it is held out as a check (docs/ACCURACY.md), not fitted",
+        kAofiPlatformLatencyP5enOn_s,
+        "aws-ofi-nccl v1.16.3 src/platform-aws.cpp: 35 us on p5en and every later p instance "
+        "(\"p-series\")"}},
       {FabricKind::tcpx,
        "tcpx",
        {LinkKind::ethernet, 0.90,
         "assumed: Ethernet payload share; no public nccl-tests sweep of GPUDirect-TCPX to fit",
         0.6e-6, kEfaV1NicLatency_s, "assumed",
-        "assumed equal to EFA v1's: no public small-message sweep of GPUDirect-TCPX"}},
+        "assumed equal to EFA v1's: no public small-message sweep of GPUDirect-TCPX", 0,
+        "unknown: Google's GPUDirect-TCPX plugin is not public; 0, as NCCL's own transports "
+        "report"}},
       {FabricKind::tcpxo,
        "tcpxo",
        {LinkKind::ethernet, 0.90,
         "assumed: Ethernet payload share; no public nccl-tests sweep of GPUDirect-TCPXO to fit",
         0.6e-6, kEfaV1NicLatency_s, "assumed",
-        "assumed equal to EFA v1's: no public small-message sweep of GPUDirect-TCPXO"}},
+        "assumed equal to EFA v1's: no public small-message sweep of GPUDirect-TCPXO", 0,
+        "unknown: Google's GPUDirect-TCPXO plugin is not public; 0, as NCCL's own transports "
+        "report"}},
   };
   return rows;
 }

@@ -42,6 +42,11 @@ enum class InNetworkReduction { none, sharp };
 enum class GdrLevel { automatic, off, pix, pxb, phb, sys };
 
 std::string_view to_string(FabricKind kind);
+// AWS's Elastic Fabric Adapter, any generation: NCCL reaches it through aws-ofi-nccl.
+constexpr bool is_efa(FabricKind kind) {
+  return kind == FabricKind::efa || kind == FabricKind::efa_v2 || kind == FabricKind::efa_v3 ||
+         kind == FabricKind::efa_v4;
+}
 std::string_view to_string(FabricShape shape);
 std::string_view to_string(SpineChoice choice);
 std::string_view to_string(NicChoice choice);
@@ -69,6 +74,12 @@ struct FabricFigures {
   double nic_latency_s = 0;
   std::string latency_basis;  // "theoretical", "effective" or "fitted"
   std::string latency_source;
+  // The latency the network plugin reports to NCCL (ncclNetProperties_t.latency), seconds. It
+  // moves no data: NCCL's search copies it into each graph's latencyInter, and its tuning model
+  // adds that to every network step (twice for Simple), so it decides which algorithm and
+  // protocol NCCL runs across nodes. NCCL's own InfiniBand and socket transports report 0.
+  double plugin_latency_s = 0;
+  std::string plugin_latency_source;
 };
 const FabricFigures& fabric_figures(FabricKind kind);
 
@@ -112,6 +123,7 @@ struct FabricSpec {
   int leaves_per_pod = 0;  // three tiers only
   std::optional<double> switch_latency_s;  // overrides the kind's
   std::optional<double> nic_latency_s;     // overrides the kind's
+  std::optional<double> plugin_latency_s;  // overrides the kind's (a platform of its own)
   SpineChoice spine_choice = SpineChoice::spread;
   NicChoice nic_choice = NicChoice::pxn;
   // InfiniBand only (cluster_loader checks it): without it NCCL never runs CollNet.

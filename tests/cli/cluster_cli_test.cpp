@@ -23,7 +23,9 @@ TEST(ClusterCli, NcclTestsOnTwoP5NodesExplainsNicsRailsAndTheBottleneck) {
   // 16 ranks, the second host's as node1 numbers them.
   EXPECT_NE(r.out.find("#  Rank 15 Group  0 Pid     15 on      node1 device  7"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("# linksim: 2 nodes x 8 GPUs; fabric efa_v2 rail_optimized; 8 ring(s)"),
+  EXPECT_NE(r.out.find("# linksim: 2 nodes x 8 GPUs; fabric efa_v2 rail_optimized; its network "
+                       "plugin reports 75 "
+                       "us to NCCL's model; 8 ring(s)"),
             std::string::npos)
       << r.out;
   // Ring 0 leaves node0 from GPU 7 by rail 0, forwarded over NVLink to GPU 0 (PXN).

@@ -172,21 +172,70 @@ TEST(NcclTunerModel, TwoP4deNodesByHand) {
   EXPECT_DOUBLE_EQ(in.ring.intra_GBps, 12.0);
   EXPECT_DOUBLE_EQ(in.tree.intra_GBps, 24.0);
   EXPECT_DOUBLE_EQ(in.tree.inter_GBps, 12.0);
+  // aws-ofi-nccl reports 75 us to NCCL on p4de; every graph carries it as latencyInter.
+  EXPECT_DOUBLE_EQ(in.ring.latency_inter_us, 75.0);
+  EXPECT_DOUBLE_EQ(in.tree.latency_inter_us, 75.0);
   const Request r = all_reduce(256 * kMiB);
   // Ring/Simple: busBw 4 x 12 = 48 (bwIntra on two nodes), algBw 48 x 16 / 30 = 25.6.
-  // Latency 8.4 + 28 x max(3.4 NVLink hop, 3 x 1.0 net overhead) + 2 x 14.0 (NET hop) = 131.6,
-  // x1.4 for the plateau (256 MiB / (8 channels x 16 ranks) >= 64 B): 184.24.
+  // Latency 8.4 + 28 x max(3.4 NVLink hop, 3 x 1.0 net overhead) + 2 x (14.0 NET hop + 75
+  // latencyInter + 75 flush) = 8.4 + 95.2 + 328 = 431.6, x1.4 for the plateau (256 MiB / (8
+  // channels x 16 ranks) >= 64 B): 604.24.
   EXPECT_NEAR(model_us(comm, r, Algorithm::ring, Protocol::simple),
-              131.6 * 1.4 + 256 * kMiB / (1000 * 25.6), 1e-6);
+              431.6 * 1.4 + 256 * kMiB / (1000 * 25.6), 1e-6);
   // Tree/Simple: busBw min(4 x 24 x 0.92 = 88.32, 4 x 23.6 perChMaxTreeBw) = 88.32, algBw
-  // 44.16, x0.9 at log2(256 MiB / 64) = 22: 39.744. Latency 8.4 + 2 (7 x 4.0 + 1 x 14.0) = 92.4.
+  // 44.16, x0.9 at log2(256 MiB / 64) = 22: 39.744. Latency 8.4 + 2 (7 x 4.0 + 1 x (14.0 + 75
+  // + 75)) = 8.4 + 2 x 192 = 392.4.
   EXPECT_NEAR(model_us(comm, r, Algorithm::tree, Protocol::simple),
-              92.4 + 256 * kMiB / (1000 * 88.32 / 2 * 0.9), 1e-6);
+              392.4 + 256 * kMiB / (1000 * 88.32 / 2 * 0.9), 1e-6);
+  // Tree/LL: no flush, so latencyInter once: 6.8 + 2 (7 x 0.6 + 1 x (5.0 + 75)) = 175.2.
+  EXPECT_NEAR(nccl_inter_latency_us(in, Algorithm::tree, Protocol::ll, in.tree), 5.0 + 75, 1e-9);
   // NCCL picks the tree, as the measured 2 x p4de sweep's busbw above a NIC's shows.
   const auto candidates = candidate_choices(comm, r);
   const auto pick = nccl_tuner_pick(comm, r, candidates);
   ASSERT_TRUE(pick);
   EXPECT_EQ(candidates[pick->index].algorithm, Algorithm::tree);
+}
+
+TEST(NcclTunerModel, NetworkPluginLatencyByFabricAndFile) {
+  // The latency each cluster's network plugin reports to NCCL (aws-ofi-nccl's platform table):
+  // p5 75 us, p5en and p6-b200 35 us; the p3dn files describe 2019 runs, whose plugin reported
+  // none (set in the file over the efa kind's 75 us); NCCL's InfiniBand transport reports 0.
+  // On one node no graph has a network: 0.
+  const std::pair<const char*, double> expected[] = {
+      {"aws-p5-x2", 75.0},  {"aws-p5en-x2", 35.0}, {"aws-p6-b200-x4", 35.0},
+      {"aws-p3dn-x2", 0.0}, {"aws-p4de-x2", 75.0}, {"dgx-h100-superpod-su", 0.0},
+      {"dgx-h100", 0.0}};
+  for (const auto& [name, us] : expected) {
+    SCOPED_TRACE(name);
+    const topo::Topology t = topo::load_topology(name);
+    const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+    EXPECT_DOUBLE_EQ(comm.plugin_latency_us(), us);
+    const NcclModelInputs in = nccl_model_inputs(comm);
+    EXPECT_DOUBLE_EQ(in.ring.latency_inter_us, us);
+    EXPECT_DOUBLE_EQ(in.nvls.latency_inter_us, us);
+  }
+}
+
+TEST(NcclTunerModel, AwsOfiRegionTunerOverridesTheModelFromThreeNodes) {
+  // 4 x p6-b200 (32 ranks, 8 a node) on EFA: aws-ofi-nccl's region tuner holds 256 MiB in its
+  // Ring/LL128 region (AwsOfiTunerRegions.P6FourNodesAllReduceByHand), and NCCL runs it whatever
+  // its model says; the model's own pick is then the runner-up, never slower in the model.
+  const topo::Topology p6 = topo::load_topology("aws-p6-b200-x4");
+  const Communicator four(p6, p6.nodes_of(topo::NodeKind::gpu));
+  const Request r = all_reduce(256 * kMiB);
+  const auto candidates = candidate_choices(four, r);
+  const auto pick = nccl_tuner_pick(four, r, candidates);
+  ASSERT_TRUE(pick);
+  EXPECT_EQ(pick->picked_by, "aws-ofi-nccl's region tuner");
+  EXPECT_EQ(pick->choice.algorithm, Algorithm::ring);
+  EXPECT_EQ(pick->choice.protocol, Protocol::ll128);
+  if (pick->runner_up) EXPECT_LE(pick->runner_up_model_s, pick->model_s);
+  // Two p5 nodes: the plugin leaves two nodes or fewer to NCCL's model.
+  const topo::Topology p5 = topo::load_topology("aws-p5-x2");
+  const Communicator two(p5, p5.nodes_of(topo::NodeKind::gpu));
+  const auto own = nccl_tuner_pick(two, r, candidate_choices(two, r));
+  ASSERT_TRUE(own);
+  EXPECT_TRUE(own->picked_by.empty());
 }
 
 TEST(NcclTunerModel, PickIsTheLowestPredictionOnEveryShippedCluster) {
@@ -204,8 +253,11 @@ TEST(NcclTunerModel, PickIsTheLowestPredictionOnEveryShippedCluster) {
       const auto pick = nccl_tuner_pick(comm, r, candidates);
       ASSERT_TRUE(pick) << file << " " << bytes;
       ++picks;
+      // Where aws-ofi-nccl's region tuner overrode the model, NCCL's own pick is the runner-up.
+      const double lowest =
+          !pick->picked_by.empty() && pick->runner_up ? pick->runner_up_model_s : pick->model_s;
       for (const Choice& c : candidates) {
-        EXPECT_GE(*nccl_model_time_s(comm, r, c), pick->model_s) << file << " " << bytes;
+        EXPECT_GE(*nccl_model_time_s(comm, r, c), lowest) << file << " " << bytes;
       }
     }
   }

@@ -294,6 +294,25 @@ TEST_F(ClusterBadInput, InNetworkReductionIsSharpOnInfinibandOnly) {
                 "\"yes\"; expected one of none, sharp");
 }
 
+// "plugin_latency" (what the network plugin reports to NCCL) overrides the kind's, survives a
+// resize, and an absurd one is refused at its JSON path.
+TEST_F(ClusterBadInput, PluginLatencyOverridesTheKindsAndIsChecked) {
+  const auto file = [&](const std::string& fabric) {
+    return load_topology(dir.write("ok.json", cluster_json(host, 2, fabric)));
+  };
+  EXPECT_FALSE(file(R"({"kind": "efa"})").cluster->fabric.plugin_latency_s);
+  EXPECT_DOUBLE_EQ(
+      *file(R"({"kind": "efa", "plugin_latency": "150 us"})").cluster->fabric.plugin_latency_s,
+      150e-6);
+  EXPECT_DOUBLE_EQ(*scale_out(file(R"({"kind": "efa", "plugin_latency": "150 us"})"), 4)
+                        .cluster->fabric.plugin_latency_s,
+                   150e-6);
+  EXPECT_EQ(message_of(cluster_json(host, 2, R"({"plugin_latency": "5 ms"})")),
+            dir.path() +
+                "/c.json: at /cluster/fabric/plugin_latency: latency \"5 ms\" is "
+                "absurd; expected 0 or more and at most 1 ms");
+}
+
 // The shipped SuperPOD scalable units say SHARP (NVIDIA's reference architectures); the cloud
 // clusters do not.
 TEST(ClusterBuilder, ShippedSuperpodsReduceInNetwork) {
