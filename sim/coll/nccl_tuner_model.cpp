@@ -254,6 +254,7 @@ std::optional<RegionPick> plugin_region_pick(const Communicator& comm, const Req
                                              std::span<const Choice> candidates,
                                              const std::vector<double>& model_s) {
   const topo::Topology& t = comm.topology();
+  if (comm.nccl_env().aws_ofi_tuner_off) return std::nullopt;  // OFI_NCCL_TUNER_TYPE=Internal
   if (!t.is_cluster() || !topo::is_efa(t.cluster->fabric.kind) || !t.cluster->host ||
       !t.cluster->host->instance) {
     return std::nullopt;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "sim/core/ascii_case.hpp"
 #include "sim/core/error.hpp"
 
 namespace linksim::topo {
@@ -96,9 +97,9 @@ std::string_view to_string(NcclPath p) {
 }
 
 const std::vector<std::string_view>& nccl_environment_variables() {
-  static const std::vector<std::string_view> names{"NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL",
-                                                   "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL",
-                                                   "NCCL_NTHREADS",    "NCCL_BUFFSIZE"};
+  static const std::vector<std::string_view> names{
+      "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_SHM_DISABLE",   "NCCL_NET_GDR_LEVEL",
+      "NCCL_NTHREADS",    "NCCL_BUFFSIZE",  "OFI_NCCL_TUNER_TYPE"};
   return names;
 }
 
@@ -115,6 +116,18 @@ NcclEnvironment read_nccl_environment(const std::function<std::string(std::strin
   }
   if (const std::string s = value("NCCL_SHM_DISABLE"); !s.empty()) {
     env.shm_disable = read_flag(s, "NCCL_SHM_DISABLE");
+  }
+  // nccl_ofi_tuner.cpp compares with strcasecmp: "Internal" falls back to NCCL's tuner; "Model"
+  // asks for its model-based tuner, which linksim does not model (it keeps the regions); any
+  // other value is the default, the regions.
+  if (const std::string t = value("OFI_NCCL_TUNER_TYPE"); !t.empty()) {
+    if (ascii_lower(t) == "internal") {
+      env.aws_ofi_tuner_off = true;
+    } else if (ascii_lower(t) == "model") {
+      notes.push_back(
+          "OFI_NCCL_TUNER_TYPE=Model: aws-ofi-nccl's model-based tuner is not modelled; linksim "
+          "keeps its region tuner");
+    }
   }
   if (const std::string g = value("NCCL_NET_GDR_LEVEL"); !g.empty()) {
     env.net_gdr_level = gdr_level_of(read_level(g, "NCCL_NET_GDR_LEVEL"));

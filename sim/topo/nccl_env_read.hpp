@@ -6,7 +6,9 @@
 // - NCCL_SHM_DISABLE (src/transport/shm.cc shmCanConnect): no SHM transport;
 // - NCCL_NET_GDR_LEVEL (paths.cc ncclTopoCheckGdr): GPUDirect RDMA only up to that GPU-NIC path;
 // - NCCL_NTHREADS (src/graph/tuning.cc getNthreads): threads per channel for LL and Simple;
-// - NCCL_BUFFSIZE (src/init.cc computeBuffSizes): the Simple buffer of each connection.
+// - NCCL_BUFFSIZE (src/init.cc computeBuffSizes): the Simple buffer of each connection;
+// - OFI_NCCL_TUNER_TYPE, aws-ofi-nccl's own (src/tuner/nccl_ofi_tuner.cpp): "Internal" leaves
+//   every pick to NCCL's model (no region tuner).
 // Unset variables leave linksim's defaults. NCCL_ALGO / NCCL_PROTO are coll/nccl_selection.hpp's.
 // Read here, below the collectives, so that a cluster file's nccl_env (cluster_loader.cpp) is
 // checked by the same rules as the environment when it is loaded.
@@ -38,8 +40,11 @@ struct NcclEnvironment {
   std::optional<int> nthreads;
   // NCCL_BUFFSIZE, bytes: the Simple buffer, NCCL_STEPS slots of it.
   std::optional<double> buffsize_bytes;
+  // OFI_NCCL_TUNER_TYPE=Internal (any case): aws-ofi-nccl's tuner stands aside.
+  bool aws_ofi_tuner_off = false;
   bool empty() const {
-    return !p2p_level && !shm_disable && !net_gdr_level && !nthreads && !buffsize_bytes;
+    return !p2p_level && !shm_disable && !net_gdr_level && !nthreads && !buffsize_bytes &&
+           !aws_ofi_tuner_off;
   }
 };
 

@@ -65,6 +65,33 @@ TEST_F(NcclEnvVariablesCliTest, PerOperationAlgoChoosesTheRunsOperation) {
   EXPECT_EQ(bad.out, "");
 }
 
+TEST_F(NcclEnvVariablesCliTest, AwsOfiTunerTypeInternalLeavesThePickToNccl) {
+  // Four p6-b200 nodes, 256 MiB: aws-ofi-nccl's region tuner runs Ring/LL128 where NCCL's model
+  // would run NVLSTree/Simple; OFI_NCCL_TUNER_TYPE=Internal (any case) hands the pick back to
+  // the model; "Model" (its model-based tuner) is noted as not modelled and the regions stay.
+  const std::string run =
+      "nccl-tests --topology aws-p6-b200-x4 all_reduce_perf -b 256M -e 256M -g 32 --explain";
+  const auto plain = run_linksim(run);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(explain_line(plain.out).rfind("#   -> Ring/LL128 ", 0), 0u) << explain_line(plain.out);
+  EXPECT_NE(explain_line(plain.out).find("picked by aws-ofi-nccl's region tuner"),
+            std::string::npos);
+  set("OFI_NCCL_TUNER_TYPE", "internal");
+  const auto internal = run_linksim(run);
+  ASSERT_EQ(internal.exit_code, 0) << internal.err;
+  EXPECT_EQ(explain_line(internal.out).rfind("#   -> NVLSTree/Simple ", 0), 0u)
+      << explain_line(internal.out);
+  EXPECT_EQ(internal.err.find("not modelled"), std::string::npos) << internal.err;
+  set("OFI_NCCL_TUNER_TYPE", "Model");
+  const auto model = run_linksim(run);
+  ASSERT_EQ(model.exit_code, 0) << model.err;
+  EXPECT_EQ(explain_line(model.out), explain_line(plain.out));
+  EXPECT_NE(model.err.find("linksim: note: OFI_NCCL_TUNER_TYPE=Model: aws-ofi-nccl's "
+                           "model-based tuner is not modelled; linksim keeps its region tuner\n"),
+            std::string::npos)
+      << model.err;
+}
+
 TEST_F(NcclEnvVariablesCliTest, ClampsAreNotedAndRefusalsStopTheRun) {
   const std::string run = "nccl-tests --topology dgx-a100 all_reduce_perf -b 64K -e 64K -g 8";
   set("NCCL_NTHREADS", "1000");
