@@ -64,7 +64,9 @@ NcclTunerCase tune_case(const coll::Communicator& comm, coll::Op op, std::uint64
   if (candidates.empty()) return out;
   // NCCL's pick is what it runs with no plugin; linksim's is the fastest candidate simulated
   // (simulate_collective skips those that provably cannot win, so it equals simulating all).
-  const auto pick = coll::nccl_tuner_pick(comm, request, candidates);
+  // The example tuner this file is for replaces the network plugin's (aws-ofi-nccl's regions),
+  // so a size without a row gets NCCL's model's pick: that is the one to compare with.
+  const auto pick = coll::nccl_tuner_pick(comm, request, candidates, false);
   coll::Request every = request;
   every.simulate_every_candidate = true;
   const coll::Outcome best = coll::simulate_collective(comm, every);

@@ -286,7 +286,8 @@ std::optional<double> nccl_model_time_s(const Communicator& comm, const Request&
 }
 
 std::optional<NcclTunerPick> nccl_tuner_pick(const Communicator& comm, const Request& request,
-                                             std::span<const Choice> candidates) {
+                                             std::span<const Choice> candidates,
+                                             bool network_tuner) {
   if (comm.size() < 2) return std::nullopt;
   const NcclModelInputs in = nccl_model_inputs(comm);
   std::vector<double> model_s;
@@ -303,7 +304,8 @@ std::optional<NcclTunerPick> nccl_tuner_pick(const Communicator& comm, const Req
   pick.choice = candidates[pick.index];
   // A tuner plugin's pick: the plugin zeroes that entry of NCCL's cost table, so NCCL runs it;
   // NCCL's own pick becomes the runner-up.
-  if (const auto region = plugin_region_pick(comm, request, candidates, model_s)) {
+  if (const auto region =
+          network_tuner ? plugin_region_pick(comm, request, candidates, model_s) : std::nullopt) {
     pick.runner_up = pick.index;
     pick.index = region->index;
     pick.choice = candidates[region->index];

@@ -102,7 +102,10 @@ struct NcclTunerPick {
 // candidates' order), or nullopt when the model does not cover every candidate. On a cluster
 // of AWS instances on EFA, aws-ofi-nccl's tuner plugin overrides it where one of its regions
 // holds the size (aws_ofi_tuner_regions.hpp: p5, p5e, p5en and p6-b200, three nodes or more).
+// `network_tuner` false leaves the network plugin's tuner out: NCCL's model alone, what NCCL
+// runs when another tuner (NCCL_TUNER_PLUGIN) replaces the plugin's and has no row for the size.
 std::optional<NcclTunerPick> nccl_tuner_pick(const Communicator& comm, const Request& request,
-                                             std::span<const Choice> candidates);
+                                             std::span<const Choice> candidates,
+                                             bool network_tuner = true);
 
 }  // namespace linksim::coll

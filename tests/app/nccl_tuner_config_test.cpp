@@ -121,6 +121,21 @@ TEST(NcclTunerConfig, AllSizesWritesNcclsOwnPickWhereNothingIsOverridden) {
   expect_plugin_reads_what_was_decided(r, 5, "dgx-h100 x2, all sizes");
 }
 
+TEST(NcclTunerConfig, TheBaselineIsNcclsModelWithoutTheNetworkPluginsTuner) {
+  // Four p6-b200 nodes, all-reduce 256 MiB: aws-ofi-nccl's region tuner would run Ring/LL128
+  // (NcclTunerModel.AwsOfiRegionTunerOverridesTheModelFromThreeNodes), but the example tuner
+  // this file feeds replaces it, so a size without a row runs NCCL's model's pick,
+  // NVLSTree/Simple (NcclEnvVariablesCliTest.AwsOfiTunerTypeInternalLeavesThePickToNccl).
+  const NcclTunerResult r =
+      tune("aws-p6-b200-x4", std::uint64_t{256} << 20, std::uint64_t{256} << 20);
+  ASSERT_FALSE(r.cases.empty());
+  const NcclTunerCase& c = r.cases.front();
+  ASSERT_EQ(c.op, coll::Op::all_reduce);
+  ASSERT_TRUE(c.nccl.has_value());
+  EXPECT_EQ(coll::to_string(c.nccl->algorithm), "NVLSTree");
+  EXPECT_EQ(c.nccl->protocol, coll::Protocol::simple);
+}
+
 TEST(NcclTunerConfig, AHugeMarginLeavesEveryChoiceToNccl) {
   NcclTunerOptions o;
   o.machine = "dgx-h100";
