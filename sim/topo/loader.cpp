@@ -39,12 +39,17 @@ Topology parse_machine(const Json& document, const std::string& file, const Base
   JsonView root(document, file);
   if (root.has("cluster")) return parse_cluster(root, file);
   root.expect_only({"$schema", "title", "description", "sources", "notes", "base", "instance",
-                    "replace_models", "gpu_models", "nodes", "links", "collective_calibration",
-                    "host_launch", "host_power"});
+                    "replace_models", "replace_cpus", "gpu_models", "nodes", "links",
+                    "collective_calibration", "host_launch", "host_power"});
   Topology topo;
   if (auto base = root.get("base")) {
     topo = parse_base(root, *base, file, chain);
   } else {
+    for (const char* key : {"replace_models", "replace_cpus"}) {
+      if (root.has(key)) {
+        root.at(key).fail("replaces parts of a base machine; expected \"base\" beside it");
+      }
+    }
     parse_own_machine(root, topo);
   }
   read_identity(root, file, topo);

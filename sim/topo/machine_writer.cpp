@@ -1,11 +1,14 @@
 #include "sim/topo/machine_writer.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <filesystem>
+#include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/topo/host_cpu_swap.hpp"
 
 namespace linksim::topo {
 namespace {
@@ -270,6 +273,18 @@ void set_host_launch(Json& document, const HostLaunch& launch) {
   document["host_launch"] = host_launch_json(launch);
 }
 
+namespace {
+// " with replace_models applied", " with replace_models and replace_cpus applied", or "".
+std::string applied_replacements(const Json& document) {
+  std::vector<std::string> keys;
+  for (const char* key : {"replace_models", "replace_cpus"}) {
+    if (document.contains(key)) keys.emplace_back(key);
+  }
+  if (keys.empty()) return "";
+  return fmt::format(" with {} applied", fmt::join(keys, " and "));
+}
+}  // namespace
+
 Json self_contained_machine_document(const Json& document, const std::string& file) {
   const JsonView root(document, file);
   if (!root.has("base")) return document;
@@ -290,8 +305,9 @@ Json self_contained_machine_document(const Json& document, const std::string& fi
       }
     }
   }
+  if (auto cpus = root.get("replace_cpus")) replace_host_cpus_in_document(*cpus, out);
   for (const auto& [key, value] : document.items()) {
-    if (key == "base" || key == "replace_models") continue;
+    if (key == "base" || key == "replace_models" || key == "replace_cpus") continue;
     if ((key == "sources" || key == "notes") && out.contains(key) && out[key].is_array()) {
       for (const auto& item : value)
         out[key].push_back(item);
@@ -299,9 +315,8 @@ Json self_contained_machine_document(const Json& document, const std::string& fi
       out[key] = value;
     }
   }
-  out["notes"].push_back(fmt::format(
-      "Self-contained: the nodes and links of base \"{}\"{}.", root.at("base").as_string(),
-      document.contains("replace_models") ? " with replace_models applied" : ""));
+  out["notes"].push_back(fmt::format("Self-contained: the nodes and links of base \"{}\"{}.",
+                                     root.at("base").as_string(), applied_replacements(document)));
   return out;
 }
 

@@ -1,7 +1,9 @@
-// "base" and "replace_models": a machine that is another machine file (a cloud instance of a
-// DGX, a what-if with other GPUs), read through the loader's file reader so a test can serve it.
+// "base", "replace_models" and "replace_cpus": a machine that is another machine file (a cloud
+// instance of a DGX, a what-if with other GPUs), read through the loader's file reader so a test
+// can serve it.
 #include <fmt/format.h>
 
+#include "sim/topo/host_cpu_swap.hpp"
 #include "sim/topo/loader_sections.hpp"
 #include "sim/topo/model_swap.hpp"
 
@@ -41,6 +43,7 @@ Topology parse_base(const JsonView& root, const JsonView& base_view, const std::
     replace_gpu_models(*replace, topo);
     check_nvlink_budget(topo, root);
   }
+  if (auto replace = root.get("replace_cpus")) replace_host_cpus(*replace, topo);
   return topo;
 }
 

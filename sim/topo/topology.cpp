@@ -99,6 +99,26 @@ void Topology::set_link_generation(LinkId link, int generation, double bandwidth
   l.latency_range_s.reset();
 }
 
+void Topology::set_cpu(NodeId cpu, CpuInfo info) {
+  Node& n = nodes_.at(cpu);
+  if (n.kind != NodeKind::cpu) throw std::logic_error("set_cpu: not a CPU: " + n.id);
+  n.model = info.model;
+  n.cpu = std::move(info);
+}
+
+void Topology::set_link_kind(LinkId link, LinkKind kind, int generation, int lanes,
+                             double bandwidth_Bps, double latency_s, Provenance provenance) {
+  Link& l = links_.at(link);
+  l.kind = kind;
+  l.generation = generation;
+  l.lanes = lanes;
+  l.bandwidth_Bps = bandwidth_Bps;
+  l.latency_s = latency_s;
+  l.provenance = std::move(provenance);
+  l.bandwidth_range_Bps.reset();
+  l.latency_range_s.reset();
+}
+
 std::optional<NodeId> Topology::find(std::string_view id) const {
   auto it = index_.find(id);
   if (it == index_.end()) return std::nullopt;

@@ -201,6 +201,14 @@ class Topology {
   // stay, so the graph is unchanged.
   void set_link_generation(LinkId link, int generation, double bandwidth_Bps,
                            Provenance provenance);
+  // Replaces a CPU node's description (another host under the same baseboard: REQUIRES `cpu`
+  // is a CPU); socket and NUMA node stay, so the graph is unchanged.
+  void set_cpu(NodeId cpu, CpuInfo info);
+  // Re-rates a link as another kind of the same role (a socket link UPI -> xGMI): kind,
+  // generation, lanes, figures and provenance change and calibration ranges are dropped;
+  // endpoints stay, so the graph is unchanged.
+  void set_link_kind(LinkId link, LinkKind kind, int generation, int lanes, double bandwidth_Bps,
+                     double latency_s, Provenance provenance);
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Link>& links() const { return links_; }
