@@ -215,6 +215,16 @@ NcclModelInputs nccl_model_inputs(const Communicator& comm) {
 
 namespace {
 
+// comm->nChannels under NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS: min(max, channels), then
+// duplicated up to min (copyChannels), never above MAXCHANNELS (64).
+double communicator_channels(int channels, const Request& request) {
+  constexpr int kNcclMaxChannels = 64;
+  int n = channels;
+  if (request.max_channels > 0) n = std::min(n, request.max_channels);
+  if (request.min_channels > 0) n = std::max(n, std::min(request.min_channels, kNcclMaxChannels));
+  return n;
+}
+
 std::optional<double> model_time_s(const Communicator& comm, const NcclModelInputs& in,
                                    const Request& request, const Choice& choice) {
   if (comm.size() < 2) return std::nullopt;
@@ -230,10 +240,13 @@ std::optional<double> model_time_s(const Communicator& comm, const NcclModelInpu
     bw *= kTreeCorrection[proto_index(choice.protocol)][static_cast<std::size_t>(column)];
   }
   // "Plateau effect of ring": across nodes a Ring/Simple all-reduce of at least 64 B per
-  // channel and rank pays its latency 1.4 times (1.9 before SM80).
+  // channel and rank pays its latency 1.4 times (1.9 before SM80). The channels are the
+  // communicator's (comm->nChannels), which NCCL_MAX_NCHANNELS caps and NCCL_MIN_NCHANNELS
+  // raises (connect.cc, ncclTopoPostset); the graphs' channels, which set the bandwidths above,
+  // are the search's and stay.
+  const double run_channels = communicator_channels(in.run_channels, request);
   if (in.nodes > 1 && choice.algorithm == Algorithm::ring && choice.protocol == Protocol::simple &&
-      request.op == Op::all_reduce &&
-      request.size_bytes / (static_cast<double>(in.run_channels) * in.ranks) >= 64) {
+      request.op == Op::all_reduce && request.size_bytes / (run_channels * in.ranks) >= 64) {
     lat *= in.compute_capability >= 80 ? 1.4 : 1.9;
   }
   // time (us) = lat + nBytes / (1000 x bw [GB/s]).

@@ -196,6 +196,28 @@ TEST(NcclTunerModel, TwoP4deNodesByHand) {
   EXPECT_EQ(candidates[pick->index].algorithm, Algorithm::tree);
 }
 
+TEST(NcclTunerModel, RingPlateauCountsTheChannelsNcclMinAndMaxLeave) {
+  // 2 x p4de, Ring/Simple all-reduce (NcclTunerModel.TwoP4deNodesByHand): latency 431.6 us,
+  // algBw 25.6 GB/s; the plateau (x1.4) from size / (channels x 16 ranks) >= 64 B, over the
+  // communicator's 8 channels: from 8 KiB.
+  const topo::Topology t = topo::load_topology("aws-p4de-x2");
+  const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
+  Request r = all_reduce(4096);
+  // 4096 / (8 x 16) = 32 B: no plateau.
+  EXPECT_NEAR(model_us(comm, r, Algorithm::ring, Protocol::simple), 431.6 + 4096 / 25600.0, 1e-6);
+  // NCCL_MAX_NCHANNELS=2: 4096 / (2 x 16) = 128 B: the plateau.
+  r.max_channels = 2;
+  EXPECT_NEAR(model_us(comm, r, Algorithm::ring, Protocol::simple), 431.6 * 1.4 + 4096 / 25600.0,
+              1e-6);
+  // 8192 / (8 x 16) = 64 B: the plateau; NCCL_MIN_NCHANNELS=16: 8192 / (16 x 16) = 32 B: none.
+  // The bandwidth stays the ring graph's 4 channels either way.
+  r = all_reduce(8192);
+  EXPECT_NEAR(model_us(comm, r, Algorithm::ring, Protocol::simple), 431.6 * 1.4 + 8192 / 25600.0,
+              1e-6);
+  r.min_channels = 16;
+  EXPECT_NEAR(model_us(comm, r, Algorithm::ring, Protocol::simple), 431.6 + 8192 / 25600.0, 1e-6);
+}
+
 TEST(NcclTunerModel, NetworkPluginLatencyByFabricAndFile) {
   // The latency each cluster's network plugin reports to NCCL (aws-ofi-nccl's platform table):
   // p5 75 us, p5en and p6-b200 35 us; the p3dn files describe 2019 runs, whose plugin reported
