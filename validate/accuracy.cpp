@@ -121,8 +121,12 @@ std::vector<AccuracySet> evaluate_accuracy(const std::vector<NcclTestsRecord>& r
        "Multi-node; EFA's NIC latency is fitted on these four EFA sweeps (see the table above)."},
       {"2 nodes: 2x p5.48xlarge on EFA v2 (16x H100)", "AWS p5.48xlarge x2", "aws-p5-x2",
        "Multi-node; EFA v2's NIC latency is fitted on this sweep up to 8 KiB (see the table "
-       "above). The README's Dockerfile defaults are NCCL 2.27.7 and aws-ofi-nccl 1.16.3; the run "
-       "is simulated as the modelled release."},
+       "above). The README's Dockerfile defaults are now NCCL 2.27.7 and aws-ofi-nccl 1.16.3, "
+       "but this output came into the README on 2024-04-19 (awsome-distributed-training "
+       "88c2e71b), when they were NCCL 2.20.3 and aws-ofi-nccl 1.8.1: NCCL's own model picks "
+       "either way (2.20.3 loads a tuner only when NCCL_TUNER_PLUGIN names one; v1.16.3's "
+       "skips two nodes), and run as 2.20.3 every size predicts the same. The run is "
+       "simulated as the modelled release."},
       {"1 node: P6-B200 (8x B200, NVLink 5), torch.distributed all_reduce_bench.py",
        "AWS P6-B200 (8x B200) x1", "aws-p6-b200.48xlarge",
        "Held out: nothing is fitted on it. all_reduce_bench.py times one all-reduce at a time "

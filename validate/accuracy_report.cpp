@@ -223,21 +223,20 @@ std::string format_accuracy_markdown(const std::vector<AccuracySet>& sets) {
       "same (-12% to -14%); at 32 MiB to 256 MiB the tuner's LL128 comes out faster still "
       "(+36% to +119%, against +29% to +89%, on 2026-12-07 before EFA v2's refit to "
       "4.5 us; +37% to +128% since). The p5 pair points the same way: at 16 MiB linksim runs "
-      "Tree/LL128 (its model's pick, 262 us) and simulates 148 us against 298 measured, while "
+      "Tree/LL128 (its model's pick, 311 us) and simulates 148 us against 298 measured, while "
       "Tree/Simple simulates 323 us. LL128 across EFA is simulated too fast, "
       "or NCCL ran Simple there; a p5 run's NCCL_DEBUG=TUNING log would tell which.\n\n"
       "The p5 pair from 1 GiB measures more than Tree can carry. Tree's chain inside a node "
       "sends every byte out of each middle GPU twice (reduced up, broadcast down), so its "
       "algbw stays under half a GPU's NVLink bandwidth (450 GB/s per direction on the H100: "
-      "225 GB/s), and the pair measures 233, 248 and 260 GB/s algbw at 1, 4 and 16 GiB. "
-      "NVLSTree, forced (NCCL_ALGO=NVLSTree, 2026-12-07), simulates 452, 459 and 461 GB/s "
-      "busbw against 437, 466 and 487 measured (+3.5%, -1.4%, -5.4%), where linksim's "
-      "Tree/Simple is 6-19% low. NCCL's model as linksim ports it ranks Tree/Simple first "
-      "there (3,634 us against NVLSTree's 4,728 us at 1 GiB: it rates Tree on two nodes by "
-      "bwIntra, which the search raises to twice a NIC's speed, and does not see the chain's "
-      "NVLink bound), so linksim runs Tree. What made NCCL run NVLSTree (its NVLS graph on "
-      "p5, or the tuner of an older aws-ofi-nccl than the Dockerfile's v1.16.3, which skips "
-      "two nodes) is not known; the pick is left as NCCL's model makes it until a log says.\n";
+      "225 GB/s), and the pair measures 233, 248 and 260 GB/s algbw at 1, 4 and 16 GiB. NCCL's "
+      "search says as much: its pass 2 raises a tree's bwIntra only while every channel still "
+      "fits each GPU's NVLinks (18 x 20.6 = 370.8 GB/s in its figures; 16 channels at 30 need "
+      "480), so the p5's tree stays at 16 x 24 and NCCL's model runs NVLSTree/Simple from 128 "
+      "MiB. Until 2026-12-07 linksim raised the tree to 48 regardless, ranked Tree/Simple "
+      "first and came out 6-19% low from 1 GiB; with the bound it runs NVLSTree there: +3.6%, "
+      "-1.4% and -5.4% at 1, 4 and 16 GiB. At 128 MiB NVLSTree is 37% fast (Tree/LL128 was "
+      "23%): what NCCL ran at 128 MiB, and how fast, needs the TUNING log too.\n";
   for (const auto& s : sets) {
     out += fmt::format("\n## {}\n\nMachine: `{}`. Source: {}. {}\n\n", s.name, s.topology_file,
                        s.source, s.note);

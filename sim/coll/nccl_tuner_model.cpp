@@ -193,13 +193,19 @@ NcclModelInputs nccl_model_inputs(const Communicator& comm) {
   }
   in.ring.intra_class = comm.intra_class();
   // The tree graph: the ring's channels, then search.cc's pass 2 "increase bwIntra for trees"
-  // while it is under twice bwInter (the NVLinks inside the node carry it on every shipped
-  // cluster), so that on two nodes, where the model reads bwIntra, a tree moves twice a NIC's
-  // speed per channel.
+  // while it is under twice bwInter and the search still finds every channel at it: each
+  // channel takes bwIntra out of every GPU's NVLinks (followPath subtracts it from the GPU's
+  // link to the next), so channels x bwIntra stays within a GPU's NVLinks in NCCL's figures.
+  // On two nodes, where the model reads bwIntra, a tree then moves up to twice a NIC's speed
+  // per channel where the NVLinks allow (4 channels on the p4de), and not where they do not
+  // (16 channels on the p5: 16 x 30 = 480 > 18 x 20.6 = 370.8 GB/s). Hosts without NVLink
+  // are not bounded here: their PCIe paths are the search's to rate, not modelled.
   in.tree = in.ring;
+  const double nvlink_GBps = gpu_nvlink_GBps(comm);
   for (auto it = speeds_inter.rbegin(); it != speeds_inter.rend(); ++it) {
     if (*it <= in.tree.intra_GBps + 1e-9) continue;
     if (in.tree.intra_GBps >= 2 * in.tree.inter_GBps - 1e-9) break;
+    if (nvlink_GBps > 0 && in.tree.channels * *it > nvlink_GBps + 1e-9) break;
     in.tree.intra_GBps = *it;
   }
   in.nvls = nccl_nvls_graph(in.ppn, gpu_nvlink_GBps(comm), in.compute_capability);
