@@ -12,8 +12,11 @@
 // CollNetDirect, CollNetChain, PAT), on one node and across nodes. On one node the graphs come
 // from NCCL's ring search (nccl_channel_search.hpp); across nodes from its search over the NICs
 // (nccl_inter_ring_search). The tree graph is taken to be the ring graph (NCCL searches it
-// separately; on the machines modelled they agree), and NVLS's graph is its search on the GPUs'
-// NVSwitch links (one channel per GPU as head). Where a candidate has no row, there is no pick
+// separately; on the machines modelled they agree), its bwIntra then raised as pass 2 does,
+// within each GPU's NVLinks (channels x bwIntra), and NVLS's graph is its search on the GPUs'
+// NVSwitch links (one channel per GPU as head). The ring search across nodes is bounded by the
+// NICs only, not yet by the NVLinks (8 x 48 GB/s on the p5, where NCCL's figures give each GPU
+// 370.8). Where a candidate has no row, there is no pick
 // and the planner keeps the fastest simulated candidate.
 
 #include <optional>
@@ -46,7 +49,7 @@ struct NcclModelInputs {
   bool amd_cpu = false;
   int run_channels = 1;        // comm->nChannels
   NcclTunerGraph ring;         // Ring and PAT
-  NcclTunerGraph tree;         // Tree: the ring's, its bwIntra raised across nodes
+  NcclTunerGraph tree;         // Tree: the ring's, bwIntra raised within the NVLinks
   NcclTunerGraph nvls;         // NVLS and NVLSTree
   double net_overhead_us = 0;  // getNetOverhead: 2 on AMD, 1 elsewhere; 0 on one node
   double llmax_GBps = 0;       // llMaxBw: by generation on one node, by CPU vendor across
