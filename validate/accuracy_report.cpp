@@ -223,7 +223,7 @@ std::string format_accuracy_markdown(const std::vector<AccuracySet>& sets) {
       "same (-12% to -14%); at 32 MiB to 256 MiB the tuner's LL128 comes out faster still "
       "(+36% to +119%, against +29% to +89%, on 2026-12-07 before EFA v2's refit to "
       "4.5 us; +37% to +128% since). The p5 pair points the same way: at 16 MiB linksim runs "
-      "Tree/LL128 (its model's pick, 311 us) and simulates 148 us against 298 measured, while "
+      "Tree/LL128 (its model's pick, 326 us) and simulates 149 us against 298 measured, while "
       "Tree/Simple simulates 323 us. LL128 across EFA is simulated too fast, "
       "or NCCL ran Simple there; a p5 run's NCCL_DEBUG=TUNING log would tell which.\n\n"
       "The p5 pair from 1 GiB measures more than Tree can carry. Tree's chain inside a node "
@@ -231,12 +231,22 @@ std::string format_accuracy_markdown(const std::vector<AccuracySet>& sets) {
       "algbw stays under half a GPU's NVLink bandwidth (450 GB/s per direction on the H100: "
       "225 GB/s), and the pair measures 233, 248 and 260 GB/s algbw at 1, 4 and 16 GiB. NCCL's "
       "search says as much: its pass 2 raises a tree's bwIntra only while every channel still "
-      "fits each GPU's NVLinks (18 x 20.6 = 370.8 GB/s in its figures; 16 channels at 30 need "
-      "480), so the p5's tree stays at 16 x 24 and NCCL's model runs NVLSTree/Simple from 128 "
-      "MiB. Until 2026-12-07 linksim raised the tree to 48 regardless, ranked Tree/Simple "
-      "first and came out 6-19% low from 1 GiB; with the bound it runs NVLSTree there: +3.6%, "
-      "-1.4% and -5.4% at 1, 4 and 16 GiB. At 128 MiB NVLSTree is 37% fast (Tree/LL128 was "
-      "23%): what NCCL ran at 128 MiB, and how fast, needs the TUNING log too.\n";
+      "fits each GPU's NVLinks (18 x 20.6 = 370.8 GB/s in its figures), and its ring search "
+      "across nodes is bounded the same way: at 48 GB/s the NVLinks carry 7 channels, so the "
+      "p5's eight 50 GB/s NICs give a ring graph of 8 x 45, which the tree cannot raise (8 x 48 "
+      "= 384), and NCCL runs 16 channels (twice the graph's; connect.cc doubles again only a "
+      "graph above 45 GB/s a channel). NCCL's model then runs NVLSTree/Simple from 64 MiB. Until "
+      "2026-12-07 linksim raised the tree to 48 regardless, ranked Tree/Simple first and came "
+      "out 6-19% low from 1 GiB; with the bound it runs NVLSTree there: +3.6%, -1.4% and -5.4% "
+      "at 1, 4 and 16 GiB. At 128 MiB NVLSTree is 37% fast (Tree/LL128 was 23%): what NCCL ran "
+      "at 128 MiB, and how fast, needs the TUNING log too. Until the ring search's NVLink bound "
+      "(2026-12-07, later) linksim ran 32 channels here and the graph was 16 x 24, and across "
+      "nodes it ran one channel per 20 GB/s of the rings, twice over, instead of NCCL's search: "
+      "the p5 rows move by at most 2.1 points (1 MiB +36.4% -> +38.5%); the p4de pair runs 8 "
+      "channels (4 x 12 GB/s, twice) where it ran 6, and comes out faster from 1 MiB (16 MiB "
+      "+41.2% -> +48.3%, 128 MiB +2.1% -> +5.4%); the four P6-B200 nodes (8 x 48 within "
+      "18 x 40.1 GB/s of NVLink) run 16 where they ran 32, 2.9 points lower from 2 GiB "
+      "(16 GiB -14.0% -> -16.9%).\n";
   for (const auto& s : sets) {
     out += fmt::format("\n## {}\n\nMachine: `{}`. Source: {}. {}\n\n", s.name, s.topology_file,
                        s.source, s.note);

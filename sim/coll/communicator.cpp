@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 #include "sim/coll/algorithm_registry.hpp"
@@ -85,9 +86,17 @@ Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId>
   } else {
     choose_rings();
   }
-  if (node_count_ > 1 || n < 2) {
-    // Across nodes NCCL searches the network's speeds instead (not modelled yet): one channel
-    // per 20 GB/s of the rings' bandwidth, twice over, as before.
+  const std::vector<double> nics = node_count_ > 1 ? ring_nic_GBps() : std::vector<double>{};
+  if (!nics.empty()) {
+    // Across nodes NCCL searches the network's speeds; every channel crosses each GPU of a
+    // node once over its NVLinks (none with one rank a node, or without NVLink inside).
+    const bool bounded = ranks_per_node_ > 1 && intra_class_ == HwClass::nvlink;
+    inter_search_ =
+        nccl_inter_ring_search(nics, compute_capability_, bounded ? gpu_nvlink_GBps() : 0.0);
+    max_channels_ = inter_search_.run_channels;
+  } else if (node_count_ > 1 || n < 2) {
+    // No NIC the search can see (a cluster of one GPU per host over its host's network): one
+    // channel per 20 GB/s of the rings' bandwidth, twice over.
     const double search_channels =
         std::max(1.0, std::ceil(ring_bus_Bps_ / kSearchChannel_Bps - 1e-9));
     max_channels_ = static_cast<int>(std::min(32.0, 2 * search_channels));
@@ -110,6 +119,32 @@ double Communicator::ring_nccl_GBps() const {
     nccl_GBps = nccl_pcie_GBps(link.generation, link.width);
   }
   return nccl_GBps / load[channel];
+}
+
+double Communicator::gpu_nvlink_GBps() const {
+  double total = 0;
+  const topo::NodeId g = gpu(0);
+  for (const auto& l : topo_->links()) {
+    if (l.kind == topo::LinkKind::nvlink && (l.a == g || l.b == g)) {
+      total += l.lanes * nccl_nvlink_GBps(compute_capability_);
+    }
+  }
+  return total;
+}
+
+std::vector<double> Communicator::ring_nic_GBps() const {
+  if (node_count_ < 2) return {};
+  std::set<topo::NodeId> nics;
+  for (const Ring& ring : rings_) {
+    const auto nearest = router_.nearest_nics(gpu(ring.order.front()));
+    if (!nearest.empty()) nics.insert(nearest.front());
+  }
+  std::vector<double> out;
+  for (topo::NodeId nic : nics) {
+    const double bw = topo_->node(nic).nic->port_bandwidth_Bps / 1e9;
+    if (bw > 0) out.push_back(bw);
+  }
+  return out;
 }
 
 bool Communicator::ll128_enabled() const {

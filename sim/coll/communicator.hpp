@@ -74,6 +74,12 @@ class Communicator {
   // The bandwidth the rings may use per GPU in NCCL's link figures (GB/s), for its search: on
   // an NVSwitch node, a GPU's NVLinks to the switches.
   double ring_nccl_GBps() const;
+  // A GPU's NVLinks in NCCL's figures (links x nccl_nvlink_GBps), GB/s: what bounds its
+  // channels x speed in every graph NCCL searches.
+  double gpu_nvlink_GBps() const;
+  // The NICs the rings leave a node by (each ring's entry GPU's nearest), in NCCL's figures
+  // (GB/s); empty on one node.
+  std::vector<double> ring_nic_GBps() const;
   // Whether NVLS is eligible here: the rule is algorithms/nvls.cpp's (why_ineligible).
   bool nvls_capable() const;
   // Whether the ranks' fabric reduces in-network (a cluster whose fabric says
@@ -120,12 +126,16 @@ class Communicator {
   // rank takes B / ring_bus_bandwidth_Bps.
   const std::vector<Ring>& rings() const { return rings_; }
   double ring_bus_bandwidth_Bps() const { return ring_bus_Bps_; }
-  // The channels NCCL would run (2x its search channels, capped at 32): on one node, NCCL's
-  // ring search over the rings' bottleneck (nccl_channel_search.hpp); across nodes one search
-  // channel per 20 GB/s of the rings.
+  // The channels NCCL would run (2x its search channels, capped at 32, and connect.cc's SM90
+  // doubling across nodes): on one node, NCCL's ring search over the rings' bottleneck; across
+  // nodes its search over the rings' NICs within a GPU's NVLinks (nccl_channel_search.hpp); a
+  // cluster whose rings see no NIC, one search channel per 20 GB/s of the rings.
   int max_channels() const { return max_channels_; }
   // NCCL's ring search on one node (search_channels 0 across nodes, where it is not run).
   const NcclRingSearch& ring_search() const { return search_; }
+  // NCCL's ring search across nodes (search_channels 0 on one node, or where the rings see no
+  // NIC).
+  const NcclRingSearch& inter_ring_search() const { return inter_search_; }
 
   // The identical planes of the ranks' routes (route_planes.hpp), found once: only on one host
   // of at most kMaxPlaneRanks ranks (each pair's route is checked); copies == 1 elsewhere.
@@ -180,6 +190,7 @@ class Communicator {
   double ring_bus_Bps_ = 0;
   int max_channels_ = 2;
   NcclRingSearch search_{0, 0, 2};
+  NcclRingSearch inter_search_{0, 0, 2};
   int compute_capability_ = 80;  // the first rank's GPU, as NCCL reads it
   topo::NetDistance inter_distance_ = topo::NetDistance::pix;
 };

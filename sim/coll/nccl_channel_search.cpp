@@ -18,8 +18,8 @@ constexpr std::array<double, 17> kSpeedsInterSm90{48, 45, 42, 40, 30,  24,  22, 
                                                   15, 12, 6,  3,  2.4, 1.2, .24, .12};
 constexpr std::array<double, 20> kSpeedsInterSm100{96, 86,   80, 48, 45.1, 42, 40,  30,  24,  22,
                                                    20, 17.5, 15, 12, 6,    3,  2.4, 1.2, .24, .12};
-// connect.cc: on SM90 across nodes, rings above this speed per channel with fewer than
-// kSm90DoubleBelowChannels channels are doubled once more.
+// connect.cc: on SM90 across nodes, rings above this speed per channel that run fewer than
+// kSm90DoubleBelowChannels channels run twice as many.
 constexpr double kSm90DoubleAbove_GBps = 45.0;
 constexpr int kSm90DoubleBelowChannels = 16;
 
@@ -116,11 +116,6 @@ NcclRingSearch search(std::span<const double> speeds, double max_GBps, double to
     best_speed /= divide;
     best_channels = doubled;
   }
-  if (across_nodes && compute_capability >= 90 && best_speed > kSm90DoubleAbove_GBps &&
-      best_channels < kSm90DoubleBelowChannels) {
-    best_channels *= 2;
-    best_speed /= 2;
-  }
   // Pass 2: raise the speed while the same channels still fit.
   std::size_t k = 0;
   while (k < last && speeds[k] > best_speed + kSlack)
@@ -136,6 +131,13 @@ NcclRingSearch search(std::span<const double> speeds, double max_GBps, double to
   r.search_channels = best_channels;
   r.channel_GBps = best_speed;
   r.run_channels = std::min(kMaxRunChannels, 2 * best_channels);
+  // connect.cc (ncclTopoPostset): after the rings are duplicated, on SM90 and newer across
+  // nodes, a ring graph faster than 45 GB/s a channel that runs fewer than 16 channels runs
+  // twice as many copies of them; the graph itself (channels, bwIntra) is not changed.
+  if (across_nodes && compute_capability >= 90 && best_speed > kSm90DoubleAbove_GBps &&
+      r.run_channels < kSm90DoubleBelowChannels) {
+    r.run_channels = std::min(kMaxRunChannels, 2 * r.run_channels);
+  }
   return r;
 }
 
@@ -148,7 +150,8 @@ NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability) {
                 [&](double speed) { return rings_at(speed, total_GBps); });
 }
 
-NcclRingSearch nccl_inter_ring_search(std::span<const double> nic_GBps, int compute_capability) {
+NcclRingSearch nccl_inter_ring_search(std::span<const double> nic_GBps, int compute_capability,
+                                      double gpu_nvlink_GBps) {
   double max_GBps = 0;
   double total_GBps = 0;
   for (double b : nic_GBps) {
@@ -160,6 +163,9 @@ NcclRingSearch nccl_inter_ring_search(std::span<const double> nic_GBps, int comp
                   int channels = 0;
                   for (double b : nic_GBps)
                     channels += static_cast<int>(std::floor(b / speed + kSlack));
+                  if (gpu_nvlink_GBps > 0) {
+                    channels = std::min(channels, rings_at(speed, gpu_nvlink_GBps));
+                  }
                   return std::min(kMaxSearchChannels, channels);
                 });
 }

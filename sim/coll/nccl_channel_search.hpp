@@ -51,11 +51,17 @@ NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability);
 
 // The ring search across nodes. Each channel leaves and enters a node through one NIC at the
 // channel's speed, so a NIC of B GB/s carries floor(B / speed) channels; maxBw is the fastest
-// NIC and totalBw their sum (the GPU-NIC paths and the NVLinks inside the node are taken not to
-// bind, as on every shipped cluster). Pass 1 and the duplication as above; then, on SM90 and
-// newer, connect.cc's multi-node doubling (bwIntra above 45 GB/s with fewer than 16 channels:
-// twice the channels at half the speed); pass 2 raises the speed while the channels still fit.
+// NIC and totalBw their sum (the GPU-NIC paths are taken not to bind, as on every shipped
+// cluster). Inside a node every channel passes through each GPU once, and followPath takes the
+// channel's speed out of the GPU's NVLinks, so with `gpu_nvlink_GBps` (a GPU's NVLinks in
+// NCCL's figures; 0: a node of one GPU, or no NVLink, not bounded here) at most
+// floor(gpu_nvlink_GBps / speed) channels fit: a DGX H100's 18 x 20.6 = 370.8 GB/s carry 7
+// rings at 48 GB/s and 8 at 45, so its eight 400 Gb/s NICs get 8 x 45, not 8 x 48. Pass 1, the
+// duplication and pass 2 as above; then, on SM90 and newer, connect.cc's multi-node doubling of
+// the channels run (not of the graph): a graph above 45 GB/s a channel whose doubled channels
+// are still fewer than 16 runs twice as many again.
 // `nic_GBps`: the NICs a node's rings leave by, in NCCL's figures (line rate / 8 Gb per GB).
-NcclRingSearch nccl_inter_ring_search(std::span<const double> nic_GBps, int compute_capability);
+NcclRingSearch nccl_inter_ring_search(std::span<const double> nic_GBps, int compute_capability,
+                                      double gpu_nvlink_GBps = 0);
 
 }  // namespace linksim::coll

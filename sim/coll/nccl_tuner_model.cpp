@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <set>
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/aws_ofi_tuner_regions.hpp"
@@ -42,34 +41,6 @@ int log_size(double bytes) {
   for (auto v = units; v > 1; v >>= 1)
     ++log;
   return log;
-}
-
-// The NICs a node's rings leave by (each ring's entry GPU's nearest), in NCCL's figures: the
-// port's line rate in GB/s (ncclNet properties speed / 8000).
-std::vector<double> ring_nic_GBps(const Communicator& comm) {
-  std::set<topo::NodeId> nics;
-  for (const Ring& ring : comm.rings()) {
-    const auto nearest = comm.router().nearest_nics(comm.gpu(ring.order.front()));
-    if (!nearest.empty()) nics.insert(nearest.front());
-  }
-  std::vector<double> out;
-  for (topo::NodeId nic : nics) {
-    const double bw = comm.topology().node(nic).nic->port_bandwidth_Bps / kGBps;
-    if (bw > 0) out.push_back(bw);
-  }
-  return out;
-}
-
-// A GPU's NVLinks in NCCL's figures (links x nccl_nvlink_GBps), GB/s.
-double gpu_nvlink_GBps(const Communicator& comm) {
-  double total = 0;
-  const topo::NodeId g = comm.gpu(0);
-  for (const auto& l : comm.topology().links()) {
-    if (l.kind == topo::LinkKind::nvlink && (l.a == g || l.b == g)) {
-      total += l.lanes * nccl_nvlink_GBps(comm.compute_capability());
-    }
-  }
-  return total;
 }
 
 // Across nodes NVLS's pass 2 raises bwInter through the inter-node speeds while it is under
@@ -179,9 +150,9 @@ NcclModelInputs nccl_model_inputs(const Communicator& comm) {
   }
   in.net_overhead_us = in.amd_cpu ? 2.0 : 1.0;
   const auto speeds_inter = nccl_inter_search_speeds_GBps(in.compute_capability);
-  const std::vector<double> nics = ring_nic_GBps(comm);
-  if (!nics.empty()) {
-    const NcclRingSearch found = nccl_inter_ring_search(nics, in.compute_capability);
+  const std::vector<double> nics = comm.ring_nic_GBps();
+  if (comm.inter_ring_search().search_channels > 0) {
+    const NcclRingSearch& found = comm.inter_ring_search();
     in.ring.channels = found.search_channels;
     in.ring.intra_GBps = in.ring.inter_GBps = found.channel_GBps;
   } else {
@@ -198,17 +169,18 @@ NcclModelInputs nccl_model_inputs(const Communicator& comm) {
   // link to the next), so channels x bwIntra stays within a GPU's NVLinks in NCCL's figures.
   // On two nodes, where the model reads bwIntra, a tree then moves up to twice a NIC's speed
   // per channel where the NVLinks allow (4 channels on the p4de), and not where they do not
-  // (16 channels on the p5: 16 x 30 = 480 > 18 x 20.6 = 370.8 GB/s). Hosts without NVLink
+  // (the p5's ring graph, already NVLink-bound, is 8 x 45: 8 x 48 = 384 > 18 x 20.6 = 370.8
+  // GB/s). Hosts without NVLink
   // are not bounded here: their PCIe paths are the search's to rate, not modelled.
   in.tree = in.ring;
-  const double nvlink_GBps = gpu_nvlink_GBps(comm);
+  const double nvlink_GBps = comm.gpu_nvlink_GBps();
   for (auto it = speeds_inter.rbegin(); it != speeds_inter.rend(); ++it) {
     if (*it <= in.tree.intra_GBps + 1e-9) continue;
     if (in.tree.intra_GBps >= 2 * in.tree.inter_GBps - 1e-9) break;
     if (nvlink_GBps > 0 && in.tree.channels * *it > nvlink_GBps + 1e-9) break;
     in.tree.intra_GBps = *it;
   }
-  in.nvls = nccl_nvls_graph(in.ppn, gpu_nvlink_GBps(comm), in.compute_capability);
+  in.nvls = nccl_nvls_graph(in.ppn, comm.gpu_nvlink_GBps(), in.compute_capability);
   if (in.nvls.channels > 0 && !nics.empty()) {
     const double nic = *std::max_element(nics.begin(), nics.end());
     in.nvls.inter_GBps = nvls_inter_GBps(in.nvls.intra_GBps, nic, in.compute_capability);

@@ -15,9 +15,10 @@
 // separately; on the machines modelled they agree), its bwIntra then raised as pass 2 does,
 // within each GPU's NVLinks (channels x bwIntra), and NVLS's graph is its search on the GPUs'
 // NVSwitch links (one channel per GPU as head). The ring search across nodes is bounded by the
-// NICs only, not yet by the NVLinks (8 x 48 GB/s on the p5, where NCCL's figures give each GPU
-// 370.8). Where a candidate has no row, there is no pick
-// and the planner keeps the fastest simulated candidate.
+// NICs and by each GPU's NVLinks (8 x 45 GB/s on the p5, whose GPUs have 370.8 in NCCL's
+// figures); the communicator runs what that search gives (Communicator::inter_ring_search).
+// Where a candidate has no row, there is no pick and the planner keeps the fastest simulated
+// candidate.
 
 #include <optional>
 #include <span>

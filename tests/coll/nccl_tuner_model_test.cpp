@@ -197,19 +197,20 @@ TEST(NcclTunerModel, TwoP4deNodesByHand) {
 }
 
 TEST(NcclTunerModel, TheTreesBwIntraStaysWithinEachGpusNvlinks) {
-  // 2 x p5 (16 H100s, eight 50 GB/s NICs a node): the ring graph runs 16 channels at 24 GB/s.
-  // Pass 2 would raise the tree's bwIntra towards twice bwInter (48), but every channel takes
-  // bwIntra out of each GPU's NVLinks, 18 x 20.6 = 370.8 GB/s in NCCL's figures: the next
-  // speed, 30, needs 16 x 30 = 480. So bwIntra stays 24 (16 x 24 = 384 is the ring's own).
+  // 2 x p5 (16 H100s, eight 50 GB/s NICs a node): the ring graph is 8 channels at 45 GB/s (the
+  // NVLinks, 18 x 20.6 = 370.8 GB/s in NCCL's figures, carry only 7 at 48:
+  // NcclChannelSearch.AcrossNodesEachChannelCrossesEveryGpusNvlinks). Pass 2 would raise the
+  // tree's bwIntra towards twice bwInter (90), but every channel takes bwIntra out of each
+  // GPU's NVLinks: the next speed, 48, needs 8 x 48 = 384 > 370.8. So bwIntra stays 45.
   const topo::Topology t = topo::load_topology("aws-p5-x2");
   const Communicator comm(t, t.nodes_of(topo::NodeKind::gpu));
   const NcclModelInputs in = nccl_model_inputs(comm);
-  EXPECT_EQ(in.tree.channels, 16);
-  EXPECT_DOUBLE_EQ(in.tree.intra_GBps, 24.0);
-  EXPECT_DOUBLE_EQ(in.tree.inter_GBps, 24.0);
-  // Tree/Simple busBw min(16 x 24 x 0.92 = 353.28, 16 x 41.4 perChMaxTreeBw) = 353.28, algBw
-  // 176.64 (x1.0 at 1 GiB, past the correction table). NVLSTree/Simple: 8 heads, bwIntra 40
-  // (9 x 40 <= 370.8), bwInter 48: 8 x min(40, 48) = 320, under 2.30's NVLS efficiency and
+  EXPECT_EQ(in.tree.channels, 8);
+  EXPECT_DOUBLE_EQ(in.tree.intra_GBps, 45.0);
+  EXPECT_DOUBLE_EQ(in.tree.inter_GBps, 45.0);
+  // Tree/Simple busBw min(8 x 45 x 0.92 = 331.2, 8 x 41.4 perChMaxTreeBw = 331.2) = 331.2,
+  // algBw 165.6 (x1.0 at 1 GiB, past the correction table). NVLSTree/Simple: 8 heads, bwIntra
+  // 40 (9 x 40 <= 370.8), bwInter 48: 8 x min(40, 48) = 320, under 2.30's NVLS efficiency and
   // per-channel cap; either way it beats the tree from here, so NCCL runs NVLSTree: the p5
   // pair measures 233-260 GB/s algbw from 1 GiB, above the 225 GB/s any tree through a node's
   // NVLink chain can carry (docs/ACCURACY.md).
@@ -217,7 +218,7 @@ TEST(NcclTunerModel, TheTreesBwIntraStaysWithinEachGpusNvlinks) {
   // 8.4 + 2 (7 x 4.0 + 1 x (14.0 + 75 + 75)) = 392.4 us.
   const Request r = all_reduce(1024.0 * kMiB);
   EXPECT_NEAR(model_us(comm, r, Algorithm::tree, Protocol::simple),
-              392.4 + 1024.0 * kMiB / (1000 * 353.28 / 2), 1e-6);
+              392.4 + 1024.0 * kMiB / (1000 * 331.2 / 2), 1e-6);
   const auto candidates = candidate_choices(comm, r);
   const auto pick = nccl_tuner_pick(comm, r, candidates);
   ASSERT_TRUE(pick);

@@ -50,15 +50,16 @@ TEST_F(CollNetOnTwoNodes, SimpleOnlyAllReduceOnly) {
 }
 
 // enqueue.cc's CollNet channel tuning with H = 2 heads, 640 threads, 512 B a thread: a channel
-// stands for 640 x 2 x 512 = 655,360 B. From the communicator's M channels (here 10: 2 x its
-// search channels), drop one while the message is under nc x 655,360 and nc is above 16, then
-// above 8 (halving the threshold when leaving 12), 4 (leaving 6), 2 (leaving 3) and 1.
+// stands for 640 x 2 x 512 = 655,360 B. From the communicator's M channels (here 8: NCCL's
+// search across nodes finds 2 x 48 GB/s on the two 50 GB/s NICs, duplicates them to 4 x 24,
+// and runs twice that), drop one while the message is under nc x 655,360 and nc is above 16,
+// then above 8 (halving the threshold when leaving 12), 4 (leaving 6), 2 (leaving 3) and 1.
 TEST_F(CollNetOnTwoNodes, ChannelRule) {
-  ASSERT_EQ(comm.max_channels(), 10);
-  // 1e9 is not under 10 x 655,360 = 6,553,600: 10.
-  EXPECT_EQ(direct().channels(comm, Protocol::simple, 1e9), 10);
-  // 4 MiB = 4,194,304: under 10, 9, 8 (above 8 only: stop at 8), then 7 x 655,360 = 4,587,520:
-  // 6; 4,194,304 < 6 x 655,360 = 3,932,160 fails: 6 channels.
+  ASSERT_EQ(comm.max_channels(), 8);
+  // 1e9 is not under 8 x 655,360 = 5,242,880: 8.
+  EXPECT_EQ(direct().channels(comm, Protocol::simple, 1e9), 8);
+  // 4 MiB = 4,194,304: under 8 x 655,360 (not above 16 or 8: no drop there), so 7; under
+  // 7 x 655,360 = 4,587,520: 6; 4,194,304 < 6 x 655,360 = 3,932,160 fails: 6 channels.
   EXPECT_EQ(direct().channels(comm, Protocol::simple, 4 * 1048576.0), 6);
   // 1 MiB = 1,048,576: as far as 6, which it is still under; leaving 6 the threshold halves (a
   // channel 327,680 B): 5, then 4 (1,048,576 < 5 x 327,680 = 1,638,400; stop above 4); then
