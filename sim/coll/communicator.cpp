@@ -10,6 +10,7 @@
 
 #include "sim/coll/algorithm_registry.hpp"
 #include "sim/coll/nccl_channel_search.hpp"
+#include "sim/coll/nccl_net_device.hpp"
 #include "sim/coll/p2p_channels.hpp"
 #include "sim/coll/pipeline_constants.hpp"
 #include "sim/core/error.hpp"
@@ -93,7 +94,13 @@ Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId>
     const bool bounded = ranks_per_node_ > 1 && intra_class_ == HwClass::nvlink;
     inter_search_ =
         nccl_inter_ring_search(nics, compute_capability_, bounded ? gpu_nvlink_GBps() : 0.0);
-    max_channels_ = inter_search_.run_channels;
+    // After the SM90 doubling, connect.cc's doubling for a network device that unpacks on the
+    // GPU (GPUDirect-TCPX), at most the 32 channels linksim runs.
+    constexpr int kMaxRunChannels = 32;
+    const NcclNetDevice device =
+        topo.is_cluster() ? nccl_net_device(topo.cluster->fabric.kind) : NcclNetDevice::host;
+    max_channels_ = nccl_unpack_doubled_channels(inter_search_.run_channels, node_count_, device,
+                                                 kMaxRunChannels);
   } else if (node_count_ > 1 || n < 2) {
     // No NIC the search can see (a cluster of one GPU per host over its host's network): one
     // channel per 20 GB/s of the rings' bandwidth, twice over.

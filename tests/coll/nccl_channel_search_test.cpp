@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/coll/communicator.hpp"
+#include "sim/coll/nccl_net_device.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/shipped_topologies.hpp"
@@ -224,11 +225,36 @@ TEST(NcclChannelSearch, ShippedClustersRunTheSearchAcrossNodes) {
   }
 }
 
+TEST(NcclChannelSearch, GpuDirectTcpxDoublesTheChannelsOnSeveralNodes) {
+  // Two GCP a3-highgpu-8g on GPUDirect-TCPX: four 200 Gb/s data NICs a node, 25 GB/s each.
+  // sm90SpeedArrayInter's first speed under 25 is 24: one channel a NIC (and 15 within the
+  // NVLinks), 4 x 24 = 96 < 100; 22 to 15 give 4, less; 12 gives 8 x 12 = 96, not more; 6
+  // (6/24 = 0.25) stops. No duplication (24 < 25); pass 2: 30 fits no NIC. 4 x 24, run 8;
+  // not above 45, so no SM90 doubling. The TCPX plugin reports an UNPACK network device, and
+  // connect.cc doubles a several-node communicator under 16 channels: 16.
+  const auto machine = topo::load_topology("gcp-a3-high-x2");
+  const Communicator comm(machine, machine.nodes_of(topo::NodeKind::gpu));
+  EXPECT_EQ(comm.inter_ring_search().search_channels, 4);
+  EXPECT_DOUBLE_EQ(comm.inter_ring_search().channel_GBps, 24.0);
+  EXPECT_EQ(comm.inter_ring_search().run_channels, 8);
+  EXPECT_EQ(comm.max_channels(), 16);
+  // The rule alone: 8 -> 16, 16 stays, one node or a HOST device (TCPXO, EFA, InfiniBand)
+  // stays, and never past the channels linksim runs.
+  EXPECT_EQ(nccl_unpack_doubled_channels(8, 2, NcclNetDevice::unpack, 32), 16);
+  EXPECT_EQ(nccl_unpack_doubled_channels(16, 2, NcclNetDevice::unpack, 32), 16);
+  EXPECT_EQ(nccl_unpack_doubled_channels(8, 1, NcclNetDevice::unpack, 32), 8);
+  EXPECT_EQ(nccl_unpack_doubled_channels(8, 2, NcclNetDevice::host, 32), 8);
+  EXPECT_EQ(nccl_unpack_doubled_channels(12, 2, NcclNetDevice::unpack, 20), 20);
+  EXPECT_EQ(nccl_net_device(topo::FabricKind::tcpx), NcclNetDevice::unpack);
+  EXPECT_EQ(nccl_net_device(topo::FabricKind::tcpxo), NcclNetDevice::host);
+}
+
 TEST(NcclChannelSearch, EveryShippedClustersGraphFitsItsNicsAndNvlinks) {
   // Property over topologies/clusters: the search's graph never asks a GPU's NVLinks (with
   // several GPUs a node on NVLink) or the rings' NICs for more than they have in NCCL's
-  // figures, at one of NCCL's speeds; the channels run are twice the graph's, or four times
-  // on SM90 and newer above 45 GB/s a channel, never above 32.
+  // figures, at one of NCCL's speeds; the search runs twice the graph's channels, or four
+  // times on SM90 and newer above 45 GB/s a channel, never above 32, and the communicator
+  // that, doubled again under 16 on an UNPACK network device (GPUDirect-TCPX).
   int searched = 0;
   for (const std::string& file : topo::shipped_cluster_files()) {
     SCOPED_TRACE(file);
@@ -254,7 +280,10 @@ TEST(NcclChannelSearch, EveryShippedClustersGraphFitsItsNicsAndNvlinks) {
     EXPECT_NE(std::find(speeds.begin(), speeds.end(), s.channel_GBps), speeds.end());
     const bool doubled =
         comm.compute_capability() >= 90 && s.channel_GBps > 45.0 && 2 * s.search_channels < 16;
-    EXPECT_EQ(comm.max_channels(), std::min(32, (doubled ? 4 : 2) * s.search_channels));
+    EXPECT_EQ(s.run_channels, std::min(32, (doubled ? 4 : 2) * s.search_channels));
+    EXPECT_EQ(comm.max_channels(),
+              nccl_unpack_doubled_channels(s.run_channels, comm.node_count(),
+                                           nccl_net_device(machine.cluster->fabric.kind), 32));
   }
   // 15 of the 16 clusters shipped when this was written have NICs their rings leave by.
   EXPECT_GE(searched, 15);
