@@ -126,10 +126,11 @@ class Communicator {
   // rank takes B / ring_bus_bandwidth_Bps.
   const std::vector<Ring>& rings() const { return rings_; }
   double ring_bus_bandwidth_Bps() const { return ring_bus_Bps_; }
-  // The channels NCCL would run (2x its search channels, capped at 32, and connect.cc's SM90
-  // doubling across nodes): on one node, NCCL's ring search over the rings' bottleneck; across
-  // nodes its search over the rings' NICs within a GPU's NVLinks (nccl_channel_search.hpp); a
-  // cluster whose rings see no NIC, one search channel per 20 GB/s of the rings.
+  // The channels NCCL would run (2x its search channels, capped at 32, and across nodes
+  // connect.cc's SM90 and UNPACK-device doublings): on one node, NCCL's ring search over the
+  // rings' bottleneck; across nodes its search over the rings' NICs within a GPU's NVLinks
+  // (nccl_channel_search.hpp, nccl_net_device.hpp); a cluster whose rings see no NIC, one
+  // search channel per 20 GB/s of the rings.
   int max_channels() const { return max_channels_; }
   // NCCL's ring search on one node (search_channels 0 across nodes, where it is not run).
   const NcclRingSearch& ring_search() const { return search_; }

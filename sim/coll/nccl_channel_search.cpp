@@ -71,9 +71,9 @@ double nccl_pcie_GBps(int generation, int width) {
 
 namespace {
 
-// Pass 1, the duplication, (across nodes) the SM90 doubling and pass 2 over `speeds`, with
-// `channels_at(speed)` the channels that fit at a speed, `max_GBps` and `total_GBps` NCCL's
-// system maxBw and totalBw.
+// Pass 1, the duplication, pass 2 and (across nodes) the SM90 doubling of the run channels
+// over `speeds`, with `channels_at(speed)` the channels that fit at a speed, `max_GBps` and
+// `total_GBps` NCCL's system maxBw and totalBw.
 template <typename ChannelsAt>
 NcclRingSearch search(std::span<const double> speeds, double max_GBps, double total_GBps,
                       int compute_capability, bool across_nodes, ChannelsAt channels_at) {

@@ -1,9 +1,10 @@
 #pragma once
 // How many channels NCCL runs its rings on, and at what speed it believes each one goes: its
 // ring search (src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels) and the doubling of
-// connect.cc's ncclTopoPostset, at NVIDIA/nccl 5067397c, reduced to what decides it on one
-// node: the bandwidth a GPU's rings can use, in NCCL's own link figures (topo.h: NVLink
-// 18/20/20/20.6/40.1 GB/s per link by compute capability, 12 on SM86; PCIe width x rate / 80).
+// connect.cc's ncclTopoPostset, at NVIDIA/nccl 5067397c, reduced to what decides it: on one
+// node the bandwidth a GPU's rings can use, across nodes the NICs within the GPU's NVLinks,
+// in NCCL's own link figures (topo.h: NVLink 18/20/20/20.6/40.1 GB/s per link by compute
+// capability, 12 on SM86; PCIe width x rate / 80).
 //
 // Why it matters: NCCL splits every collective over its channels, each a CTA moving its share
 // in chunks; how many there are decides how far a mid-size message fills its pipelines. NCCL
