@@ -13,6 +13,7 @@
 #include "sim/coll/nccl_net_device.hpp"
 #include "sim/coll/p2p_channels.hpp"
 #include "sim/coll/pipeline_constants.hpp"
+#include "sim/coll/ring_shape.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/link_payload.hpp"
 
@@ -87,20 +88,17 @@ Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId>
   } else {
     choose_rings();
   }
-  const std::vector<double> nics = node_count_ > 1 ? ring_nic_GBps() : std::vector<double>{};
+  ring_nics_GBps_ = find_ring_nic_GBps();
+  const std::vector<double>& nics = ring_nics_GBps_;
   if (!nics.empty()) {
     // Across nodes NCCL searches the network's speeds; every channel crosses each GPU of a
     // node once over its NVLinks (none with one rank a node, or without NVLink inside).
     const bool bounded = ranks_per_node_ > 1 && intra_class_ == HwClass::nvlink;
-    inter_search_ =
-        nccl_inter_ring_search(nics, compute_capability_, bounded ? gpu_nvlink_GBps() : 0.0);
-    // After the SM90 doubling, connect.cc's doubling for a network device that unpacks on the
-    // GPU (GPUDirect-TCPX), at most the 32 channels linksim runs.
-    constexpr int kMaxRunChannels = 32;
     const NcclNetDevice device =
         topo.is_cluster() ? nccl_net_device(topo.cluster->fabric.kind) : NcclNetDevice::host;
-    max_channels_ = nccl_unpack_doubled_channels(inter_search_.run_channels, node_count_, device,
-                                                 kMaxRunChannels);
+    inter_search_ = nccl_inter_ring_search(nics, compute_capability_,
+                                           bounded ? gpu_nvlink_GBps() : 0.0, device);
+    max_channels_ = inter_search_.run_channels;
   } else if (node_count_ > 1 || n < 2) {
     // No NIC the search can see (a cluster of one GPU per host over its host's network): one
     // channel per 20 GB/s of the rings' bandwidth, twice over.
@@ -129,17 +127,17 @@ double Communicator::ring_nccl_GBps() const {
 }
 
 double Communicator::gpu_nvlink_GBps() const {
+  // The GPU's links in id order (each leaves it by one channel), summed as a scan of every
+  // link would sum them, without scanning a cluster's every link per communicator.
   double total = 0;
-  const topo::NodeId g = gpu(0);
-  for (const auto& l : topo_->links()) {
-    if (l.kind == topo::LinkKind::nvlink && (l.a == g || l.b == g)) {
-      total += l.lanes * nccl_nvlink_GBps(compute_capability_);
-    }
+  for (const topo::ChannelId c : topo_->out_channels(gpu(0))) {
+    const auto& l = topo_->link(topo::Topology::link_of(c));
+    if (l.kind == topo::LinkKind::nvlink) total += l.lanes * nccl_nvlink_GBps(compute_capability_);
   }
   return total;
 }
 
-std::vector<double> Communicator::ring_nic_GBps() const {
+std::vector<double> Communicator::find_ring_nic_GBps() const {
   if (node_count_ < 2) return {};
   std::set<topo::NodeId> nics;
   for (const Ring& ring : rings_) {
@@ -310,14 +308,34 @@ double Communicator::ring_step_time(const std::vector<Ring>& rings) const {
 
 void Communicator::choose_rings() {
   const int n = size();
-  Ring identity;
-  identity.order.resize(static_cast<std::size_t>(n));
-  std::iota(identity.order.begin(), identity.order.end(), 0);
   if (n <= 1) {
+    Ring identity;
+    identity.order.assign(static_cast<std::size_t>(n), 0);
     rings_ = {identity};
     ring_bus_Bps_ = 0;
     return;
   }
+  const auto search = [&] { return search_rings(); };
+  // Past the exhaustive bound the search tries rank order alone: nothing to share.
+  const RingChoice choice =
+      n <= kExhaustiveRingRanks
+          ? shared_ring_choice(
+                ring_shape(
+                    n, [&](int i, int j) -> const topo::Route& { return route(i, j); },
+                    capacity_Bps_),
+                search)
+          : search();
+  rings_.clear();
+  for (const auto& order : choice.orders)
+    rings_.push_back(Ring{order});
+  ring_bus_Bps_ = 1.0 / choice.step_time;
+}
+
+RingChoice Communicator::search_rings() const {
+  const int n = size();
+  Ring identity;
+  identity.order.resize(static_cast<std::size_t>(n));
+  std::iota(identity.order.begin(), identity.order.end(), 0);
   std::vector<Ring> candidates;
   if (n <= kExhaustiveRingRanks) {
     // Every ring through rank 0 (rotations are the same ring).
@@ -389,8 +407,11 @@ void Communicator::choose_rings() {
     chosen.push_back(candidates[i_best]);
     best_time = t_best;
   }
-  rings_ = std::move(chosen);
-  ring_bus_Bps_ = 1.0 / best_time;
+  RingChoice choice;
+  for (const Ring& r : chosen)
+    choice.orders.push_back(r.order);
+  choice.step_time = best_time;
+  return choice;
 }
 
 void Communicator::choose_node_rings() {

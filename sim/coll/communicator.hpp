@@ -17,6 +17,7 @@
 #include "sim/coll/nccl_env.hpp"
 #include "sim/coll/partial_run_memo.hpp"
 #include "sim/coll/protocol.hpp"
+#include "sim/coll/ring_shape.hpp"
 #include "sim/coll/route_planes.hpp"
 #include "sim/topo/gpudirect.hpp"
 #include "sim/topo/routing.hpp"
@@ -78,8 +79,8 @@ class Communicator {
   // channels x speed in every graph NCCL searches.
   double gpu_nvlink_GBps() const;
   // The NICs the rings leave a node by (each ring's entry GPU's nearest), in NCCL's figures
-  // (GB/s); empty on one node.
-  std::vector<double> ring_nic_GBps() const;
+  // (GB/s); empty on one node. Found once, when the communicator is built.
+  const std::vector<double>& ring_nic_GBps() const { return ring_nics_GBps_; }
   // Whether NVLS is eligible here: the rule is algorithms/nvls.cpp's (why_ineligible).
   bool nvls_capable() const;
   // Whether the ranks' fabric reduces in-network (a cluster whose fabric says
@@ -161,8 +162,13 @@ class Communicator {
   // Time for one ring step of one byte per rank, split evenly over `rings`: the most loaded
   // channel decides.
   double ring_step_time(const std::vector<Ring>& rings) const;
+  // One node: the rings that share each channel's load best (greedy over every order through
+  // rank 0 up to 8 ranks, else rank order), shared by every communicator of the same shape
+  // (ring_shape.hpp).
   void choose_rings();
+  RingChoice search_rings() const;
   void choose_node_rings();
+  std::vector<double> find_ring_nic_GBps() const;
 
   // NCCL's P2P transport check (paths.cc ncclTopoCheckP2p) under env_.p2p_level: the pair's
   // path type, NVL / NVB from the route, PIX, PXB, PHB (nvidia-smi's PHB and NODE) or SYS from
@@ -189,6 +195,7 @@ class Communicator {
   GpuGeneration generation_ = GpuGeneration::volta;
   std::vector<Ring> rings_;
   double ring_bus_Bps_ = 0;
+  std::vector<double> ring_nics_GBps_;
   int max_channels_ = 2;
   NcclRingSearch search_{0, 0, 2};
   NcclRingSearch inter_search_{0, 0, 2};
