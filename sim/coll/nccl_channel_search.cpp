@@ -151,23 +151,26 @@ NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability) {
 }
 
 NcclRingSearch nccl_inter_ring_search(std::span<const double> nic_GBps, int compute_capability,
-                                      double gpu_nvlink_GBps) {
+                                      double gpu_nvlink_GBps, NcclNetDevice device) {
   double max_GBps = 0;
   double total_GBps = 0;
   for (double b : nic_GBps) {
     max_GBps = std::max(max_GBps, b);
     total_GBps += b;
   }
-  return search(nccl_inter_search_speeds_GBps(compute_capability), max_GBps, total_GBps,
-                compute_capability, true, [&](double speed) {
-                  int channels = 0;
-                  for (double b : nic_GBps)
-                    channels += static_cast<int>(std::floor(b / speed + kSlack));
-                  if (gpu_nvlink_GBps > 0) {
-                    channels = std::min(channels, rings_at(speed, gpu_nvlink_GBps));
-                  }
-                  return std::min(kMaxSearchChannels, channels);
-                });
+  NcclRingSearch r = search(nccl_inter_search_speeds_GBps(compute_capability), max_GBps, total_GBps,
+                            compute_capability, true, [&](double speed) {
+                              int channels = 0;
+                              for (double b : nic_GBps)
+                                channels += static_cast<int>(std::floor(b / speed + kSlack));
+                              if (gpu_nvlink_GBps > 0) {
+                                channels = std::min(channels, rings_at(speed, gpu_nvlink_GBps));
+                              }
+                              return std::min(kMaxSearchChannels, channels);
+                            });
+  // connect.cc, after the SM90 doubling: a network device that unpacks on the GPU doubles again.
+  r.run_channels = nccl_unpack_doubled_channels(r.run_channels, device, kMaxRunChannels);
+  return r;
 }
 
 }  // namespace linksim::coll

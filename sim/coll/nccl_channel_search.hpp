@@ -15,6 +15,8 @@
 
 #include <span>
 
+#include "sim/coll/nccl_net_device.hpp"
+
 namespace linksim::coll {
 
 // NCCL's per-channel speeds, GB/s, tried from the fastest (search.cc speedArrayIntra and its
@@ -37,7 +39,8 @@ double nccl_pcie_GBps(int generation, int width);
 struct NcclRingSearch {
   int search_channels = 1;  // graph->nChannels once the search and its duplication are done
   double channel_GBps = 0;  // graph->bwIntra: the speed NCCL assigns each of them
-  int run_channels = 2;     // comm->nChannels: twice the search channels, at most 32 here
+  int run_channels = 2;     // comm->nChannels: twice the search channels, and connect.cc's
+                            // doublings across nodes; at most 32 here
 };
 
 // The search on one node whose GPUs' rings may use `total_GBps` per GPU in NCCL's figures (the
@@ -60,9 +63,12 @@ NcclRingSearch nccl_ring_search(double total_GBps, int compute_capability);
 // rings at 48 GB/s and 8 at 45, so its eight 400 Gb/s NICs get 8 x 45, not 8 x 48. Pass 1, the
 // duplication and pass 2 as above; then, on SM90 and newer, connect.cc's multi-node doubling of
 // the channels run (not of the graph): a graph above 45 GB/s a channel whose doubled channels
-// are still fewer than 16 runs twice as many again.
+// are still fewer than 16 runs twice as many again, and then, on a network device that unpacks
+// on the GPU (nccl_net_device.hpp), the same again under 16: one step, connect.cc's order, one
+// cap of 32 channels.
 // `nic_GBps`: the NICs a node's rings leave by, in NCCL's figures (line rate / 8 Gb per GB).
 NcclRingSearch nccl_inter_ring_search(std::span<const double> nic_GBps, int compute_capability,
-                                      double gpu_nvlink_GBps = 0);
+                                      double gpu_nvlink_GBps = 0,
+                                      NcclNetDevice device = NcclNetDevice::host);
 
 }  // namespace linksim::coll

@@ -19,8 +19,8 @@ enum class NcclNetDevice { host, unpack };
 // NCCL's own InfiniBand and socket transports.
 NcclNetDevice nccl_net_device(topo::FabricKind kind);
 
-// The channels a communicator of `nodes` nodes runs after connect.cc's unpack doubling, from
-// the `channels` it ran before it (at most `max_channels`).
-int nccl_unpack_doubled_channels(int channels, int nodes, NcclNetDevice device, int max_channels);
+// The channels a communicator on several nodes runs after connect.cc's unpack doubling, from
+// the `channels` it ran before it (at most `max_channels`). nccl_inter_ring_search applies it.
+int nccl_unpack_doubled_channels(int channels, NcclNetDevice device, int max_channels);
 
 }  // namespace linksim::coll

@@ -236,15 +236,18 @@ TEST(NcclChannelSearch, GpuDirectTcpxDoublesTheChannelsOnSeveralNodes) {
   const Communicator comm(machine, machine.nodes_of(topo::NodeKind::gpu));
   EXPECT_EQ(comm.inter_ring_search().search_channels, 4);
   EXPECT_DOUBLE_EQ(comm.inter_ring_search().channel_GBps, 24.0);
-  EXPECT_EQ(comm.inter_ring_search().run_channels, 8);
+  EXPECT_EQ(comm.inter_ring_search().run_channels, 16);
   EXPECT_EQ(comm.max_channels(), 16);
-  // The rule alone: 8 -> 16, 16 stays, one node or a HOST device (TCPXO, EFA, InfiniBand)
-  // stays, and never past the channels linksim runs.
-  EXPECT_EQ(nccl_unpack_doubled_channels(8, 2, NcclNetDevice::unpack, 32), 16);
-  EXPECT_EQ(nccl_unpack_doubled_channels(16, 2, NcclNetDevice::unpack, 32), 16);
-  EXPECT_EQ(nccl_unpack_doubled_channels(8, 1, NcclNetDevice::unpack, 32), 8);
-  EXPECT_EQ(nccl_unpack_doubled_channels(8, 2, NcclNetDevice::host, 32), 8);
-  EXPECT_EQ(nccl_unpack_doubled_channels(12, 2, NcclNetDevice::unpack, 20), 20);
+  // The same NICs on a HOST device (TCPXO, EFA, InfiniBand): the graph's twice, 8.
+  const std::vector<double> four_nics(4, 25.0);
+  EXPECT_EQ(nccl_inter_ring_search(four_nics, 90, 18 * 20.6, NcclNetDevice::host).run_channels, 8);
+  EXPECT_EQ(nccl_inter_ring_search(four_nics, 90, 18 * 20.6, NcclNetDevice::unpack).run_channels,
+            16);
+  // The rule alone: 8 -> 16, 16 stays, a HOST device stays, and never past the cap.
+  EXPECT_EQ(nccl_unpack_doubled_channels(8, NcclNetDevice::unpack, 32), 16);
+  EXPECT_EQ(nccl_unpack_doubled_channels(16, NcclNetDevice::unpack, 32), 16);
+  EXPECT_EQ(nccl_unpack_doubled_channels(8, NcclNetDevice::host, 32), 8);
+  EXPECT_EQ(nccl_unpack_doubled_channels(12, NcclNetDevice::unpack, 20), 20);
   EXPECT_EQ(nccl_net_device(topo::FabricKind::tcpx), NcclNetDevice::unpack);
   EXPECT_EQ(nccl_net_device(topo::FabricKind::tcpxo), NcclNetDevice::host);
 }
@@ -253,8 +256,8 @@ TEST(NcclChannelSearch, EveryShippedClustersGraphFitsItsNicsAndNvlinks) {
   // Property over topologies/clusters: the search's graph never asks a GPU's NVLinks (with
   // several GPUs a node on NVLink) or the rings' NICs for more than they have in NCCL's
   // figures, at one of NCCL's speeds; the search runs twice the graph's channels, or four
-  // times on SM90 and newer above 45 GB/s a channel, never above 32, and the communicator
-  // that, doubled again under 16 on an UNPACK network device (GPUDirect-TCPX).
+  // times on SM90 and newer above 45 GB/s a channel, doubled again under 16 on an UNPACK
+  // network device (GPUDirect-TCPX), never above 32; the communicator runs the search's.
   int searched = 0;
   for (const std::string& file : topo::shipped_cluster_files()) {
     SCOPED_TRACE(file);
@@ -280,10 +283,10 @@ TEST(NcclChannelSearch, EveryShippedClustersGraphFitsItsNicsAndNvlinks) {
     EXPECT_NE(std::find(speeds.begin(), speeds.end(), s.channel_GBps), speeds.end());
     const bool doubled =
         comm.compute_capability() >= 90 && s.channel_GBps > 45.0 && 2 * s.search_channels < 16;
-    EXPECT_EQ(s.run_channels, std::min(32, (doubled ? 4 : 2) * s.search_channels));
-    EXPECT_EQ(comm.max_channels(),
-              nccl_unpack_doubled_channels(s.run_channels, comm.node_count(),
-                                           nccl_net_device(machine.cluster->fabric.kind), 32));
+    const int after_sm90 = std::min(32, (doubled ? 4 : 2) * s.search_channels);
+    EXPECT_EQ(s.run_channels, nccl_unpack_doubled_channels(
+                                  after_sm90, nccl_net_device(machine.cluster->fabric.kind), 32));
+    EXPECT_EQ(comm.max_channels(), s.run_channels);
   }
   // 15 of the 16 clusters shipped when this was written have NICs their rings leave by.
   EXPECT_GE(searched, 15);
