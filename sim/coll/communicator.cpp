@@ -456,6 +456,17 @@ const PlaneCopies& Communicator::plane_copies() const {
   return planes_;
 }
 
+void Communicator::adopt_figures(const Communicator& twin) const {
+  if (&twin == this) return;
+  std::map<std::string, double> theirs;
+  {
+    const std::lock_guard<std::mutex> lock(twin.memo_mutex_);
+    theirs = twin.memo_;
+  }
+  const std::lock_guard<std::mutex> lock(memo_mutex_);
+  memo_.insert(theirs.begin(), theirs.end());  // keeps any figure already here
+}
+
 double Communicator::memo(const std::string& key, const std::function<double()>& compute) const {
   {
     const std::lock_guard<std::mutex> lock(memo_mutex_);

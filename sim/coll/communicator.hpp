@@ -147,6 +147,9 @@ class Communicator {
   // A figure worked out once per key for this group (collective_sim.cpp caches what NCCL's
   // slices add to a collective over its bulk form); thread-safe.
   double memo(const std::string& key, const std::function<double()>& compute) const;
+  // Takes every figure `twin` has worked out that this group lacks. REQUIRES: are_twins(twin,
+  // *this) (communicator_twins.hpp): each figure is then this group's, renamed.
+  void adopt_figures(const Communicator& twin) const;
   // The replays' partial runs on this group (partial_run_memo.hpp); thread-safe.
   PartialRunMemo& partial_runs() const { return partial_runs_; }
 

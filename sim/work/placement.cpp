@@ -189,6 +189,18 @@ const RecordedCollective& Placement::recorded(const CollectiveWork& c, double by
         !coll::AlgorithmRegistry::builtin().get(chosen.algorithm).moves_only_over_rank_routes()) {
       throw PlanesDoNotHold{};
     }
+    // A twin group that ran this call's choice has worked out what the call costs alone (the
+    // slices' overhead over its bulk form, collective_sim.cpp): this group's figures, renamed.
+    const auto ran = chosen_on_.find(
+        std::make_tuple(std::get<1>(key), bytes, std::get<3>(key), std::get<4>(key)));
+    if (ran != chosen_on_.end()) {
+      for (const Group& other : ran->second) {
+        if (other != c.gpus && twins(other, c.gpus)) {
+          communicator(c.gpus).adopt_figures(communicator(other));
+          break;
+        }
+      }
+    }
     coll::Request r;
     r.op = c.op;
     r.size_bytes = bytes;

@@ -48,6 +48,34 @@ TEST(CommunicatorTwins, DataParallelGroupsOfTwoDgxA100sAreTwins) {
   EXPECT_EQ(o0.time_s, o5.time_s);
 }
 
+TEST(CommunicatorTwins, ATwinsFiguresAreAdoptedAsTheGroupWouldWorkThemOut) {
+  // What one data-parallel group has worked out once (its memo: a job's lowering keeps there
+  // each collective's time alone, by slices and in bulk) serves its twin: adopted, the twin's
+  // memo returns it without working it out. The figures are the twin's own to the bit (the test
+  // above: twins simulate every collective to the same time).
+  const topo::Topology host = topo::load_topology(topo::resolve_topology_path("dgx-a100"));
+  const topo::Topology t = topo::build_cluster(host, 2, topo::default_fabric(host));
+  const Communicator dp0(t, gpus(t, {0, 8}));
+  const Communicator dp5(t, gpus(t, {5, 13}));
+  const Communicator dp3(t, gpus(t, {3, 11}));
+  ASSERT_TRUE(are_twins(dp0, dp5));
+  ASSERT_TRUE(are_twins(dp0, dp3));
+  dp0.memo("a figure", [] { return 0.25; });
+  dp5.adopt_figures(dp0);
+  int worked_out = 0;
+  EXPECT_EQ(dp5.memo("a figure",
+                     [&] {
+                       ++worked_out;
+                       return 1.0;
+                     }),
+            0.25);
+  EXPECT_EQ(worked_out, 0);
+  // A figure the group already has stays its own.
+  dp3.memo("a figure", [] { return 0.5; });
+  dp3.adopt_figures(dp0);
+  EXPECT_EQ(dp3.memo("a figure", [] { return 1.0; }), 0.5);
+}
+
 TEST(CommunicatorTwins, PairsOverDifferentLinksAreNot) {
   // NVLink bridges join GPUs 0-1 and 2-3; 1 and 2 meet over PCIe only.
   const topo::Topology t = topo::load_topology(topo::resolve_topology_path("a100-8x-nvlink-pairs"));
