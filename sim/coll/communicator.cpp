@@ -89,14 +89,13 @@ Communicator::Communicator(const topo::Topology& topo, std::vector<topo::NodeId>
     choose_rings();
   }
   ring_nics_GBps_ = find_ring_nic_GBps();
-  const std::vector<double>& nics = ring_nics_GBps_;
-  if (!nics.empty()) {
+  if (!ring_nics_GBps_.empty()) {
     // Across nodes NCCL searches the network's speeds; every channel crosses each GPU of a
     // node once over its NVLinks (none with one rank a node, or without NVLink inside).
     const bool bounded = ranks_per_node_ > 1 && intra_class_ == HwClass::nvlink;
     const NcclNetDevice device =
         topo.is_cluster() ? nccl_net_device(topo.cluster->fabric.kind) : NcclNetDevice::host;
-    inter_search_ = nccl_inter_ring_search(nics, compute_capability_,
+    inter_search_ = nccl_inter_ring_search(ring_nics_GBps_, compute_capability_,
                                            bounded ? gpu_nvlink_GBps() : 0.0, device);
     max_channels_ = inter_search_.run_channels;
   } else if (node_count_ > 1 || n < 2) {
@@ -315,7 +314,6 @@ void Communicator::choose_rings() {
     ring_bus_Bps_ = 0;
     return;
   }
-  const auto search = [&] { return search_rings(); };
   // Past the exhaustive bound the search tries rank order alone: nothing to share.
   const RingChoice choice =
       n <= kExhaustiveRingRanks
@@ -323,8 +321,8 @@ void Communicator::choose_rings() {
                 ring_shape(
                     n, [&](int i, int j) -> const topo::Route& { return route(i, j); },
                     capacity_Bps_),
-                search)
-          : search();
+                [&] { return search_rings(); })
+          : search_rings();
   rings_.clear();
   for (const auto& order : choice.orders)
     rings_.push_back(Ring{order});

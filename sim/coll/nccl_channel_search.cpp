@@ -158,16 +158,16 @@ NcclRingSearch nccl_inter_ring_search(std::span<const double> nic_GBps, int comp
     max_GBps = std::max(max_GBps, b);
     total_GBps += b;
   }
+  // A NIC of B GB/s carries floor(B / speed) channels; each also crosses the GPU's NVLinks.
+  const auto channels_at = [&](double speed) {
+    int channels = 0;
+    for (double b : nic_GBps)
+      channels += static_cast<int>(std::floor(b / speed + kSlack));
+    if (gpu_nvlink_GBps > 0) channels = std::min(channels, rings_at(speed, gpu_nvlink_GBps));
+    return std::min(kMaxSearchChannels, channels);
+  };
   NcclRingSearch r = search(nccl_inter_search_speeds_GBps(compute_capability), max_GBps, total_GBps,
-                            compute_capability, true, [&](double speed) {
-                              int channels = 0;
-                              for (double b : nic_GBps)
-                                channels += static_cast<int>(std::floor(b / speed + kSlack));
-                              if (gpu_nvlink_GBps > 0) {
-                                channels = std::min(channels, rings_at(speed, gpu_nvlink_GBps));
-                              }
-                              return std::min(kMaxSearchChannels, channels);
-                            });
+                            compute_capability, true, channels_at);
   // connect.cc, after the SM90 doubling: a network device that unpacks on the GPU doubles again.
   r.run_channels = nccl_unpack_doubled_channels(r.run_channels, device, kMaxRunChannels);
   return r;
